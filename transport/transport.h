@@ -1,0 +1,84 @@
+// The debugger connection: dt_socket over asio. This header is the only part of
+// transport/ that backend/ sees; asio never leaks through it.
+//
+// Threading: Run() is called on one agent thread and runs a single-threaded
+// io_context (acceptor, socket, one reader, one writer). The Listener callbacks
+// run on that thread and must not block. Send() and CloseConnection() may be
+// called from any thread.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <tl/expected.hpp>
+
+namespace jdwpx::transport {
+
+struct Config {
+  bool server = false;      // server=y: listen; server=n: attach to a listening debugger
+  std::string address;      // port, host:port, :port, *:port, [v6]:port, 0; empty in server mode = ephemeral on loopback
+  std::string allow;        // allow= value: '+'-separated addresses / CIDR prefixes, or "*"; empty = anyone
+  int64_t timeout_ms = 0;   // timeout= : accept (server) / attach (client) timeout; 0 = wait forever
+  int64_t handshake_timeout_ms = 10000;
+};
+
+// A failure in the stock agent's terms: `code` is the transport error number
+// (202 = I/O error, 103 = illegal argument, ...), `message` the text after
+// "ERROR: transport error <code>: ".
+struct TransportError {
+  int code = 0;
+  std::string message;
+};
+
+class Listener {
+ public:
+  virtual ~Listener() = default;
+  // The handshake with a debugger completed; packets follow.
+  virtual void OnAttached(const std::string& peer) = 0;
+  // One whole packet, header included, in arrival order.
+  virtual void OnPacket(std::vector<uint8_t> packet) = 0;
+  // The debugger connection ended (peer closed, I/O error, CloseConnection()).
+  virtual void OnDetached(const std::string& reason) = 0;
+  // Something worth a log line at warning level (refused peer, failed handshake).
+  virtual void OnWarning(const std::string& message) = 0;
+};
+
+class Transport {
+ public:
+  virtual ~Transport() = default;
+
+  // Server mode: resolves and binds now, so that bind errors surface at startup.
+  // Client mode: resolves the address now; the connect happens in Attach().
+  static tl::expected<std::unique_ptr<Transport>, TransportError> Open(const Config& config, Listener* listener);
+
+  // The port actually bound (server mode), for "Listening for transport dt_socket at address: <port>".
+  virtual uint16_t port() const = 0;
+
+  // Client mode only, before Run(): connects and handshakes, blocking, honouring timeout_ms.
+  virtual tl::expected<void, TransportError> Attach() = 0;
+
+  // Server mode only, before Run(): waits for one debugger to connect and complete
+  // the handshake (used for suspend=y), honouring timeout_ms. Refused peers and
+  // failed handshakes are reported through OnWarning and waiting goes on.
+  virtual tl::expected<void, TransportError> Accept() = 0;
+
+  // Runs the I/O loop on the calling thread until Shutdown(). In server mode a
+  // debugger that detaches is followed by listening again on the same address;
+  // a second debugger while one is attached is refused (OnWarning). In client
+  // mode Run() returns when the connection ends.
+  virtual void Run() = 0;
+
+  // Queues one whole packet for the attached debugger; dropped if none is attached.
+  virtual void Send(std::vector<uint8_t> packet) = 0;
+
+  // Ends the current debugger connection after the queued packets are written
+  // (Dispose); OnDetached follows. Server mode keeps listening.
+  virtual void CloseConnection() = 0;
+
+  // Stops Run() and closes everything; safe from any thread, idempotent.
+  virtual void Shutdown() = 0;
+};
+
+}  // namespace jdwpx::transport
