@@ -1,5 +1,443 @@
-#include <jni.h>
-#include <jvmti.h>
+#include "backend/agent.h"
 
-extern "C" JNIEXPORT jint JNICALL Agent_OnLoad(JavaVM*, char*, void*) { return JNI_OK; }
-extern "C" JNIEXPORT void JNICALL Agent_OnUnload(JavaVM*) {}
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <exception>
+
+#include <fmt/format.h>
+
+#include "backend/errors.h"
+#include "backend/log.h"
+#include "backend/messages.h"
+#include "jdwp/print.h"
+
+namespace jdwpx::backend {
+namespace {
+
+Agent* g_agent = nullptr;
+bool g_loaded = false;
+
+constexpr const char* kSourceFile = "backend/agent.cc";
+
+// Every JVMTI callback enters through Guard: no C++ exception reaches the JVM.
+template <class Fn>
+void Guard(const char* what, Fn fn) {
+  try {
+    if (g_agent) fn(*g_agent);
+  } catch (const std::exception& e) {
+    Log().error("{}: {}", what, e.what());
+  } catch (...) {
+    Log().error("{}: unknown exception", what);
+  }
+}
+
+void JNICALL CbVmInit(jvmtiEnv*, JNIEnv* jni, jthread thread) {
+  Guard("VMInit", [&](Agent& a) { a.OnVmInit(jni, thread); });
+}
+void JNICALL CbVmDeath(jvmtiEnv*, JNIEnv* jni) {
+  Guard("VMDeath", [&](Agent& a) { a.OnVmDeath(jni); });
+}
+void JNICALL CbThreadStart(jvmtiEnv*, JNIEnv* jni, jthread thread) {
+  Guard("ThreadStart", [&](Agent& a) { a.events().OnThreadStart(jni, thread); });
+}
+void JNICALL CbThreadEnd(jvmtiEnv*, JNIEnv* jni, jthread thread) {
+  Guard("ThreadEnd", [&](Agent& a) { a.events().OnThreadEnd(jni, thread); });
+}
+void JNICALL CbClassPrepare(jvmtiEnv*, JNIEnv* jni, jthread thread, jclass klass) {
+  Guard("ClassPrepare", [&](Agent& a) { a.events().OnClassPrepare(jni, thread, klass); });
+}
+void JNICALL CbBreakpoint(jvmtiEnv*, JNIEnv* jni, jthread thread, jmethodID method, jlocation location) {
+  Guard("Breakpoint", [&](Agent& a) { a.events().OnBreakpoint(jni, thread, method, location); });
+}
+void JNICALL CbSingleStep(jvmtiEnv*, JNIEnv* jni, jthread thread, jmethodID method, jlocation location) {
+  Guard("SingleStep", [&](Agent& a) { a.events().OnSingleStep(jni, thread, method, location); });
+}
+void JNICALL CbFramePop(jvmtiEnv*, JNIEnv* jni, jthread thread, jmethodID method, jboolean by_exception) {
+  Guard("FramePop", [&](Agent& a) { a.events().OnFramePop(jni, thread, method, by_exception == JNI_TRUE); });
+}
+void JNICALL CbException(jvmtiEnv*, JNIEnv* jni, jthread thread, jmethodID method, jlocation location,
+                         jobject exception, jmethodID catch_method, jlocation catch_location) {
+  Guard("Exception", [&](Agent& a) {
+    a.events().OnException(jni, thread, method, location, exception, catch_method, catch_location);
+  });
+}
+
+int JdkFeatureVersion(jvmtiEnv* jvmti) {
+  auto v = vmcore::Jvmti(jvmti).GetVersion();
+  return v ? v->first : 17;
+}
+
+}  // namespace
+
+Agent::Agent(JavaVM* vm, jvmtiEnv* jvmti, Options options)
+    : ctx_(vm, jvmti, std::move(options)), events_(ctx_) {
+  ctx_.events = &events_;
+  ctx_.jdk_feature_version = JdkFeatureVersion(jvmti);
+  ctx_.send = [this](std::vector<uint8_t> packet) {
+    if (auto* log = spdlog::get("jdwpx.packets").get(); log && log->should_log(spdlog::level::trace))
+      log->trace("-> {}", jdwp::DescribePacket(packet));
+    if (transport_) transport_->Send(std::move(packet));
+  };
+  RegisterVirtualMachine(dispatcher_, ctx_, *this, &command_jni_);
+  RegisterReferenceTypes(dispatcher_, ctx_, &command_jni_);
+  RegisterObjects(dispatcher_, ctx_, &command_jni_);
+  RegisterThreads(dispatcher_, ctx_, &command_jni_);
+  RegisterEventRequests(dispatcher_, ctx_, &command_jni_);
+}
+
+bool Agent::Initialize() {
+  jvmtiEnv* env = ctx_.jvmti.raw();
+  jvmtiCapabilities potential{};
+  if (env->GetPotentialCapabilities(&potential) != JVMTI_ERROR_NONE) return false;
+  // Everything that helps a debugger, nothing that only costs (allocation sampling, GC events...).
+  jvmtiCapabilities caps{};
+  caps.can_tag_objects = potential.can_tag_objects;
+  caps.can_get_owned_monitor_info = potential.can_get_owned_monitor_info;
+  caps.can_get_current_contended_monitor = potential.can_get_current_contended_monitor;
+  caps.can_get_monitor_info = potential.can_get_monitor_info;
+  caps.can_pop_frame = potential.can_pop_frame;
+  caps.can_redefine_classes = potential.can_redefine_classes;
+  caps.can_signal_thread = potential.can_signal_thread;
+  caps.can_get_source_file_name = potential.can_get_source_file_name;
+  caps.can_get_line_numbers = potential.can_get_line_numbers;
+  caps.can_get_source_debug_extension = potential.can_get_source_debug_extension;
+  caps.can_access_local_variables = potential.can_access_local_variables;
+  caps.can_maintain_original_method_order = potential.can_maintain_original_method_order;
+  caps.can_generate_single_step_events = potential.can_generate_single_step_events;
+  caps.can_generate_exception_events = potential.can_generate_exception_events;
+  caps.can_generate_frame_pop_events = potential.can_generate_frame_pop_events;
+  caps.can_generate_breakpoint_events = potential.can_generate_breakpoint_events;
+  caps.can_suspend = potential.can_suspend;
+  caps.can_get_bytecodes = potential.can_get_bytecodes;
+  caps.can_get_synthetic_attribute = potential.can_get_synthetic_attribute;
+  caps.can_generate_field_modification_events = potential.can_generate_field_modification_events;
+  caps.can_generate_field_access_events = potential.can_generate_field_access_events;
+  caps.can_generate_method_entry_events = potential.can_generate_method_entry_events;
+  caps.can_generate_method_exit_events = potential.can_generate_method_exit_events;
+  caps.can_generate_monitor_events = potential.can_generate_monitor_events;
+  caps.can_get_constant_pool = potential.can_get_constant_pool;
+  caps.can_force_early_return = potential.can_force_early_return;
+  caps.can_get_owned_monitor_stack_depth_info = potential.can_get_owned_monitor_stack_depth_info;
+  caps.can_generate_all_class_hook_events = potential.can_generate_all_class_hook_events;
+  if (env->AddCapabilities(&caps) != JVMTI_ERROR_NONE) return false;
+
+  jvmtiEventCallbacks cb{};
+  cb.VMInit = CbVmInit;
+  cb.VMDeath = CbVmDeath;
+  cb.ThreadStart = CbThreadStart;
+  cb.ThreadEnd = CbThreadEnd;
+  cb.ClassPrepare = CbClassPrepare;
+  cb.Breakpoint = CbBreakpoint;
+  cb.SingleStep = CbSingleStep;
+  cb.FramePop = CbFramePop;
+  cb.Exception = CbException;
+  if (env->SetEventCallbacks(&cb, sizeof(cb)) != JVMTI_ERROR_NONE) return false;
+  for (jvmtiEvent e : {JVMTI_EVENT_VM_INIT, JVMTI_EVENT_VM_DEATH, JVMTI_EVENT_THREAD_START, JVMTI_EVENT_THREAD_END,
+                       JVMTI_EVENT_BREAKPOINT, JVMTI_EVENT_FRAME_POP}) {
+    if (!ctx_.jvmti.SetEventMode(true, e)) return false;
+  }
+  return true;
+}
+
+void Agent::ExitWithTransportError(const transport::TransportError& error) {
+  std::fprintf(stderr, "ERROR: transport error %d: %s\n", error.code, error.message.c_str());
+  if (error.code == 203) {
+    // Accept/attach timeout: stock leaves with status 0.
+    std::fprintf(stderr, "%s\n", fmt::format(messages::kExitCouldNotConnect, kSourceFile, __LINE__).c_str());
+    std::fflush(stderr);
+    std::exit(messages::kExitOk);
+  }
+  std::fprintf(stderr, "%s\n", fmt::format(messages::kTransportFailed, "dt_socket", "TRANSPORT_INIT", 510).c_str());
+  std::fprintf(stderr, "%s\n", fmt::format(messages::kExitTransportInit, kSourceFile, __LINE__).c_str());
+  std::fflush(stderr);
+  std::exit(messages::kExitTransportError);
+}
+
+void Agent::OnVmInit(JNIEnv* jni, jthread thread) {
+  if (!ctx_.InitClasses(jni)) {
+    Log().error("cannot find core JDK classes; the debugger interface is disabled");
+    return;
+  }
+  const Options& o = ctx_.options;
+  if (o.transport != "dt_socket") {
+    // As stock: no such transport library; JNI FatalError aborts the VM.
+    std::fprintf(stderr, "%s\n", fmt::format(messages::kTransportLibraryNotFound, o.transport).c_str());
+    std::fprintf(stderr, "%s\n", fmt::format(messages::kTransportFailed, o.transport, "TRANSPORT_LOAD", 509).c_str());
+    std::fprintf(stderr, "%s\n", fmt::format(messages::kExitTransportLoad, kSourceFile, __LINE__).c_str());
+    std::fflush(stderr);
+    jni->FatalError(std::string(messages::kFatalNoTransports).c_str());
+  }
+  transport::Config config;
+  config.server = o.server;
+  config.address = o.address.value_or("");
+  config.allow = o.allow.value_or("");
+  config.timeout_ms = o.timeout_ms;
+  auto opened = transport::Transport::Open(config, this);
+  if (!opened) ExitWithTransportError(opened.error());
+  transport_ = std::move(*opened);
+
+  if (o.server) {
+    if (!o.quiet) {
+      std::printf("%s\n", fmt::format(messages::kListening, transport_->port()).c_str());
+      std::fflush(stdout);
+    }
+    SetListenerAddressProperty(jni, transport_->port());
+    if (o.suspend) {
+      auto accepted = transport_->Accept();
+      if (!accepted) ExitWithTransportError(accepted.error());
+    }
+  } else {
+    auto attached = transport_->Attach();
+    if (!attached) ExitWithTransportError(attached.error());
+  }
+  StartThreads(jni);
+  if (!o.server || o.suspend) {
+    // A debugger is attached now: report VM start; with suspend=y this parks the
+    // initial thread (and suspends all others) until the debugger resumes.
+    events_.BeginSession();
+    events_.ReportVmStart(jni, thread, o.suspend ? jdwp::SuspendPolicy::kAll : jdwp::SuspendPolicy::kNone);
+  }
+}
+
+void Agent::OnVmDeath(JNIEnv* jni) {
+  if (events_.attached()) {
+    events_.ReportVmDeath(jni);
+    events_.Drain(2000);
+  }
+  ctx_.vm_dead = true;
+  if (transport_) {
+    transport_->CloseConnection();
+    std::unique_lock lock(mu_);
+    detached_cv_.wait_for(lock, std::chrono::seconds(2), [&] { return detached_; });
+  }
+}
+
+void Agent::SetListenerAddressProperty(JNIEnv* jni, uint16_t port) {
+  // Stock publishes the address as an agent property (read by jcmd / attach tools).
+  jclass vm_support = jni->FindClass("jdk/internal/vm/VMSupport");
+  if (!vm_support) {
+    jni->ExceptionClear();
+    return;
+  }
+  jmethodID get_props = jni->GetStaticMethodID(vm_support, "getAgentProperties", "()Ljava/util/Properties;");
+  if (!get_props) {
+    jni->ExceptionClear();
+    return;
+  }
+  jobject props = jni->CallStaticObjectMethod(vm_support, get_props);
+  if (jni->ExceptionCheck() || !props) {
+    jni->ExceptionClear();
+    return;
+  }
+  jclass props_class = jni->GetObjectClass(props);
+  jmethodID set = jni->GetMethodID(props_class, "setProperty", "(Ljava/lang/String;Ljava/lang/String;)Ljava/lang/Object;");
+  if (set) {
+    std::string value = "dt_socket:" + std::to_string(port);
+    jstring key = jni->NewStringUTF("sun.jdwp.listenerAddress");
+    jstring val = jni->NewStringUTF(value.c_str());
+    jni->CallObjectMethod(props, set, key, val);
+  }
+  jni->ExceptionClear();
+}
+
+bool Agent::StartAgentThread(JNIEnv* jni, const char* name, jvmtiStartFunction fn) {
+  jclass thread_class = jni->FindClass("java/lang/Thread");
+  jmethodID ctor = thread_class ? jni->GetMethodID(thread_class, "<init>", "(Ljava/lang/String;)V") : nullptr;
+  jstring jname = jni->NewStringUTF(name);
+  jobject thread = ctor ? jni->NewObject(thread_class, ctor, jname) : nullptr;
+  if (!thread || jni->ExceptionCheck()) {
+    jni->ExceptionClear();
+    Log().error("cannot create the agent thread {}", name);
+    return false;
+  }
+  ctx_.threads.AddAgentThread(jni, thread);
+  if (ctx_.jvmti.raw()->RunAgentThread(thread, fn, this, JVMTI_THREAD_MAX_PRIORITY) != JVMTI_ERROR_NONE) {
+    Log().error("cannot start the agent thread {}", name);
+    return false;
+  }
+  return true;
+}
+
+void Agent::StartThreads(JNIEnv* jni) {
+  StartAgentThread(jni, "jdwpx events", ReporterThreadMain);
+  StartAgentThread(jni, "jdwpx commands", CommandThreadMain);
+  StartAgentThread(jni, "jdwpx I/O", IoThreadMain);
+}
+
+void JNICALL Agent::IoThreadMain(jvmtiEnv*, JNIEnv*, void* arg) {
+  ThreadControl::MarkCurrentAsAgent();
+  try {
+    static_cast<Agent*>(arg)->transport_->Run();
+  } catch (...) {
+    Log().error("transport loop ended by an exception");
+  }
+}
+
+void JNICALL Agent::CommandThreadMain(jvmtiEnv*, JNIEnv* jni, void* arg) {
+  ThreadControl::MarkCurrentAsAgent();
+  try {
+    static_cast<Agent*>(arg)->RunCommands(jni);
+  } catch (...) {
+    Log().error("command loop ended by an exception");
+  }
+}
+
+void JNICALL Agent::ReporterThreadMain(jvmtiEnv*, JNIEnv* jni, void* arg) {
+  ThreadControl::MarkCurrentAsAgent();
+  try {
+    static_cast<Agent*>(arg)->events_.RunReporter(jni);
+  } catch (...) {
+    Log().error("event reporter ended by an exception");
+  }
+}
+
+// ---- transport::Listener -------------------------------------------------------
+
+void Agent::Post(Message message) {
+  std::lock_guard lock(mu_);
+  inbox_.push_back(std::move(message));
+  cv_.notify_all();
+}
+
+void Agent::OnAttached(const std::string& peer) {
+  Log().info("debugger attached from {}", peer);
+  {
+    std::lock_guard lock(mu_);
+    detached_ = false;
+  }
+  // Events may flow from now on; the command thread sees the attach in order.
+  events_.BeginSession();
+  Post({Message::kAttached, {}});
+}
+
+void Agent::OnPacket(std::vector<uint8_t> packet) { Post({Message::kPacket, std::move(packet)}); }
+
+void Agent::OnDetached(const std::string& reason) {
+  Log().info("debugger detached: {}", reason);
+  Post({Message::kDetached, {}});
+  {
+    std::lock_guard lock(mu_);
+    detached_ = true;
+  }
+  detached_cv_.notify_all();
+}
+
+void Agent::OnWarning(const std::string& message) {
+  // Tools and people read these on the console, as with stock.
+  std::fprintf(stderr, "%s\n", message.c_str());
+  std::fflush(stderr);
+}
+
+// ---- commands -------------------------------------------------------------------
+
+void Agent::RunCommands(JNIEnv* jni) {
+  command_jni_ = jni;
+  while (true) {
+    Message message;
+    {
+      std::unique_lock lock(mu_);
+      cv_.wait(lock, [&] { return stopping_ || !inbox_.empty(); });
+      if (inbox_.empty()) return;
+      message = std::move(inbox_.front());
+      inbox_.pop_front();
+    }
+    switch (message.kind) {
+      case Message::kAttached:
+        break;
+      case Message::kPacket:
+        HandlePacket(jni, message.bytes);
+        break;
+      case Message::kDetached:
+        EndSession(jni);
+        break;
+    }
+  }
+}
+
+void Agent::HandlePacket(JNIEnv* jni, const std::vector<uint8_t>& bytes) {
+  auto packet = jdwp::ParsePacket(bytes);
+  if (!packet) {
+    Log().warn("dropping a malformed packet: {}", packet.error().detail);
+    return;
+  }
+  if (packet->is_reply()) return;  // we send no commands that expect replies
+  auto* plog = spdlog::get("jdwpx.packets").get();
+  if (plog && plog->should_log(spdlog::level::trace)) plog->trace("<- {}", jdwp::DescribePacket(bytes));
+  vmcore::LocalFrame frame(jni, 64);
+  uint32_t id = packet->id;
+  dispatcher_.Dispatch(*packet, ctx_.vm_dead.load(), [this, id](jdwp::ErrorCode error, std::vector<uint8_t> body) {
+    ctx_.send(jdwp::MakeReplyPacket(id, error, body));
+  });
+  if (exit_code_) {
+    transport_->CloseConnection();
+    {
+      std::unique_lock lock(mu_);
+      detached_cv_.wait_for(lock, std::chrono::seconds(2), [&] { return detached_; });
+    }
+    std::exit(*exit_code_);
+  }
+  if (dispose_requested_) {
+    dispose_requested_ = false;
+    EndSession(jni);
+    transport_->CloseConnection();
+  }
+}
+
+void Agent::EndSession(JNIEnv* jni) {
+  events_.EndSession(jni);
+  ctx_.threads.ResumeEverything(jni);
+  ctx_.objects.Reset(jni);
+}
+
+}  // namespace jdwpx::backend
+
+// ---- entry points -------------------------------------------------------------------
+
+using jdwpx::backend::Agent;
+
+extern "C" JNIEXPORT jint JNICALL Agent_OnLoad(JavaVM* vm, char* options, void*) {
+  namespace be = jdwpx::backend;
+  try {
+    if (jdwpx::backend::g_loaded) {
+      std::fprintf(stderr, "%s\n", std::string(be::messages::kLoadedTwice).c_str());
+      return JNI_ERR;
+    }
+    jdwpx::backend::g_loaded = true;
+    jvmtiEnv* jvmti = nullptr;
+    if (vm->GetEnv(reinterpret_cast<void**>(&jvmti), JVMTI_VERSION_1_2) != JNI_OK || !jvmti) {
+      std::fprintf(stderr, "ERROR: JDWP unable to access JVMTI Version 1.2\n");
+      return JNI_ERR;
+    }
+    int feature = jdwpx::backend::JdkFeatureVersion(jvmti);
+    const char* env_options = std::getenv("_JAVA_JDWP_OPTIONS");
+    auto parsed = be::ParseOptions(options ? options : "", feature,
+                                   env_options ? std::optional<std::string_view>(env_options) : std::nullopt);
+    if (!parsed) {
+      std::fputs(parsed.error().stderr_text.c_str(), stderr);
+      std::fflush(stderr);
+      std::exit(parsed.error().exit_code);
+    }
+    if (parsed->help) {
+      std::fputs(be::HelpText(feature).c_str(), stdout);
+      std::fflush(stdout);
+      std::exit(0);
+    }
+    be::ConfigureLogging(std::string(be::LogLevelName(parsed->log_level)), parsed->logfile.value_or(""));
+    jdwpx::vmcore::SetJavaVm(vm);
+    auto* agent = new Agent(vm, jvmti, std::move(*parsed));
+    if (!agent->Initialize()) {
+      std::fprintf(stderr, "ERROR: JDWP unable to get necessary JVMTI capabilities.\n");
+      return JNI_ERR;
+    }
+    jdwpx::backend::g_agent = agent;
+    return JNI_OK;
+  } catch (...) {
+    std::fprintf(stderr, "ERROR: JDWP agent failed to initialize\n");
+    return JNI_ERR;
+  }
+}
+
+extern "C" JNIEXPORT void JNICALL Agent_OnUnload(JavaVM*) {
+  // The VM is going away; the agent's threads are daemon threads and end with it.
+}

@@ -69,6 +69,7 @@ class Reader {
   bool U64(uint64_t& v) { return Be(v); }
   bool Bytes(void* out, size_t n) {
     if (!Need(n)) return false;
+    if (n == 0) return true;  // `out` may be null (empty vector): memcpy forbids that even for 0 bytes
     std::memcpy(out, data_.data() + pos_, n);
     pos_ += n;
     return true;
@@ -147,6 +148,16 @@ struct IsVariant<std::variant<Ts...>> : std::true_type {};
 template <class T>
 struct IsEnum : std::is_enum<T> {};
 
+template <class T>
+constexpr size_t MinWireSize();
+
+template <class Tuple>
+struct MinFieldsSize;
+template <class... Fs>
+struct MinFieldsSize<std::tuple<Fs...>> {
+  static constexpr size_t value = (size_t{0} + ... + MinWireSize<std::remove_cvref_t<Fs>>());
+};
+
 // Smallest number of wire bytes one item of T can occupy (guards repeat counts).
 template <class T>
 constexpr size_t MinWireSize() {
@@ -159,6 +170,8 @@ constexpr size_t MinWireSize() {
   else if constexpr (std::is_same_v<T, Value>) return 1;
   else if constexpr (IsVector<T>::value) return 4;
   else if constexpr (IsVariant<T>::value) return 1;
+  else if constexpr (std::is_same_v<T, ArrayRegion>) return 5;
+  else if constexpr (HasFields<T>::value) return MinFieldsSize<decltype(std::declval<T&>().jdwp_fields())>::value;
   else return 0;
 }
 
@@ -214,6 +227,9 @@ void Encode(Writer& w, const T& v) {
     EncodeArrayRegion(w, v);
   } else if constexpr (std::is_same_v<T, RawTail>) {
     w.Bytes(v.bytes.data(), v.bytes.size());
+  } else if constexpr (std::is_same_v<T, std::vector<uint8_t>>) {
+    w.U32(static_cast<uint32_t>(v.size()));
+    w.Bytes(v.data(), v.size());
   } else if constexpr (IsVector<T>::value) {
     w.U32(static_cast<uint32_t>(v.size()));
     for (const auto& item : v) Encode(w, item);
@@ -302,9 +318,17 @@ bool Decode(Reader& r, T& v) {
     v.bytes.assign(rest.begin(), rest.end());
     r.Skip(rest.size());
     return r.ok();
+  } else if constexpr (std::is_same_v<T, std::vector<uint8_t>>) {
+    int32_t n = 0;
+    if (!r.Count(n, 1)) return false;
+    v.resize(static_cast<size_t>(n));
+    return r.Bytes(v.data(), v.size());
   } else if constexpr (IsVector<T>::value) {
     int32_t n = 0;
-    if (!r.Count(n, MinWireSize<typename T::value_type>())) return false;
+    // An item of no wire bytes cannot exist in a layout; counting it as one byte
+    // keeps a forged count from looping or allocating without input to back it.
+    constexpr size_t kMinItem = MinWireSize<typename T::value_type>() > 0 ? MinWireSize<typename T::value_type>() : 1;
+    if (!r.Count(n, kMinItem)) return false;
     v.clear();
     v.reserve(static_cast<size_t>(n));
     for (int32_t i = 0; i < n; ++i) {
@@ -340,5 +364,46 @@ std::vector<uint8_t> EncodeBody(const T& v) {
   Encode(w, v);
   return w.Take();
 }
+
+// ---- context-dependent tails ---------------------------------------------------
+// ObjectReference.SetValues, ClassType.SetValues and ArrayReference.SetValues carry
+// untagged values whose types only the handler knows (field signature, array
+// component type). Their layouts end in RawTail; these helpers read and write it.
+
+// One `fieldID fieldID; untagged-value value` item.
+struct FieldValue {
+  FieldId field_id;
+  UntaggedValue value;
+  friend bool operator==(const FieldValue&, const FieldValue&) = default;
+};
+
+// Reads `repeat int values { fieldID fieldID; untagged-value value }`. `tag_of(FieldId)`
+// returns Result<Tag> (the field's type tag) or the error to answer with, e.g.
+// INVALID_FIELDID; it is called once per item, before that item's value is read.
+template <class TagOf>
+Result<std::vector<FieldValue>> DecodeFieldValues(std::span<const uint8_t> tail, TagOf&& tag_of) {
+  Reader r(tail);
+  int32_t n = 0;
+  if (!r.Count(n, 8)) return Fail(ErrorCode::kIllegalArgument, std::string("malformed field values: ") + r.why());
+  std::vector<FieldValue> out;
+  out.reserve(static_cast<size_t>(n));
+  for (int32_t i = 0; i < n; ++i) {
+    FieldValue item;
+    if (!r.U64(item.field_id.value)) break;
+    Result<Tag> tag = tag_of(item.field_id);
+    if (!tag) return tl::unexpected(std::move(tag).error());
+    if (!DecodeUntagged(r, *tag, item.value)) break;
+    out.push_back(item);
+  }
+  if (!r.ok()) return Fail(ErrorCode::kIllegalArgument, std::string("malformed field values: ") + r.why());
+  return out;
+}
+
+// Reads `repeat int values { untagged-value value }`, all of type `component`.
+Result<std::vector<UntaggedValue>> DecodeUntaggedValues(std::span<const uint8_t> tail, Tag component);
+
+// The inverse of the two readers above (for tests, fuzzing and debugger-side tools).
+RawTail EncodeFieldValues(const std::vector<FieldValue>& values);
+RawTail EncodeUntaggedValues(const std::vector<UntaggedValue>& values);
 
 }  // namespace jdwpx::jdwp

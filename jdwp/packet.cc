@@ -1,0 +1,65 @@
+#include "jdwp/packet.h"
+
+#include <string>
+
+namespace jdwpx::jdwp {
+namespace {
+
+uint32_t ReadU32(const uint8_t* p) {
+  return (uint32_t{p[0]} << 24) | (uint32_t{p[1]} << 16) | (uint32_t{p[2]} << 8) | uint32_t{p[3]};
+}
+
+void PutU32(std::vector<uint8_t>& out, uint32_t v) {
+  for (int shift = 24; shift >= 0; shift -= 8) out.push_back(static_cast<uint8_t>(v >> shift));
+}
+
+}  // namespace
+
+Result<Packet> ParsePacket(std::span<const uint8_t> bytes) {
+  if (bytes.size() < kHeaderSize) {
+    return Fail(ErrorCode::kIllegalArgument, "packet shorter than its header (" + std::to_string(bytes.size()) + " bytes)");
+  }
+  const uint32_t length = ReadU32(bytes.data());
+  if (length < kHeaderSize) return Fail(ErrorCode::kIllegalArgument, "packet length field below 11: " + std::to_string(length));
+  if (length != bytes.size()) {
+    return Fail(ErrorCode::kIllegalArgument,
+                "packet length field " + std::to_string(length) + " but " + std::to_string(bytes.size()) + " bytes");
+  }
+  Packet p;
+  p.id = ReadU32(bytes.data() + 4);
+  p.flags = bytes[8];
+  if (p.is_reply()) {
+    p.error = static_cast<ErrorCode>((uint16_t{bytes[9]} << 8) | bytes[10]);
+  } else {
+    p.command_set = bytes[9];
+    p.command = bytes[10];
+  }
+  p.data = bytes.subspan(kHeaderSize);
+  return p;
+}
+
+std::vector<uint8_t> MakeCommandPacket(uint32_t id, CommandId command, std::span<const uint8_t> data) {
+  std::vector<uint8_t> out;
+  out.reserve(kHeaderSize + data.size());
+  PutU32(out, static_cast<uint32_t>(kHeaderSize + data.size()));
+  PutU32(out, id);
+  out.push_back(0);
+  out.push_back(static_cast<uint8_t>(command.set));
+  out.push_back(command.command);
+  out.insert(out.end(), data.begin(), data.end());
+  return out;
+}
+
+std::vector<uint8_t> MakeReplyPacket(uint32_t id, ErrorCode error, std::span<const uint8_t> data) {
+  std::vector<uint8_t> out;
+  out.reserve(kHeaderSize + data.size());
+  PutU32(out, static_cast<uint32_t>(kHeaderSize + data.size()));
+  PutU32(out, id);
+  out.push_back(kReplyFlag);
+  out.push_back(static_cast<uint8_t>(static_cast<uint16_t>(error) >> 8));
+  out.push_back(static_cast<uint8_t>(error));
+  out.insert(out.end(), data.begin(), data.end());
+  return out;
+}
+
+}  // namespace jdwpx::jdwp

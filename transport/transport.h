@@ -30,7 +30,17 @@ struct Config {
 struct TransportError {
   int code = 0;
   std::string message;
+  // A line stock prints on stderr just before its "ERROR: transport error"
+  // line (only for a malformed allow=: "Error in allow option: '33'"); empty
+  // otherwise.
+  std::string preceding_line;
 };
+
+// The transport error numbers stock uses (jdwpTransport.h's jdwpTransportError).
+inline constexpr int kErrorIllegalArgument = 103;
+inline constexpr int kErrorIllegalState = 201;
+inline constexpr int kErrorIo = 202;
+inline constexpr int kErrorTimeout = 203;
 
 class Listener {
  public:
@@ -42,6 +52,12 @@ class Listener {
   // The debugger connection ended (peer closed, I/O error, CloseConnection()).
   virtual void OnDetached(const std::string& reason) = 0;
   // Something worth a log line at warning level (refused peer, failed handshake).
+  // Texts are whole lines in stock's words where stock has them, e.g.
+  //   "Debugger failed to attach: handshake failed - received >GET / HTTP/1.1< - expected >JDWP-Handshake<"
+  //   "Debugger failed to attach: timeout during handshake"
+  //   "Debugger failed to attach: ERROR: Peer not allowed to connect: 127.0.0.1"
+  //   "Badly formed packet received - invalid length 5"
+  // (stock prints the first three on stderr and keeps listening).
   virtual void OnWarning(const std::string& message) = 0;
 };
 
@@ -78,6 +94,8 @@ class Transport {
   virtual void CloseConnection() = 0;
 
   // Stops Run() and closes everything; safe from any thread, idempotent.
+  // An attached debugger gets OnDetached("transport shut down"). Destroy the
+  // Transport only after Run() (and any Accept()/Attach()) has returned.
   virtual void Shutdown() = 0;
 };
 

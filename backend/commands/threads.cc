@@ -1,0 +1,180 @@
+// ThreadReference (11), ThreadGroupReference (12), StackFrame (16) commands.
+#include "backend/agent.h"
+#include "backend/errors.h"
+#include "backend/values.h"
+#include "jdwp/commands/stack_frame.h"
+#include "jdwp/commands/thread_group_reference.h"
+#include "jdwp/commands/thread_reference.h"
+#include "vmcore/mutf8.h"
+
+namespace jdwpx::backend {
+
+namespace TR = jdwp::ThreadReference;
+namespace TG = jdwp::ThreadGroupReference;
+namespace SF = jdwp::StackFrame;
+using jdwp::ErrorCode;
+
+namespace {
+
+jdwp::ThreadStatus StatusOf(jint state) {
+  if (state & JVMTI_THREAD_STATE_TERMINATED) return jdwp::ThreadStatus::kZombie;
+  if (!(state & JVMTI_THREAD_STATE_ALIVE)) return jdwp::ThreadStatus::kZombie;
+  if (state & JVMTI_THREAD_STATE_BLOCKED_ON_MONITOR_ENTER) return jdwp::ThreadStatus::kMonitor;
+  if (state & JVMTI_THREAD_STATE_SLEEPING) return jdwp::ThreadStatus::kSleeping;
+  if (state & JVMTI_THREAD_STATE_WAITING) return jdwp::ThreadStatus::kWait;
+  return jdwp::ThreadStatus::kRunning;
+}
+
+jdwp::Result<void> RequireSuspended(Context& c, JNIEnv* jni, jthread t) {
+  if (c.threads.SuspendCount(jni, t) == 0) return jdwp::Fail(ErrorCode::kThreadNotSuspended, "thread not suspended");
+  return {};
+}
+
+jdwp::Result<void> RequireAlive(Context& c, jthread t) {
+  VM_ASSIGN_OR_RETURN(jint state, c.jvmti.GetThreadState(t));
+  if (!(state & JVMTI_THREAD_STATE_ALIVE)) return jdwp::Fail(ErrorCode::kInvalidThread, "thread not alive");
+  return {};
+}
+
+}  // namespace
+
+void RegisterThreads(Dispatcher& d, Context& ctx, JNIEnv** jni_slot) {
+  Context* c = &ctx;
+  auto J = [jni_slot] { return *jni_slot; };
+
+  d.Bind<TR::Name>([c, J](const TR::Name::Request& req) -> jdwp::Result<TR::Name::Reply> {
+    ASSIGN_OR_RETURN(jthread t, c->Thread(J(), req.thread));
+    VM_ASSIGN_OR_RETURN(auto info, c->jvmti.GetThreadInfo(t));
+    return TR::Name::Reply{vmcore::ModifiedUtf8ToUtf8(info.name)};
+  });
+
+  d.Bind<TR::Suspend>([c, J](const TR::Suspend::Request& req) -> jdwp::Result<TR::Suspend::Reply> {
+    ASSIGN_OR_RETURN(jthread t, c->Thread(J(), req.thread));
+    RETURN_IF_ERROR(c->threads.Suspend(J(), t));
+    return TR::Suspend::Reply{};
+  });
+
+  d.Bind<TR::Resume>([c, J](const TR::Resume::Request& req) -> jdwp::Result<TR::Resume::Reply> {
+    ASSIGN_OR_RETURN(jthread t, c->Thread(J(), req.thread));
+    RETURN_IF_ERROR(c->threads.Resume(J(), t));
+    return TR::Resume::Reply{};
+  });
+
+  d.Bind<TR::Status>([c, J](const TR::Status::Request& req) -> jdwp::Result<TR::Status::Reply> {
+    ASSIGN_OR_RETURN(jthread t, c->Thread(J(), req.thread));
+    VM_ASSIGN_OR_RETURN(jint state, c->jvmti.GetThreadState(t));
+    int32_t suspend = c->threads.SuspendCount(J(), t) > 0 ? jdwp::kSuspendStatusSuspended : 0;
+    return TR::Status::Reply{static_cast<int32_t>(StatusOf(state)), suspend};
+  });
+
+  d.Bind<TR::ThreadGroup>([c, J](const TR::ThreadGroup::Request& req) -> jdwp::Result<TR::ThreadGroup::Reply> {
+    ASSIGN_OR_RETURN(jthread t, c->Thread(J(), req.thread));
+    VM_ASSIGN_OR_RETURN(auto info, c->jvmti.GetThreadInfo(t));
+    return TR::ThreadGroup::Reply{c->IdOf<jdwp::ThreadGroupId>(J(), info.group)};
+  });
+
+  d.Bind<TR::Frames>([c, J](const TR::Frames::Request& req) -> jdwp::Result<TR::Frames::Reply> {
+    ASSIGN_OR_RETURN(jthread t, c->Thread(J(), req.thread));
+    RETURN_IF_ERROR(RequireAlive(*c, t));
+    RETURN_IF_ERROR(RequireSuspended(*c, J(), t));
+    VM_ASSIGN_OR_RETURN(jint count, c->jvmti.GetFrameCount(t));
+    if (req.start_frame < 0 || req.start_frame > count) return jdwp::Fail(ErrorCode::kInvalidIndex, "bad start frame");
+    int32_t length = req.length == -1 ? count - req.start_frame : req.length;
+    if (length < 0 || req.start_frame + static_cast<int64_t>(length) > count)
+      return jdwp::Fail(ErrorCode::kInvalidLength, "bad length");
+    TR::Frames::Reply r;
+    if (length == 0) return r;
+    VM_ASSIGN_OR_RETURN(auto frames, c->jvmti.GetStackTrace(t, req.start_frame, length));
+    r.frames.reserve(frames.size());
+    for (size_t i = 0; i < frames.size(); ++i) {
+      int32_t depth = req.start_frame + static_cast<int32_t>(i);
+      r.frames.push_back({c->FrameIdOf(J(), t, depth), c->LocationOf(J(), frames[i].method, frames[i].location)});
+    }
+    return r;
+  });
+
+  d.Bind<TR::FrameCount>([c, J](const TR::FrameCount::Request& req) -> jdwp::Result<TR::FrameCount::Reply> {
+    ASSIGN_OR_RETURN(jthread t, c->Thread(J(), req.thread));
+    RETURN_IF_ERROR(RequireAlive(*c, t));
+    RETURN_IF_ERROR(RequireSuspended(*c, J(), t));
+    VM_ASSIGN_OR_RETURN(jint count, c->jvmti.GetFrameCount(t));
+    return TR::FrameCount::Reply{count};
+  });
+
+  d.Bind<TR::SuspendCount>([c, J](const TR::SuspendCount::Request& req) -> jdwp::Result<TR::SuspendCount::Reply> {
+    ASSIGN_OR_RETURN(jthread t, c->Thread(J(), req.thread));
+    return TR::SuspendCount::Reply{c->threads.SuspendCount(J(), t)};
+  });
+
+  d.Bind<TG::Name>([c, J](const TG::Name::Request& req) -> jdwp::Result<TG::Name::Reply> {
+    ASSIGN_OR_RETURN(jthreadGroup g, c->ThreadGroup(J(), req.group));
+    VM_ASSIGN_OR_RETURN(auto info, c->jvmti.GetThreadGroupInfo(g));
+    return TG::Name::Reply{vmcore::ModifiedUtf8ToUtf8(info.name)};
+  });
+
+  d.Bind<TG::Parent>([c, J](const TG::Parent::Request& req) -> jdwp::Result<TG::Parent::Reply> {
+    ASSIGN_OR_RETURN(jthreadGroup g, c->ThreadGroup(J(), req.group));
+    VM_ASSIGN_OR_RETURN(auto info, c->jvmti.GetThreadGroupInfo(g));
+    return TG::Parent::Reply{c->IdOf<jdwp::ThreadGroupId>(J(), info.parent)};
+  });
+
+  d.Bind<TG::Children>([c, J](const TG::Children::Request& req) -> jdwp::Result<TG::Children::Reply> {
+    ASSIGN_OR_RETURN(jthreadGroup g, c->ThreadGroup(J(), req.group));
+    VM_ASSIGN_OR_RETURN(auto children, c->jvmti.GetThreadGroupChildren(g));
+    TG::Children::Reply r;
+    for (jthread t : children.threads) {
+      if (!c->threads.IsAgentThread(J(), t)) r.child_threads.push_back(c->IdOf<jdwp::ThreadId>(J(), t));
+      J()->DeleteLocalRef(t);
+    }
+    for (jthreadGroup child : children.groups) {
+      r.child_groups.push_back(c->IdOf<jdwp::ThreadGroupId>(J(), child));
+      J()->DeleteLocalRef(child);
+    }
+    return r;
+  });
+
+  d.Bind<SF::GetValues>([c, J](const SF::GetValues::Request& req) -> jdwp::Result<SF::GetValues::Reply> {
+    ASSIGN_OR_RETURN(jthread t, c->Thread(J(), req.thread));
+    ASSIGN_OR_RETURN(int32_t depth, c->FrameDepth(J(), t, req.frame));
+    SF::GetValues::Reply r;
+    for (const auto& slot : req.slots) {
+      ASSIGN_OR_RETURN(auto value, ReadLocal(*c, J(), t, depth, slot.slot, slot.sigbyte));
+      r.values.push_back(value);
+    }
+    return r;
+  });
+
+  d.Bind<SF::ThisObject>([c, J](const SF::ThisObject::Request& req) -> jdwp::Result<SF::ThisObject::Reply> {
+    ASSIGN_OR_RETURN(jthread t, c->Thread(J(), req.thread));
+    ASSIGN_OR_RETURN(int32_t depth, c->FrameDepth(J(), t, req.frame));
+    VM_ASSIGN_OR_RETURN(auto loc, c->jvmti.GetFrameLocation(t, depth));
+    VM_ASSIGN_OR_RETURN(jint mods, c->jvmti.GetMethodModifiers(loc.first));
+    if (mods & (0x0008 | 0x0100)) {
+      // Static or native: no `this` to read (stock answers null for both).
+      return SF::ThisObject::Reply{jdwp::TaggedObjectId{jdwp::Tag::kObject, jdwp::ObjectId{}}};
+    }
+    VM_ASSIGN_OR_RETURN(jobject self, c->jvmti.GetLocalInstance(t, depth));
+    return SF::ThisObject::Reply{c->TaggedId(J(), self)};
+  });
+}
+
+void RegisterEventRequests(Dispatcher& d, Context& ctx, JNIEnv** jni_slot) {
+  Context* c = &ctx;
+  auto J = [jni_slot] { return *jni_slot; };
+  namespace ER = jdwp::EventRequest;
+  d.Bind<ER::Set>([c, J](const ER::Set::Request& req) -> jdwp::Result<ER::Set::Reply> {
+    ASSIGN_OR_RETURN(int32_t id, c->events->Set(J(), req));
+    return ER::Set::Reply{id};
+  });
+  d.Bind<ER::Clear>([c, J](const ER::Clear::Request& req) -> jdwp::Result<ER::Clear::Reply> {
+    RETURN_IF_ERROR(c->events->Clear(J(), req.event_kind, req.request_id));
+    return ER::Clear::Reply{};
+  });
+  d.Bind<ER::ClearAllBreakpoints>([c, J](const ER::ClearAllBreakpoints::Request&)
+                                      -> jdwp::Result<ER::ClearAllBreakpoints::Reply> {
+    c->events->ClearAllBreakpoints(J());
+    return ER::ClearAllBreakpoints::Reply{};
+  });
+}
+
+}  // namespace jdwpx::backend

@@ -1,0 +1,211 @@
+#include "backend/context.h"
+
+#include <algorithm>
+
+#include "backend/errors.h"
+
+namespace jdwpx::backend {
+
+using jdwp::ErrorCode;
+
+namespace {
+jclass GlobalClass(JNIEnv* jni, const char* name) {
+  jclass local = jni->FindClass(name);
+  if (!local) {
+    jni->ExceptionClear();
+    return nullptr;
+  }
+  auto global = static_cast<jclass>(jni->NewGlobalRef(local));
+  jni->DeleteLocalRef(local);
+  return global;
+}
+}  // namespace
+
+bool Context::InitClasses(JNIEnv* jni) {
+  class_class = GlobalClass(jni, "java/lang/Class");
+  thread_class = GlobalClass(jni, "java/lang/Thread");
+  thread_group_class = GlobalClass(jni, "java/lang/ThreadGroup");
+  string_class = GlobalClass(jni, "java/lang/String");
+  class_loader_class = GlobalClass(jni, "java/lang/ClassLoader");
+  throwable_class = GlobalClass(jni, "java/lang/Throwable");
+  return class_class && thread_class && thread_group_class && string_class && class_loader_class && throwable_class;
+}
+
+jdwp::Result<jobject> Context::Object(JNIEnv* jni, jdwp::ObjectId id) { return objects.Resolve(jni, id); }
+
+jdwp::Result<jobject> Context::NonNullObject(JNIEnv* jni, jdwp::ObjectId id) {
+  if (id.is_null()) return jdwp::Fail(ErrorCode::kInvalidObject, "null object");
+  return objects.Resolve(jni, id);
+}
+
+jdwp::Result<jthread> Context::Thread(JNIEnv* jni, jdwp::ThreadId id) {
+  if (id.is_null()) return jdwp::Fail(ErrorCode::kInvalidThread, "null thread");
+  ASSIGN_OR_RETURN(jobject obj, objects.Resolve(jni, jdwp::IdCast<jdwp::ObjectId>(id)));
+  if (!jni->IsInstanceOf(obj, thread_class)) return jdwp::Fail(ErrorCode::kInvalidThread, "not a thread");
+  return static_cast<jthread>(obj);
+}
+
+jdwp::Result<jthreadGroup> Context::ThreadGroup(JNIEnv* jni, jdwp::ThreadGroupId id) {
+  if (id.is_null()) return jdwp::Fail(ErrorCode::kInvalidThreadGroup, "null thread group");
+  ASSIGN_OR_RETURN(jobject obj, objects.Resolve(jni, jdwp::IdCast<jdwp::ObjectId>(id)));
+  if (!jni->IsInstanceOf(obj, thread_group_class))
+    return jdwp::Fail(ErrorCode::kInvalidThreadGroup, "not a thread group");
+  return static_cast<jthreadGroup>(obj);
+}
+
+jdwp::Result<jstring> Context::String(JNIEnv* jni, jdwp::StringId id) {
+  if (id.is_null()) return jdwp::Fail(ErrorCode::kInvalidString, "null string");
+  ASSIGN_OR_RETURN(jobject obj, objects.Resolve(jni, jdwp::IdCast<jdwp::ObjectId>(id)));
+  if (!jni->IsInstanceOf(obj, string_class)) return jdwp::Fail(ErrorCode::kInvalidString, "not a string");
+  return static_cast<jstring>(obj);
+}
+
+jdwp::Result<jobject> Context::ClassLoader(JNIEnv* jni, jdwp::ClassLoaderId id) {
+  if (id.is_null()) return nullptr;  // the bootstrap loader
+  ASSIGN_OR_RETURN(jobject obj, objects.Resolve(jni, jdwp::IdCast<jdwp::ObjectId>(id)));
+  if (!jni->IsInstanceOf(obj, class_loader_class))
+    return jdwp::Fail(ErrorCode::kInvalidClassLoader, "not a class loader");
+  return obj;
+}
+
+jdwp::Result<jarray> Context::Array(JNIEnv* jni, jdwp::ArrayId id) {
+  if (id.is_null()) return jdwp::Fail(ErrorCode::kInvalidArray, "null array");
+  ASSIGN_OR_RETURN(jobject obj, objects.Resolve(jni, jdwp::IdCast<jdwp::ObjectId>(id)));
+  jclass klass = jni->GetObjectClass(obj);
+  auto is_array = jvmti.IsArrayClass(klass);
+  jni->DeleteLocalRef(klass);
+  if (!is_array || !*is_array) return jdwp::Fail(ErrorCode::kInvalidArray, "not an array");
+  return static_cast<jarray>(obj);
+}
+
+jdwp::Result<jclass> Context::Class(JNIEnv* jni, jdwp::ReferenceTypeId id) {
+  if (id.is_null()) return jdwp::Fail(ErrorCode::kInvalidClass, "null class");
+  ASSIGN_OR_RETURN(jobject obj, objects.Resolve(jni, jdwp::IdCast<jdwp::ObjectId>(id)));
+  if (!jni->IsInstanceOf(obj, class_class)) return jdwp::Fail(ErrorCode::kInvalidClass, "not a reference type");
+  return static_cast<jclass>(obj);
+}
+
+jdwp::Result<jmethodID> Context::Method(jdwp::MethodId id) {
+  if (!members.IsMethod(id.value)) return jdwp::Fail(ErrorCode::kInvalidMethodid, "unknown method id");
+  return ToMethod(id);
+}
+
+jdwp::Result<jfieldID> Context::Field(jdwp::FieldId id) {
+  if (!members.IsField(id.value)) return jdwp::Fail(ErrorCode::kInvalidFieldid, "unknown field id");
+  return ToField(id);
+}
+
+jdwp::TypeTag Context::TypeTagOf(jclass klass) {
+  if (auto a = jvmti.IsArrayClass(klass); a && *a) return jdwp::TypeTag::kArray;
+  if (auto i = jvmti.IsInterface(klass); i && *i) return jdwp::TypeTag::kInterface;
+  return jdwp::TypeTag::kClass;
+}
+
+jdwp::Tag Context::ObjectTagOf(JNIEnv* jni, jobject obj) {
+  if (!obj) return jdwp::Tag::kObject;
+  if (jni->IsInstanceOf(obj, string_class)) return jdwp::Tag::kString;
+  if (jni->IsInstanceOf(obj, thread_class)) return jdwp::Tag::kThread;
+  if (jni->IsInstanceOf(obj, thread_group_class)) return jdwp::Tag::kThreadGroup;
+  if (jni->IsInstanceOf(obj, class_loader_class)) return jdwp::Tag::kClassLoader;
+  if (jni->IsInstanceOf(obj, class_class)) return jdwp::Tag::kClassObject;
+  jclass klass = jni->GetObjectClass(obj);
+  auto is_array = jvmti.IsArrayClass(klass);
+  jni->DeleteLocalRef(klass);
+  if (is_array && *is_array) return jdwp::Tag::kArray;
+  return jdwp::Tag::kObject;
+}
+
+jdwp::Value Context::ObjectValue(JNIEnv* jni, jobject obj) {
+  return jdwp::Value::Object(ObjectTagOf(jni, obj), objects.IdOf(jni, obj));
+}
+
+jdwp::TaggedObjectId Context::TaggedId(JNIEnv* jni, jobject obj) {
+  return jdwp::TaggedObjectId{ObjectTagOf(jni, obj), objects.IdOf(jni, obj)};
+}
+
+jdwp::Location Context::LocationOf(JNIEnv* jni, jmethodID method, jlocation index) {
+  members.AddMethod(method);
+  jdwp::Location loc;
+  loc.method_id = ToWire(method);
+  loc.index = static_cast<uint64_t>(index);
+  {
+    std::lock_guard lock(cache_mu_);
+    auto it = declaring_.find(method);
+    if (it != declaring_.end()) {
+      loc.type_tag = it->second.first;
+      loc.class_id = it->second.second;
+      return loc;
+    }
+  }
+  auto klass = jvmti.GetMethodDeclaringClass(method);
+  if (!klass) return loc;
+  loc.type_tag = TypeTagOf(*klass);
+  loc.class_id = IdOf<jdwp::ClassId>(jni, *klass);
+  jni->DeleteLocalRef(*klass);
+  std::lock_guard lock(cache_mu_);
+  declaring_[method] = {loc.type_tag, loc.class_id};
+  return loc;
+}
+
+int32_t Context::ClassStatusOf(jclass klass) {
+  auto status = jvmti.GetClassStatus(klass);
+  if (!status) return 0;
+  int32_t out = 0;
+  if (*status & JVMTI_CLASS_STATUS_VERIFIED) out |= jdwp::ClassStatus::kVerified;
+  if (*status & JVMTI_CLASS_STATUS_PREPARED) out |= jdwp::ClassStatus::kPrepared;
+  if (*status & JVMTI_CLASS_STATUS_INITIALIZED) out |= jdwp::ClassStatus::kInitialized;
+  if (*status & JVMTI_CLASS_STATUS_ERROR) out |= jdwp::ClassStatus::kError;
+  return out;
+}
+
+std::vector<vmcore::LineEntry> Context::LineTable(jmethodID method) {
+  {
+    std::lock_guard lock(cache_mu_);
+    auto it = line_tables_.find(method);
+    if (it != line_tables_.end()) return it->second;
+  }
+  auto table = jvmti.GetLineNumberTable(method);
+  std::vector<vmcore::LineEntry> lines = table ? std::move(*table) : std::vector<vmcore::LineEntry>{};
+  std::sort(lines.begin(), lines.end(), [](auto& a, auto& b) { return a.start < b.start; });
+  std::lock_guard lock(cache_mu_);
+  line_tables_[method] = lines;
+  return lines;
+}
+
+int32_t Context::LineOf(jmethodID method, jlocation location) {
+  auto lines = LineTable(method);
+  int32_t line = -1;
+  for (const auto& e : lines) {
+    if (e.start > location) break;
+    line = e.line;
+  }
+  return line;
+}
+
+jdwp::FrameId Context::FrameIdOf(JNIEnv* jni, jthread thread, int32_t depth) {
+  uint64_t thread_id = objects.IdOf(jni, thread).value;
+  uint64_t generation = threads.Generation(jni, thread);
+  std::lock_guard lock(frames_mu_);
+  frames_.push_back({thread_id, generation, depth});
+  return jdwp::FrameId{frames_.size()};
+}
+
+jdwp::Result<int32_t> Context::FrameDepth(JNIEnv* jni, jthread thread, jdwp::FrameId frame) {
+  FrameEntry entry{};
+  {
+    std::lock_guard lock(frames_mu_);
+    if (frame.value == 0 || frame.value > frames_.size()) return jdwp::Fail(ErrorCode::kInvalidFrameid, "unknown frame");
+    entry = frames_[frame.value - 1];
+  }
+  if (entry.thread != objects.IdOf(jni, thread).value) return jdwp::Fail(ErrorCode::kInvalidFrameid, "frame of another thread");
+  if (threads.SuspendCount(jni, thread) == 0) return jdwp::Fail(ErrorCode::kThreadNotSuspended, "thread not suspended");
+  if (entry.generation != threads.Generation(jni, thread)) return jdwp::Fail(ErrorCode::kInvalidFrameid, "stale frame");
+  return entry.depth;
+}
+
+void Context::ResetFrames() {
+  std::lock_guard lock(frames_mu_);
+  frames_.clear();
+}
+
+}  // namespace jdwpx::backend

@@ -1,0 +1,103 @@
+// What every handler and callback shares: the JVMTI environment, the ID tables,
+// thread control, and the typed resolution of wire IDs into JNI references
+// (with the spec's error for each kind of bad ID).
+#pragma once
+
+#include <jni.h>
+
+#include <atomic>
+#include <functional>
+#include <mutex>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "backend/ids.h"
+#include "backend/options.h"
+#include "backend/threads.h"
+#include "jdwp/error.h"
+#include "jdwp/types.h"
+#include "vmcore/jvmti.h"
+
+namespace jdwpx::backend {
+
+class EventManager;
+
+struct Context {
+  Context(JavaVM* vm_in, jvmtiEnv* env, Options opts)
+      : vm(vm_in), jvmti(env), options(std::move(opts)), objects(jvmti), threads(jvmti) {}
+
+  JavaVM* vm;
+  vmcore::Jvmti jvmti;
+  Options options;
+  ObjectTable objects;
+  MemberIds members;
+  ThreadControl threads;
+  EventManager* events = nullptr;
+  std::atomic<bool> vm_dead{false};
+  int jdk_feature_version = 17;
+
+  // Sends one whole packet to the debugger (dropped when none is attached).
+  std::function<void(std::vector<uint8_t>)> send;
+
+  // Global references to the JDK classes used for kind checks; set at VMInit.
+  jclass class_class = nullptr;
+  jclass thread_class = nullptr;
+  jclass thread_group_class = nullptr;
+  jclass string_class = nullptr;
+  jclass class_loader_class = nullptr;
+  jclass throwable_class = nullptr;
+  bool InitClasses(JNIEnv* jni);
+
+  // Wire ID -> local reference. ID 0 -> nullptr for Object(); an error for the typed kinds.
+  jdwp::Result<jobject> Object(JNIEnv* jni, jdwp::ObjectId id);
+  jdwp::Result<jobject> NonNullObject(JNIEnv* jni, jdwp::ObjectId id);
+  jdwp::Result<jthread> Thread(JNIEnv* jni, jdwp::ThreadId id);
+  jdwp::Result<jthreadGroup> ThreadGroup(JNIEnv* jni, jdwp::ThreadGroupId id);
+  jdwp::Result<jstring> String(JNIEnv* jni, jdwp::StringId id);
+  jdwp::Result<jobject> ClassLoader(JNIEnv* jni, jdwp::ClassLoaderId id);
+  jdwp::Result<jarray> Array(JNIEnv* jni, jdwp::ArrayId id);
+  jdwp::Result<jclass> Class(JNIEnv* jni, jdwp::ReferenceTypeId id);
+  jdwp::Result<jmethodID> Method(jdwp::MethodId id);
+  jdwp::Result<jfieldID> Field(jdwp::FieldId id);
+
+  // JNI reference -> wire ID (assigning one on first sight).
+  template <class IdT>
+  IdT IdOf(JNIEnv* jni, jobject obj) { return jdwp::IdCast<IdT>(objects.IdOf(jni, obj)); }
+
+  jdwp::TypeTag TypeTagOf(jclass klass);
+  // The most specific object tag of an object (s t g l c [ or L).
+  jdwp::Tag ObjectTagOf(JNIEnv* jni, jobject obj);
+  jdwp::Value ObjectValue(JNIEnv* jni, jobject obj);
+  jdwp::TaggedObjectId TaggedId(JNIEnv* jni, jobject obj);
+  // Location of code in a method; the declaring class is looked up (and cached).
+  jdwp::Location LocationOf(JNIEnv* jni, jmethodID method, jlocation index);
+  int32_t ClassStatusOf(jclass klass);
+
+  // Line table of a method, cached (empty when the method has none).
+  std::vector<vmcore::LineEntry> LineTable(jmethodID method);
+  // The line of `location` in `method`, -1 when unknown.
+  int32_t LineOf(jmethodID method, jlocation location);
+
+  // Frame IDs: valid while the thread stays suspended (its generation unchanged).
+  jdwp::FrameId FrameIdOf(JNIEnv* jni, jthread thread, int32_t depth);
+  // The depth a frame ID names, or INVALID_FRAMEID when stale or of another thread.
+  jdwp::Result<int32_t> FrameDepth(JNIEnv* jni, jthread thread, jdwp::FrameId frame);
+  void ResetFrames();
+
+  bool IsInstance(JNIEnv* jni, jobject obj, jclass klass) { return obj && jni->IsInstanceOf(obj, klass); }
+
+ private:
+  std::mutex cache_mu_;
+  std::unordered_map<jmethodID, std::vector<vmcore::LineEntry>> line_tables_;
+  std::unordered_map<jmethodID, std::pair<jdwp::TypeTag, jdwp::ClassId>> declaring_;
+  struct FrameEntry {
+    uint64_t thread;
+    uint64_t generation;
+    int32_t depth;
+  };
+  std::mutex frames_mu_;
+  std::vector<FrameEntry> frames_;
+};
+
+}  // namespace jdwpx::backend

@@ -1,0 +1,22 @@
+#include "backend/dispatcher.h"
+
+namespace jdwpx::backend {
+
+void Dispatcher::Dispatch(const jdwp::Packet& packet, bool vm_dead, Responder respond) const {
+  if (vm_dead && packet.command_set != static_cast<uint8_t>(jdwp::CommandSet::kVirtualMachine)) {
+    respond(jdwp::ErrorCode::kVmDead, {});
+    return;
+  }
+  if (auto a = async_.find(Key(packet.command_set, packet.command)); a != async_.end()) {
+    a->second(packet.id, packet.data, std::move(respond));
+    return;
+  }
+  auto it = table_.find(Key(packet.command_set, packet.command));
+  if (it == table_.end()) {
+    respond(jdwp::ErrorCode::kNotImplemented, {});
+    return;
+  }
+  it->second(packet.data, std::move(respond));
+}
+
+}  // namespace jdwpx::backend

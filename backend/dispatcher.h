@@ -1,0 +1,88 @@
+// The command table: typed handlers bound into an untyped table keyed by
+// (command set, command). The dispatcher alone owns the protocol's edges:
+// unknown command -> NOT_IMPLEMENTED, VM dead -> VM_DEAD, malformed body ->
+// error reply, reply header with the request's id and a body only on success.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <span>
+#include <unordered_map>
+#include <vector>
+
+#include "jdwp/codec.h"
+#include "jdwp/packet.h"
+#include "backend/log.h"
+
+namespace jdwpx::backend {
+
+// Sends the reply of one command (exactly once).
+using Responder = std::function<void(jdwp::ErrorCode, std::vector<uint8_t> body)>;
+
+class Dispatcher {
+ public:
+  using RawHandler = std::function<void(std::span<const uint8_t> data, Responder respond)>;
+
+  // Binds a synchronous handler: jdwp::Result<Cmd::Reply>(const Cmd::Request&).
+  template <class Cmd, class Fn>
+  void Bind(Fn fn) {
+    table_[Key(Cmd::kId)] = [fn = std::move(fn)](std::span<const uint8_t> data, Responder respond) {
+      size_t leftover = 0;
+      auto req = jdwp::DecodeBody<typename Cmd::Request>(data, &leftover);
+      if (!req) {
+        Log().debug("{}: {}", Cmd::kName, req.error().detail);
+        respond(req.error().code, {});
+        return;
+      }
+      if (leftover) Log().debug("{}: {} bytes left over", Cmd::kName, leftover);
+      jdwp::Result<typename Cmd::Reply> reply = fn(*req);
+      if (!reply) {
+        Log().debug("{} failed: {} ({})", Cmd::kName, jdwp::ErrorName(reply.error().code), reply.error().detail);
+        respond(reply.error().code, {});
+        return;
+      }
+      respond(jdwp::ErrorCode::kNone, jdwp::EncodeBody(*reply));
+    };
+  }
+
+  // A reply that comes later (InvokeMethod): Fail() answers at once; Packet()
+  // builds the success reply for the handler to send when it is ready.
+  template <class Reply>
+  struct Later {
+    uint32_t id;
+    Responder respond;
+    void Fail(const jdwp::Error& error) const { respond(error.code, {}); }
+    std::vector<uint8_t> Packet(const Reply& reply) const {
+      auto body = jdwp::EncodeBody(reply);
+      return jdwp::MakeReplyPacket(id, jdwp::ErrorCode::kNone, body);
+    }
+  };
+
+  // Binds a handler that replies later: void(const Cmd::Request&, Later<Cmd::Reply>).
+  template <class Cmd, class Fn>
+  void BindAsync(Fn fn) {
+    async_[Key(Cmd::kId)] = [fn = std::move(fn)](uint32_t id, std::span<const uint8_t> data, Responder respond) {
+      auto req = jdwp::DecodeBody<typename Cmd::Request>(data);
+      if (!req) {
+        respond(req.error().code, {});
+        return;
+      }
+      fn(*req, Later<typename Cmd::Reply>{id, std::move(respond)});
+    };
+  }
+
+  // Runs one command packet. `vm_dead` answers VM_DEAD for everything outside
+  // the VirtualMachine set (as stock).
+  void Dispatch(const jdwp::Packet& packet, bool vm_dead, Responder respond) const;
+  bool Has(uint8_t set, uint8_t command) const {
+    return table_.count(Key(set, command)) != 0 || async_.count(Key(set, command)) != 0;
+  }
+
+ private:
+  static uint16_t Key(jdwp::CommandId id) { return Key(static_cast<uint8_t>(id.set), id.command); }
+  static uint16_t Key(uint8_t set, uint8_t command) { return static_cast<uint16_t>(set << 8 | command); }
+  std::unordered_map<uint16_t, RawHandler> table_;
+  std::unordered_map<uint16_t, std::function<void(uint32_t, std::span<const uint8_t>, Responder)>> async_;
+};
+
+}  // namespace jdwpx::backend

@@ -1,0 +1,110 @@
+// Event requests and event reporting.
+//
+// Requests live in one table guarded by mu_ (rank: below ThreadControl's lock;
+// never held while a thread waits for the reporter). JVMTI callbacks run on the
+// event's own Java thread: they match requests, build one composite for all
+// requests that match at that point, hand it to the reporter thread, and wait
+// (parked in ThreadControl) only when the suspend policy says so.
+//
+// The reporter is an agent thread: it applies the suspend policy (a thread
+// never suspends itself) and then sends the packet, so a debugger always finds
+// the event thread suspended when it reads the event. Packets of a previous
+// session (epoch) are dropped instead of sent, and suspend nothing.
+#pragma once
+
+#include <jni.h>
+#include <jvmti.h>
+
+#include <condition_variable>
+#include <cstdint>
+#include <deque>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "backend/context.h"
+#include "jdwp/commands/event.h"
+#include "jdwp/commands/event_request.h"
+
+namespace jdwpx::backend {
+
+class EventManager {
+ public:
+  explicit EventManager(Context& ctx);
+  ~EventManager();
+
+  // Commands (command thread).
+  jdwp::Result<int32_t> Set(JNIEnv* jni, const jdwp::EventRequest::Set::Request& req);
+  jdwp::Result<void> Clear(JNIEnv* jni, jdwp::EventKind kind, int32_t request_id);
+  void ClearAllBreakpoints(JNIEnv* jni);
+  void Hold();
+  void Release();
+
+  // Session lifecycle.
+  void BeginSession();            // a debugger attached: new epoch
+  void EndSession(JNIEnv* jni);   // clear every request, drop held events, new epoch
+  bool attached() const { return attached_; }
+
+  // Events the agent reports by itself.
+  void ReportVmStart(JNIEnv* jni, jthread thread, jdwp::SuspendPolicy policy);
+  void ReportVmDeath(JNIEnv* jni);
+
+  // JVMTI callbacks.
+  void OnBreakpoint(JNIEnv* jni, jthread thread, jmethodID method, jlocation location);
+  void OnSingleStep(JNIEnv* jni, jthread thread, jmethodID method, jlocation location);
+  void OnFramePop(JNIEnv* jni, jthread thread, jmethodID method, bool by_exception);
+  void OnException(JNIEnv* jni, jthread thread, jmethodID method, jlocation location, jobject exception,
+                   jmethodID catch_method, jlocation catch_location);
+  void OnClassPrepare(JNIEnv* jni, jthread thread, jclass klass);
+  void OnThreadStart(JNIEnv* jni, jthread thread);
+  void OnThreadEnd(JNIEnv* jni, jthread thread);
+
+  // The reporter thread's loop and its stop.
+  void RunReporter(JNIEnv* jni);
+  void StopReporter();
+  // Sends `packet` after re-suspending `thread` (end of an InvokeMethod), waiting for it.
+  // Takes ownership of `thread`, a global reference.
+  void SendAfterInvoke(JNIEnv* jni, jthread thread, std::vector<uint8_t> packet);
+  // Waits (bounded) until every queued packet has been handed to the transport.
+  void Drain(int timeout_ms);
+
+ private:
+  struct Request;
+  struct Step;
+  struct Item;
+
+  bool Matches(JNIEnv* jni, Request& r, jthread thread, jclass klass, const jdwp::Location* loc,
+               jobject exception, bool caught, jobject instance);
+  // Builds and queues one composite; waits for the reporter and parks the event
+  // thread when the policy suspends. `thread` may be null (no event thread).
+  void Report(JNIEnv* jni, jthread thread, std::vector<jdwp::events::EventData> events,
+              jdwp::SuspendPolicy policy);
+  void Enqueue(std::unique_ptr<Item> item);
+  void UpdateEventModes(JNIEnv* jni);  // mu_ held
+  void DeleteRequest(JNIEnv* jni, Request& r);  // mu_ held
+  void StopStepping(JNIEnv* jni, Step& step);   // mu_ held
+  bool StepCompletes(JNIEnv* jni, Step& step, jthread thread, jmethodID method, jlocation location);
+  std::string ClassNameOf(jclass klass);
+
+  Context& ctx_;
+  std::mutex mu_;
+  std::vector<std::unique_ptr<Request>> requests_;
+  int32_t next_request_id_ = 1;
+
+  // Reporter state.
+  std::mutex queue_mu_;
+  std::condition_variable queue_cv_;
+  std::deque<std::unique_ptr<Item>> queue_;
+  std::deque<std::vector<uint8_t>> held_;
+  bool holding_ = false;
+  bool stopping_ = false;
+  size_t in_flight_ = 0;
+  std::atomic<uint64_t> epoch_{1};
+  std::atomic<bool> attached_{false};
+  std::atomic<uint32_t> next_packet_id_{1};
+};
+
+}  // namespace jdwpx::backend

@@ -1,0 +1,127 @@
+#include "backend/ids.h"
+
+namespace jdwpx::backend {
+
+using jdwp::ErrorCode;
+
+jdwp::ObjectId ObjectTable::IdOf(JNIEnv* jni, jobject obj) {
+  if (obj == nullptr) return jdwp::ObjectId{};
+  std::lock_guard lock(mu_);
+  auto tag = jvmti_.GetTag(obj);
+  if (tag && *tag != 0) {
+    auto it = entries_.find(static_cast<uint64_t>(*tag));
+    if (it != entries_.end()) {
+      ++it->second.refs;
+      return jdwp::ObjectId{static_cast<uint64_t>(*tag)};
+    }
+  }
+  uint64_t id = next_id_++;
+  Entry entry;
+  entry.weak = jni->NewWeakGlobalRef(obj);
+  entry.refs = 1;
+  if (!entry.weak || !jvmti_.SetTag(obj, static_cast<jlong>(id))) {
+    if (entry.weak) jni->DeleteWeakGlobalRef(entry.weak);
+    return jdwp::ObjectId{};
+  }
+  entries_.emplace(id, entry);
+  return jdwp::ObjectId{id};
+}
+
+jdwp::Result<jobject> ObjectTable::Resolve(JNIEnv* jni, jdwp::ObjectId id) {
+  if (id.is_null()) return nullptr;
+  std::lock_guard lock(mu_);
+  auto it = entries_.find(id.value);
+  if (it == entries_.end()) return jdwp::Fail(ErrorCode::kInvalidObject, "unknown object id");
+  jobject local = jni->NewLocalRef(it->second.pinned ? it->second.pinned : it->second.weak);
+  if (local == nullptr) return jdwp::Fail(ErrorCode::kInvalidObject, "object collected");
+  return local;
+}
+
+bool ObjectTable::IsCollected(JNIEnv* jni, jdwp::ObjectId id, bool* known) {
+  std::lock_guard lock(mu_);
+  auto it = entries_.find(id.value);
+  *known = it != entries_.end();
+  if (!*known) return false;
+  if (it->second.pinned) return false;
+  return jni->IsSameObject(it->second.weak, nullptr) == JNI_TRUE;
+}
+
+void ObjectTable::Release(JNIEnv* jni, jdwp::ObjectId id, int32_t count) {
+  std::lock_guard lock(mu_);
+  auto it = entries_.find(id.value);
+  if (it == entries_.end()) return;
+  it->second.refs -= count;
+  if (it->second.refs > 0) return;
+  // The ID is freed, but never reused: a fresh ID is assigned if the object is seen again.
+  jobject local = jni->NewLocalRef(it->second.weak);
+  if (local) {
+    (void)jvmti_.SetTag(local, 0);
+    jni->DeleteLocalRef(local);
+  }
+  if (it->second.pinned) jni->DeleteGlobalRef(it->second.pinned);
+  jni->DeleteWeakGlobalRef(it->second.weak);
+  entries_.erase(it);
+}
+
+jdwp::Result<void> ObjectTable::DisableCollection(JNIEnv* jni, jdwp::ObjectId id) {
+  std::lock_guard lock(mu_);
+  auto it = entries_.find(id.value);
+  if (it == entries_.end()) return jdwp::Fail(ErrorCode::kInvalidObject, "unknown object id");
+  if (it->second.pinned) return {};
+  jobject strong = jni->NewGlobalRef(it->second.weak);
+  if (!strong) return jdwp::Fail(ErrorCode::kInvalidObject, "object collected");
+  it->second.pinned = strong;
+  return {};
+}
+
+jdwp::Result<void> ObjectTable::EnableCollection(JNIEnv* jni, jdwp::ObjectId id) {
+  std::lock_guard lock(mu_);
+  auto it = entries_.find(id.value);
+  if (it == entries_.end()) return jdwp::Fail(ErrorCode::kInvalidObject, "unknown object id");
+  if (it->second.pinned) {
+    jni->DeleteGlobalRef(it->second.pinned);
+    it->second.pinned = nullptr;
+  }
+  return {};
+}
+
+void ObjectTable::Reset(JNIEnv* jni) {
+  std::lock_guard lock(mu_);
+  for (auto& [id, entry] : entries_) {
+    jobject local = jni->NewLocalRef(entry.weak);
+    if (local) {
+      (void)jvmti_.SetTag(local, 0);
+      jni->DeleteLocalRef(local);
+    }
+    if (entry.pinned) jni->DeleteGlobalRef(entry.pinned);
+    jni->DeleteWeakGlobalRef(entry.weak);
+  }
+  entries_.clear();
+}
+
+size_t ObjectTable::size() {
+  std::lock_guard lock(mu_);
+  return entries_.size();
+}
+
+void MemberIds::AddMethod(jmethodID m) {
+  std::lock_guard lock(mu_);
+  methods_.insert(reinterpret_cast<uint64_t>(m));
+}
+
+void MemberIds::AddField(jfieldID f) {
+  std::lock_guard lock(mu_);
+  fields_.insert(reinterpret_cast<uint64_t>(f));
+}
+
+bool MemberIds::IsMethod(uint64_t id) {
+  std::lock_guard lock(mu_);
+  return methods_.count(id) != 0;
+}
+
+bool MemberIds::IsField(uint64_t id) {
+  std::lock_guard lock(mu_);
+  return fields_.count(id) != 0;
+}
+
+}  // namespace jdwpx::backend

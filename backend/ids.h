@@ -1,0 +1,79 @@
+// Object IDs: one per object for the session, never reused, weak (an ID does
+// not keep its object alive). The JVMTI tag of an object is its ID, so finding
+// the ID of an object is one GetTag. Reference type IDs are the object IDs of
+// the types' java.lang.Class objects (as stock).
+//
+// Method and field IDs are JNI IDs; a debugger could send any 8 bytes, and a
+// bogus jmethodID crashes HotSpot, so only IDs this agent has handed out are
+// accepted (INVALID_METHODID / INVALID_FIELDID otherwise).
+//
+// Locking: one mutex (rank: leaf) guards each table; no JVM call that can block
+// on another thread of ours is made while holding it.
+#pragma once
+
+#include <jni.h>
+
+#include <cstdint>
+#include <mutex>
+#include <unordered_map>
+#include <unordered_set>
+#include <vector>
+
+#include "jdwp/error.h"
+#include "jdwp/types.h"
+#include "vmcore/jvmti.h"
+
+namespace jdwpx::backend {
+
+class ObjectTable {
+ public:
+  explicit ObjectTable(vmcore::Jvmti jvmti) : jvmti_(jvmti) {}
+
+  // The ID of `obj` (0 for null), assigning one on first sight.
+  jdwp::ObjectId IdOf(JNIEnv* jni, jobject obj);
+  // A new local reference to the object, or INVALID_OBJECT for an unknown or collected ID.
+  // ID 0 yields nullptr (the caller decides whether null is legal).
+  jdwp::Result<jobject> Resolve(JNIEnv* jni, jdwp::ObjectId id);
+  bool IsCollected(JNIEnv* jni, jdwp::ObjectId id, bool* known);
+
+  // DisposeObjects: the ID is dropped when the debugger's count reaches 0.
+  void Release(JNIEnv* jni, jdwp::ObjectId id, int32_t count);
+  jdwp::Result<void> DisableCollection(JNIEnv* jni, jdwp::ObjectId id);
+  jdwp::Result<void> EnableCollection(JNIEnv* jni, jdwp::ObjectId id);
+
+  // Forgets every ID (session end): untags live objects, frees all references.
+  void Reset(JNIEnv* jni);
+  size_t size();
+
+ private:
+  struct Entry {
+    jweak weak = nullptr;
+    jobject pinned = nullptr;  // strong ref while DisableCollection is in force
+    int64_t refs = 0;          // times the ID was sent to the debugger
+  };
+  vmcore::Jvmti jvmti_;
+  std::mutex mu_;
+  std::unordered_map<uint64_t, Entry> entries_;
+  uint64_t next_id_ = 1;
+};
+
+// Method and field IDs the agent has handed out.
+class MemberIds {
+ public:
+  void AddMethod(jmethodID m);
+  void AddField(jfieldID f);
+  bool IsMethod(uint64_t id);
+  bool IsField(uint64_t id);
+
+ private:
+  std::mutex mu_;
+  std::unordered_set<uint64_t> methods_;
+  std::unordered_set<uint64_t> fields_;
+};
+
+inline jdwp::MethodId ToWire(jmethodID m) { return jdwp::MethodId{reinterpret_cast<uint64_t>(m)}; }
+inline jdwp::FieldId ToWire(jfieldID f) { return jdwp::FieldId{reinterpret_cast<uint64_t>(f)}; }
+inline jmethodID ToMethod(jdwp::MethodId id) { return reinterpret_cast<jmethodID>(id.value); }
+inline jfieldID ToField(jdwp::FieldId id) { return reinterpret_cast<jfieldID>(id.value); }
+
+}  // namespace jdwpx::backend

@@ -1,0 +1,15 @@
+// The backend's logger ("jdwpx.backend"); Configure sets up every folder's logger.
+#pragma once
+
+#include <spdlog/spdlog.h>
+
+#include <memory>
+#include <string>
+
+namespace jdwpx::backend {
+
+spdlog::logger& Log();
+// Creates the named loggers of all folders writing to stderr or `logfile`, at `level`.
+void ConfigureLogging(const std::string& level, const std::string& logfile);
+
+}  // namespace jdwpx::backend

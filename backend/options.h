@@ -1,0 +1,73 @@
+// The agent's option string (-agentpath:libjdwpx.so=<options>), parsed with the
+// JDK agent's exact rules and error texts (see messages.h).
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include <tl/expected.hpp>
+
+namespace jdwpx::backend {
+
+// Our extension `loglevel=`; the names are spdlog's level names.
+enum class LogLevel { kTrace, kDebug, kInfo, kWarn, kError, kOff };
+
+struct Options {
+  // The string that was parsed: the Agent_OnLoad text plus ",<_JAVA_JDWP_OPTIONS>".
+  std::string raw;
+  // `help` alone: print HelpText() on stdout and exit(0); nothing else is set.
+  bool help = false;
+
+  std::string transport;  // always set on success; any name (only the transport knows which exist)
+  // Unset and empty differ: server=n needs one; server=y with "" listens on an OS-chosen port.
+  std::optional<std::string> address;
+  bool server = false;
+  bool suspend = true;
+  int64_t timeout_ms = 0;              // atol() of the text, as stock: "abc" -> 0; 0 = no timeout
+  std::optional<std::string> allow;    // server=y: '+'-separated IPs/subnets; checked by the transport
+  std::optional<std::string> launch;   // refused for now (kOptionNotSupported)
+  std::optional<std::string> onthrow;  // class name as written (java.lang.Foo); refused for now
+  bool onuncaught = false;             // y is refused for now
+  bool quiet = false;                  // suppresses the "Listening for transport" line
+  bool mutf8 = false;                  // y is refused for now
+  std::optional<std::string> logfile;  // stock writes <logfile>.<pid>
+  uint32_t logflags = 0;               // strtol(text, 0, 0): 0x.. hex and 0.. octal too
+  bool strict = false;                 // obsolete in stock: accepted, ignored
+  bool stdalloc = false;               // obsolete in stock: accepted, ignored
+  bool include_virtual_threads = false;  // accepted only on JDK 19+, as stock
+  LogLevel log_level = LogLevel::kWarn;  // jdwpx extension
+};
+
+// What stock would print before exiting, and the code it exits with. The
+// caller writes `stderr_text` to stderr as is and calls exit(exit_code) from
+// Agent_OnLoad (stock never returns JNI_ERR for option errors).
+struct OptionsError {
+  std::string stderr_text;  // one or more lines, each ending in '\n'
+  int exit_code = 1;
+};
+
+// `text` is Agent_OnLoad's options (pass "" for a null pointer).
+// `environment_options` is getenv("_JAVA_JDWP_OPTIONS") when set; like stock it
+// is appended after a ',' unless `text` is exactly "help".
+// `jdk_feature_version` is the running JVM's feature version (17, 21, 25...);
+// at OnLoad it is the major field of JVMTI GetVersionNumber (JDK 9+ encode it there):
+// (version & JVMTI_VERSION_MASK_MAJOR) >> JVMTI_VERSION_SHIFT_MAJOR.
+// it decides includevirtualthreads= (19+), onjcmd= (before 25) and datadump= (25+).
+//
+// Besides the options in `Options`, stock's hidden debugging options are
+// accepted with stock's syntax and ignored: assert=y|n|fatal, pause=, coredump=,
+// errorexit=, debugflags=; onjcmd=y passes stock's checks and is then refused.
+[[nodiscard]] tl::expected<Options, OptionsError> ParseOptions(
+    std::string_view text, int jdk_feature_version,
+    std::optional<std::string_view> environment_options = std::nullopt);
+
+// The `help` text, identical to the running JDK's stock output (the
+// includevirtualthreads entry appears from JDK 19) plus our loglevel= entry as
+// the last row of the option table. Ends with the blank line stock prints.
+[[nodiscard]] std::string HelpText(int jdk_feature_version);
+
+[[nodiscard]] std::string_view LogLevelName(LogLevel level);
+
+}  // namespace jdwpx::backend

@@ -1,0 +1,95 @@
+// Thread control: the debugger's view of suspension.
+//
+// Every debuggee thread has a debugger suspend count (ThreadReference.Suspend,
+// VirtualMachine.Suspend and events with a suspend policy add to it); JVMTI
+// suspension is applied when the count leaves 0 and lifted when it returns to 0.
+//
+// A thread that reports an event with a suspend policy never suspends itself:
+// the reporter thread (an agent thread) suspends it and sends the event, and
+// the event thread then waits in WaitWhileSuspendedByEvent() until it is
+// resumed or asked to run an InvokeMethod. JVMTI suspension of a thread that
+// is in native code (our callback) takes effect at once, so the debugger sees a
+// suspended thread by the time it reads the event.
+//
+// Lock rank: mu_ is taken after ObjectTable's mutex is released, never while
+// waiting for another agent thread.
+#pragma once
+
+#include <jni.h>
+
+#include <condition_variable>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <vector>
+
+#include "jdwp/constants.h"
+#include "jdwp/error.h"
+#include "vmcore/jvmti.h"
+
+namespace jdwpx::backend {
+
+class ThreadControl {
+ public:
+  explicit ThreadControl(vmcore::Jvmti jvmti) : jvmti_(jvmti) {}
+
+  void AddAgentThread(JNIEnv* jni, jthread thread);
+  bool IsAgentThread(JNIEnv* jni, jthread thread);
+  // Marks the calling native thread as one of ours (set first thing in each agent thread).
+  static void MarkCurrentAsAgent();
+  static bool CurrentIsAgent();
+  // Live threads the debugger may see (agent threads left out); local references.
+  jdwp::Result<std::vector<jthread>> DebuggeeThreads(JNIEnv* jni);
+
+  jdwp::Result<void> Suspend(JNIEnv* jni, jthread thread);
+  jdwp::Result<void> Resume(JNIEnv* jni, jthread thread);
+  jdwp::Result<void> SuspendAll(JNIEnv* jni);
+  jdwp::Result<void> ResumeAll(JNIEnv* jni);
+  int32_t SuspendCount(JNIEnv* jni, jthread thread);
+  // Changes every time the thread actually resumes; frame IDs carry it.
+  uint64_t Generation(JNIEnv* jni, jthread thread);
+  // Session end: every count back to 0, everything the debugger suspended runs.
+  void ResumeEverything(JNIEnv* jni);
+
+  // Reporter side: apply an event's suspend policy (count + JVMTI suspension).
+  void SuspendForEvent(JNIEnv* jni, jthread event_thread, jdwp::SuspendPolicy policy);
+  // Event-thread side, in two steps because a suspended thread must make no
+  // JNI or JVMTI call while it holds our lock (it would block there, holding it):
+  // PrepareToPark before the event is handed to the reporter, Park after.
+  void* PrepareToPark(JNIEnv* jni, jthread self);
+  void Park(JNIEnv* jni, void* token);
+
+  // InvokeMethod: hands `work` to a thread parked in WaitWhileSuspendedByEvent.
+  // Other threads are resumed for the call unless single_threaded. `work` runs on
+  // the target thread; `done` runs there afterwards, once the suspensions are back.
+  jdwp::Result<void> StartInvoke(JNIEnv* jni, jthread thread, bool single_threaded,
+                                 std::function<void(JNIEnv*)> work);
+  // Called by the reporter thread after an invoke: suspends the invoking thread again.
+  void ResuspendAfterInvoke(JNIEnv* jni, jthread thread);
+
+ private:
+  struct State {
+    jobject thread = nullptr;  // global reference
+    int32_t count = 0;
+    bool suspended = false;  // JVMTI-suspended by us
+    uint64_t generation = 1;
+    bool parked = false;  // waiting in WaitWhileSuspendedByEvent
+    std::function<void(JNIEnv*)> invoke;
+    bool invoking = false;
+    std::vector<jobject> resumed_for_invoke;  // global refs of threads resumed for the call
+  };
+  State& StateOf(JNIEnv* jni, jthread thread);  // mu_ held
+  jdwp::Result<void> SuspendLocked(JNIEnv* jni, State& s);
+  jdwp::Result<void> ResumeLocked(JNIEnv* jni, State& s);
+
+  vmcore::Jvmti jvmti_;
+  std::mutex mu_;
+  std::condition_variable cv_;
+  std::vector<std::unique_ptr<State>> states_;
+  std::mutex agent_mu_;  // leaf lock; never taken by Java threads
+  std::vector<jobject> agent_threads_;  // global refs
+  uint64_t next_generation_ = 2;
+};
+
+}  // namespace jdwpx::backend

@@ -1,0 +1,66 @@
+#!/usr/bin/env bash
+# Benchmarks our agent against the JDK's stock JDWP agent (same JDK) and prints
+# one table with both figures and ours/stock.
+#
+#   run.sh [--agent-lib PATH|stock] [--jdk HOME] [--quick] [--classes DIR]
+#
+#   --agent-lib  our libjdwpx.so (loaded with -agentpath); "stock" runs the stock
+#                agent in both columns, to check the ratio plumbing. Without it
+#                only the stock column is measured.
+#   --jdk        JDK whose java runs the debuggees (and whose libjdwp is "stock");
+#                default $JDWPX_JDK17_HOME or /usr/lib/jvm/java-17-openjdk-amd64.
+#   --quick      tiny iteration counts (smoke test).
+#   --classes    directory with Bench.class and BenchTarget.class (the build's
+#                <build>/bench); without it both are compiled into a temp dir.
+#
+# The driver itself always runs on JDK 17 ($JDWPX_DRIVER_JDK overrides), which
+# has jdk.jdi in its default image.
+set -euo pipefail
+
+here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+jdk17="${JDWPX_JDK17_HOME:-/usr/lib/jvm/java-17-openjdk-amd64}"
+driver_jdk="${JDWPX_DRIVER_JDK:-$jdk17}"
+debuggee_jdk="$jdk17"
+agent_lib=""
+classes=""
+extra=()
+
+usage() {
+  sed -n '2,17p' "$0" | sed 's/^# \{0,1\}//' >&2
+  exit 2
+}
+
+while [[ $# -gt 0 ]]; do
+  case "$1" in
+    --agent-lib) [[ $# -ge 2 ]] || usage; agent_lib="$2"; shift 2 ;;
+    --jdk)       [[ $# -ge 2 ]] || usage; debuggee_jdk="$2"; shift 2 ;;
+    --classes)   [[ $# -ge 2 ]] || usage; classes="$2"; shift 2 ;;
+    --quick)     extra+=(--quick); shift ;;
+    -h|--help)   usage ;;
+    *) echo "run.sh: unknown argument $1" >&2; usage ;;
+  esac
+done
+
+if [[ ! -x "$debuggee_jdk/bin/java" ]]; then
+  echo "run.sh: no java under --jdk $debuggee_jdk" >&2
+  exit 2
+fi
+
+if [[ -z "$classes" ]]; then
+  classes="$(mktemp -d)"
+  trap 'rm -rf "$classes"' EXIT
+  "$driver_jdk/bin/javac" --release 17 -g -d "$classes" "$here/Bench.java" "$here/BenchTarget.java"
+fi
+
+ours=none
+if [[ -n "$agent_lib" ]]; then
+  ours="$agent_lib"
+  if [[ "$agent_lib" != stock && ! -f "$agent_lib" ]]; then
+    # Still run: the ours column reports the JVM's own complaint as n/a.
+    echo "run.sh: warning: $agent_lib does not exist" >&2
+  fi
+fi
+
+exec "$driver_jdk/bin/java" -cp "$classes" Bench \
+  --source "$here/BenchTarget.java" --classes "$classes" \
+  --java "$debuggee_jdk/bin/java" --ours "$ours" "${extra[@]}"

@@ -1,0 +1,480 @@
+#!/usr/bin/env python3
+"""The agent's option string and start-up errors, byte for byte against the JDK's own agent.
+
+    python3 integration/test_options.py --agent {ours,stock} --agent-lib PATH --jdk JAVA_HOME [unittest args]
+
+Each case runs `java <agent> -version` and asserts stdout, stderr (less the
+JVM's -version banner, whose presence is asserted separately: it tells whether
+the VM went on to run main) and the exit status. Both agents get the same
+expectations except where jdwpx deliberately differs (the help text's loglevel
+row; options jdwpx refuses for now). Normalised, because they are not ours to
+choose: the " [file:line]" suffix stock puts on "JDWP exit error" lines (it
+differs by JDK build), the library name the JVM prints in "agent library
+failed ...: <name>", and the native frames after a JNI FatalError.
+
+Stdlib only; no sleeps; every subprocess has a timeout. --classes and
+--build-dir (passed by the CMake test driver) are accepted and unused.
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import os
+import re
+import resource
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import unittest
+
+RUN_TIMEOUT_S = 60
+LISTENING_RE = r"Listening for transport dt_socket at address: \d+"
+EXIT_ERROR_SUFFIX_RE = re.compile(r"^(JDWP exit error .*) \[[^\]]+:\d+\]$")
+
+ARGS: argparse.Namespace | None = None
+
+
+def jdk_feature_version(jdk: str) -> int:
+    with open(os.path.join(jdk, "release"), encoding="utf-8") as f:
+        for line in f:
+            m = re.match(r'JAVA_VERSION="(\d+)', line)
+            if m:
+                return int(m.group(1))
+    raise RuntimeError(f"no JAVA_VERSION in {jdk}/release")
+
+
+def syntax_error(options: str) -> str:
+    return f"ERROR: JDWP option syntax error: -agentlib:jdwp={options}"
+
+
+def not_supported(option: str) -> str:
+    return f"ERROR: JDWP option '{option}' is not supported by jdwpx yet"
+
+
+HELP_JDK17 = """\
+               Java Debugger JDWP Agent Library
+               --------------------------------
+
+  (See the "VM Invocation Options" section of the JPDA
+   "Connection and Invocation Details" document for more information.)
+
+jdwp usage: java -agentlib:jdwp=[help]|[<option>=<value>, ...]
+
+Option Name and Value            Description                       Default
+---------------------            -----------                       -------
+suspend=y|n                      wait on startup?                  y
+transport=<name>                 transport spec                    none
+address=<listen/attach address>  transport spec                    ""
+server=y|n                       listen for debugger?              n
+allow=<IP|IP-list>               If server=y, allows connections only from the IP addresses/subnets specified.
+                                 A list of multiple IP address/subnet entries must be separated by '+'.
+                                                                   * (allows connection from any address)
+launch=<command line>            run debugger on event             none
+onthrow=<exception name>         debug on throw                    none
+onuncaught=y|n                   debug on any uncaught?            n
+timeout=<timeout value>          for listen/attach in milliseconds n
+mutf8=y|n                        output modified utf-8             n
+quiet=y|n                        control over terminal messages    n
+
+Obsolete Options
+----------------
+strict=y|n
+stdalloc=y|n
+
+Examples
+--------
+  - Using sockets connect to a debugger at a specific address:
+    java -agentlib:jdwp=transport=dt_socket,address=localhost:8000 ...
+  - Using sockets listen for a debugger to attach:
+    java -agentlib:jdwp=transport=dt_socket,server=y,suspend=y ...
+
+Notes
+-----
+  - A timeout value of 0 (the default) is no timeout.
+
+Warnings
+--------
+  - The older -Xrunjdwp interface can still be used, but will be removed in
+    a future release, for example:
+        java -Xrunjdwp:[help]|[<option>=<value>, ...]
+
+"""
+HELP_VTHREAD_ROWS = (
+    "includevirtualthreads=y|n        List of all threads includes virtual threads as well as platform threads.\n"
+    "                                                                   n\n")
+HELP_LOGLEVEL_ROW = "loglevel=<level>                 trace|debug|info|warn|error|off   warn\n"
+
+
+def help_text(agent: str, version: int) -> str:
+    text = HELP_JDK17
+    if version >= 19:
+        text = text.replace("mutf8=y|n ", HELP_VTHREAD_ROWS + "mutf8=y|n ", 1)
+    if agent == "ours":
+        quiet_row = "quiet=y|n                        control over terminal messages    n\n"
+        text = text.replace(quiet_row, quiet_row + HELP_LOGLEVEL_ROW, 1)
+    return text
+
+
+@dataclasses.dataclass
+class Expect:
+    rc: int
+    stderr: list[str] = dataclasses.field(default_factory=list)
+    # Each stdout line is a regex that must match the whole line.
+    stdout: list[str] = dataclasses.field(default_factory=list)
+    vm_ran: bool = False  # the -version banner was printed
+    stdout_first_line_only: bool = False  # after a JNI FatalError: native frames follow
+
+
+@dataclasses.dataclass
+class Run:
+    rc: int
+    stdout: list[str]
+    stderr: list[str]
+    vm_ran: bool
+
+
+class OptionsTest(unittest.TestCase):
+    agent: str
+    agent_lib: str
+    jdk: str
+    java: str
+    version: int
+    banner: list[str]
+    workdir: tempfile.TemporaryDirectory
+
+    @classmethod
+    def setUpClass(cls):
+        assert ARGS is not None
+        cls.agent = ARGS.agent
+        cls.agent_lib = ARGS.agent_lib
+        cls.jdk = os.path.abspath(ARGS.jdk)
+        cls.java = os.path.join(cls.jdk, "bin", "java")
+        cls.version = jdk_feature_version(cls.jdk)
+        cls.workdir = tempfile.TemporaryDirectory(prefix="jdwpx-options-")
+        rc, _, err = cls._spawn(["-version"], {})
+        if rc != 0 or not err:
+            raise RuntimeError(f"`java -version` failed: rc={rc} {err!r}")
+        cls.banner = err
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.workdir.cleanup()
+
+    # --- running java ---------------------------------------------------------
+
+    @classmethod
+    def _spawn(cls, args: list[str], extra_env: dict[str, str]) -> tuple[int, list[str], list[str]]:
+        env = {k: v for k, v in os.environ.items()
+               if k not in ("JAVA_TOOL_OPTIONS", "_JAVA_JDWP_OPTIONS", "JDK_JAVA_OPTIONS", "_JAVA_OPTIONS")}
+        env.update(extra_env)
+
+        def no_core_dumps():  # the FatalError case aborts the JVM
+            resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+
+        proc = subprocess.run([cls.java, *args], capture_output=True, text=True, env=env,
+                              cwd=cls.workdir.name, timeout=RUN_TIMEOUT_S, preexec_fn=no_core_dumps,
+                              stdin=subprocess.DEVNULL)
+        return proc.returncode, proc.stdout.splitlines(), proc.stderr.splitlines()
+
+    def agent_arg(self, options: str | None) -> str:
+        suffix = "" if options is None else f"={options}"
+        if self.agent == "ours":
+            return f"-agentpath:{self.agent_lib}{suffix}"
+        return f"-agentlib:jdwp{suffix}"
+
+    def agent_name(self) -> str:
+        """What the JVM names the library in "agent library failed ...: <name>"."""
+        return self.agent_lib if self.agent == "ours" else "jdwp"
+
+    def run_java(self, options: str | None, *, times: int = 1, env: dict[str, str] | None = None) -> Run:
+        rc, out, err = self._spawn([self.agent_arg(options)] * times + ["-version"], env or {})
+        vm_ran = all(line in err for line in self.banner)
+        err = [line for line in err if line not in self.banner]
+        return Run(rc, out, err, vm_ran)
+
+    # --- checking -------------------------------------------------------------
+
+    @staticmethod
+    def _normalise_stderr(lines: list[str]) -> list[str]:
+        result = []
+        for line in lines:
+            m = EXIT_ERROR_SUFFIX_RE.match(line)
+            result.append(m.group(1) + " [<location>]" if m else line)
+        return result
+
+    def check(self, run: Run, expect: Expect):
+        context = f"\nstdout: {run.stdout!r}\nstderr: {run.stderr!r}\nrc: {run.rc}"
+        self.assertEqual(self._normalise_stderr(run.stderr), self._normalise_stderr(expect.stderr), context)
+        stdout = run.stdout[:1] if expect.stdout_first_line_only else run.stdout
+        self.assertEqual(len(stdout), len(expect.stdout), context)
+        for line, pattern in zip(stdout, expect.stdout):
+            self.assertRegex(line, "^" + pattern + "$", context)
+        self.assertEqual(run.rc, expect.rc, context)
+        self.assertEqual(run.vm_ran, expect.vm_ran, context)
+
+    def check_options(self, options: str | None, stock: Expect, ours: Expect | None = None, **kwargs):
+        expect = ours if (self.agent == "ours" and ours is not None) else stock
+        self.check(self.run_java(options, **kwargs), expect)
+
+    def check_syntax_error(self, options: str):
+        self.check_options(options, Expect(rc=1, stderr=[syntax_error(options)]))
+
+    def accepted(self, listening: bool = True) -> Expect:
+        return Expect(rc=0, stdout=[LISTENING_RE] if listening else [], vm_ran=True)
+
+    def refused(self, option: str) -> Expect:
+        return Expect(rc=1, stderr=[not_supported(option)])
+
+    @staticmethod
+    def transport_init_failed(first_line: str) -> Expect:
+        return Expect(rc=2, stderr=[
+            first_line,
+            "ERROR: JDWP Transport dt_socket failed to initialize, TRANSPORT_INIT(510)",
+            "JDWP exit error AGENT_ERROR_TRANSPORT_INIT(197): No transports initialized [x:0]",
+        ])
+
+    # --- help -------------------------------------------------------------------
+
+    def test_help(self):
+        rc, out, err = self._spawn([self.agent_arg("help"), "-version"], {})
+        self.assertEqual(err, [])
+        self.assertEqual("\n".join(out) + "\n", help_text(self.agent, self.version))
+        self.assertEqual(rc, 0)
+
+    def test_help_with_other_options_is_a_syntax_error(self):
+        self.check_syntax_error("help,server=y")
+
+    # --- syntax errors ----------------------------------------------------------
+
+    def test_unknown_option(self):
+        self.check_syntax_error("foo=1")
+
+    def test_bad_boolean_server(self):
+        self.check_syntax_error("transport=dt_socket,server=x,address=0")
+
+    def test_bad_boolean_suspend(self):
+        self.check_syntax_error("transport=dt_socket,server=y,suspend=yes,address=0")
+
+    def test_missing_equals(self):
+        self.check_syntax_error("transport")
+
+    def test_empty_value_at_end(self):
+        self.check_syntax_error("transport=")
+        self.check_syntax_error("transport=dt_socket,server=n,suspend=n,address=")
+
+    def test_double_comma(self):
+        self.check_syntax_error("transport=dt_socket,server=y,suspend=n,address=0,,")
+
+    def test_launch_onthrow_onuncaught_without_values(self):
+        self.check_syntax_error("transport=dt_socket,server=n,suspend=n,address=1,launch")
+        self.check_syntax_error("transport=dt_socket,server=y,suspend=n,address=0,onthrow")
+        self.check_syntax_error("transport=dt_socket,server=y,suspend=n,address=0,onuncaught")
+
+    def test_loglevel_is_unknown_to_stock_only(self):
+        options = "transport=dt_socket,server=y,suspend=n,address=127.0.0.1:0,loglevel=info"
+        self.check_options(options, Expect(rc=1, stderr=[syntax_error(options)]), ours=self.accepted())
+
+    # --- other option errors ----------------------------------------------------
+
+    def test_no_options_at_all(self):
+        self.check_options(None, Expect(rc=1, stderr=["ERROR: JDWP no transport specified: -agentlib:jdwp="]))
+
+    def test_transport_missing(self):
+        self.check_options("server=y,suspend=n",
+                           Expect(rc=1, stderr=["ERROR: JDWP no transport specified: -agentlib:jdwp=server=y,suspend=n"]))
+
+    def test_address_before_transport(self):
+        options = "server=y,suspend=n,address=0"
+        self.check_options(options, Expect(rc=1, stderr=[
+            f"ERROR: JDWP address specified without transport: -agentlib:jdwp={options}"]))
+
+    def test_timeout_and_allow_before_transport(self):
+        for what in ("timeout=5", "allow=*"):
+            options = f"{what},transport=dt_socket,server=y,suspend=n,address=0"
+            name = what.split("=")[0]
+            self.check_options(options, Expect(rc=1, stderr=[
+                f"ERROR: JDWP {name} specified without transport: -agentlib:jdwp={options}"]))
+
+    def test_two_transports(self):
+        options = "transport=dt_socket,transport=dt_socket,server=y,suspend=n,address=0"
+        self.check_options(options, Expect(rc=1, stderr=[
+            f"ERROR: JDWP multiple transports are not supported in this release: -agentlib:jdwp={options}"]))
+
+    def test_client_without_address(self):
+        options = "transport=dt_socket,server=n,suspend=n"
+        self.check_options(options, Expect(rc=1, stderr=[
+            "ERROR: JDWP Non-server transport dt_socket must have a connection address specified through the "
+            "'address=' option",
+            f"ERROR: JDWP invalid option: -agentlib:jdwp={options}"]))
+
+    def test_onthrow_or_onuncaught_without_launch(self):
+        for extra in ("onthrow=java.lang.Foo", "onuncaught=y"):
+            options = f"transport=dt_socket,server=y,suspend=n,address=0,{extra}"
+            self.check_options(options, Expect(rc=1, stderr=[
+                "ERROR: JDWP Specify launch=<command line> when using onthrow or onuncaught suboption: "
+                f"-agentlib:jdwp={options}"]))
+
+    def test_removed_option(self):
+        options = "transport=dt_socket,server=y,suspend=n,address=0,exitpause=y"
+        self.check_options(options, Expect(rc=1, stderr=[
+            f"ERROR: JDWP The exitpause option removed, use -XX:OnError: -agentlib:jdwp={options}"]))
+
+    def test_java_jdwp_options_environment_is_appended(self):
+        options = "transport=dt_socket,server=y,suspend=n,address=0"
+        self.check_options(options, Expect(rc=1, stderr=[syntax_error(options + ",server=x")]),
+                           env={"_JAVA_JDWP_OPTIONS": "server=x"})
+
+    # --- accepted options -------------------------------------------------------
+
+    BASE = "transport=dt_socket,server=y,suspend=n,address=127.0.0.1:0"
+
+    def test_trailing_comma_is_accepted(self):
+        self.check_options(self.BASE + ",", self.accepted())
+
+    def test_timeout_not_a_number_is_accepted(self):
+        self.check_options(self.BASE + ",timeout=abc", self.accepted())
+
+    def test_quiet_suppresses_listening_line(self):
+        self.check_options(self.BASE + ",quiet=y", self.accepted(listening=False))
+
+    def test_logging_and_obsolete_options_are_accepted(self):
+        for extra in ("logfile=jdwp.log", "logflags=0x0", "strict=y", "stdalloc=y", "mutf8=n", "onuncaught=n"):
+            with self.subTest(extra=extra):
+                self.check_options(f"{self.BASE},{extra}", self.accepted())
+
+    def test_mutf8(self):
+        self.check_options(self.BASE + ",mutf8=y", self.accepted(), ours=self.refused("mutf8"))
+
+    def test_launch_with_value(self):
+        # Stock starts /bin/true instead of printing the Listening line.
+        self.check_options(self.BASE + ",launch=/bin/true", self.accepted(listening=False),
+                           ours=self.refused("launch"))
+
+    def test_onthrow_with_launch(self):
+        # Stock defers everything (no listener) until java.lang.Foo is thrown.
+        self.check_options(self.BASE + ",onthrow=java.lang.Foo,launch=/bin/true", self.accepted(listening=False),
+                           ours=self.refused("onthrow"))
+
+    def test_include_virtual_threads(self):
+        options = self.BASE + ",includevirtualthreads=y"
+        if self.version >= 19:
+            self.check_options(options, self.accepted())
+        else:
+            self.check_syntax_error(options)
+
+    def test_onjcmd(self):
+        options = self.BASE + ",onjcmd=y"
+        if self.version >= 25:
+            self.check_syntax_error(options)
+        else:
+            # Stock waits for `jcmd VM.start_java_debugging`: no listener yet.
+            self.check_options(options, self.accepted(listening=False), ours=self.refused("onjcmd"))
+
+    def test_duplicate_option_last_wins(self):
+        with closed_port() as port:
+            self.check_options(f"transport=dt_socket,server=y,server=n,suspend=n,address=127.0.0.1:{port}",
+                               self.transport_init_failed(
+                                   "ERROR: transport error 202: connect failed: Connection refused"))
+
+    # --- loading twice ----------------------------------------------------------
+
+    def agent_failed_lines(self) -> list[str]:
+        # JDK 21 moved agent loading to jvmtiAgent.cpp and reworded the line.
+        verb = "failed to init" if self.version < 21 else "failed Agent_OnLoad"
+        return ["Error occurred during initialization of VM",
+                re.escape(f"agent library {verb}: {self.agent_name()}")]
+
+    LOADED_TWICE = ("ERROR: Cannot load this JVM TI agent twice, check your java command line for duplicate "
+                    "jdwp options.")
+
+    def test_loaded_twice_on_command_line(self):
+        self.check_options(self.BASE, Expect(rc=1, stderr=[self.LOADED_TWICE], stdout=self.agent_failed_lines()),
+                           times=2)
+
+    def test_loaded_by_java_tool_options_and_command_line(self):
+        arg = self.agent_arg(self.BASE)
+        self.check_options(self.BASE, Expect(rc=1, stderr=[f"Picked up JAVA_TOOL_OPTIONS: {arg}", self.LOADED_TWICE],
+                                             stdout=self.agent_failed_lines()),
+                           env={"JAVA_TOOL_OPTIONS": arg})
+
+    # --- transport failures -----------------------------------------------------
+
+    def test_bind_failed_port_in_use(self):
+        with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as listener:
+            listener.bind(("127.0.0.1", 0))
+            listener.listen(1)
+            port = listener.getsockname()[1]
+            self.check_options(f"transport=dt_socket,server=y,suspend=n,address=127.0.0.1:{port}",
+                               self.transport_init_failed(
+                                   "ERROR: transport error 202: bind failed: Address already in use"))
+
+    def test_connect_refused(self):
+        with closed_port() as port:
+            self.check_options(f"transport=dt_socket,server=n,suspend=y,address=127.0.0.1:{port}",
+                               self.transport_init_failed(
+                                   "ERROR: transport error 202: connect failed: Connection refused"))
+
+    def test_invalid_port(self):
+        self.check_options("transport=dt_socket,server=y,suspend=n,address=99999",
+                           self.transport_init_failed("ERROR: transport error 103: invalid port number specified"))
+
+    def test_unresolvable_host(self):
+        self.check_options("transport=dt_socket,server=n,suspend=n,address=nosuchhost.invalid:5005",
+                           self.transport_init_failed(
+                               "ERROR: transport error 202: getaddrinfo: failed to parse address"))
+
+    def test_bad_allow_value(self):
+        expect = self.transport_init_failed("ERROR: transport error 103: invalid IP address in allow option")
+        expect.stderr.insert(0, "Error in allow option: 'bogus'")
+        self.check_options(self.BASE + ",allow=bogus", expect)
+
+    def test_unknown_transport_is_fatal(self):
+        self.check_options("transport=dt_shmem,server=y,suspend=n,address=0", Expect(
+            rc=-signal.SIGABRT,
+            stderr=["ERROR: transport library not found: dt_shmem",
+                    "ERROR: JDWP Transport dt_shmem failed to initialize, TRANSPORT_LOAD(509)",
+                    "JDWP exit error AGENT_ERROR_TRANSPORT_LOAD(196): No transports initialized [x:0]"],
+            stdout=[re.escape("FATAL ERROR in native method: JDWP No transports initialized, "
+                              "jvmtiError=AGENT_ERROR_TRANSPORT_LOAD(196)")],
+            stdout_first_line_only=True))
+
+    def test_accept_timeout_exits_zero_before_main(self):
+        self.check_options("transport=dt_socket,server=y,suspend=y,timeout=500,address=127.0.0.1:0", Expect(
+            rc=0, stdout=[LISTENING_RE],
+            stderr=["ERROR: transport error 203: timed out waiting for connection",
+                    "JDWP exit error JVMTI_ERROR_NONE(0): could not connect, timeout or fatal error [x:0]"]))
+
+
+class closed_port:
+    """A loopback port that refuses connections: bound (so nobody else takes it) but not listening."""
+
+    def __enter__(self) -> int:
+        self.sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        self.sock.bind(("127.0.0.1", 0))
+        return self.sock.getsockname()[1]
+
+    def __exit__(self, *exc):
+        self.sock.close()
+
+
+def main():
+    global ARGS
+    parser = argparse.ArgumentParser(add_help=False)
+    parser.add_argument("--agent", choices=("ours", "stock"), default="stock")
+    parser.add_argument("--agent-lib", default="")
+    parser.add_argument("--jdk", default="/usr/lib/jvm/java-17-openjdk-amd64")
+    parser.add_argument("--classes", default="")
+    parser.add_argument("--build-dir", default="")
+    ARGS, rest = parser.parse_known_args()
+    if ARGS.agent == "ours":
+        if not ARGS.agent_lib:
+            parser.error("--agent ours needs --agent-lib")
+        ARGS.agent_lib = os.path.abspath(ARGS.agent_lib)
+    unittest.main(argv=[sys.argv[0], *rest])
+
+
+if __name__ == "__main__":
+    main()

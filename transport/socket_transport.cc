@@ -1,0 +1,647 @@
+// dt_socket over asio.
+//
+// Threading model: one asio::io_context, never run by two threads at once.
+// Accept()/Attach() run it on the caller's thread until one debugger is
+// attached; Run() then runs it on the agent's I/O thread until Shutdown()
+// (server) or the end of the connection (client). Every member below the
+// "I/O state" line is touched only by the thread running the io_context.
+// Other threads reach it only through asio::post (Send, CloseConnection,
+// Shutdown) and through the atomics.
+//
+// Server mode keeps one acceptor for the whole life of the transport: one
+// accept loop takes a connection, filters it (allow=, already attached),
+// handshakes, and hands it to a session (one reader coroutine, one writer
+// callback chain draining a queue). Handshakes are serial, like stock's.
+// Closing anything goes one way: close the socket, let the pending operations
+// finish with operation_aborted, and the session's end reports OnDetached.
+#include <netinet/in.h>
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cstring>
+#include <deque>
+#include <exception>
+#include <functional>
+
+#include <asio.hpp>
+#include <spdlog/spdlog.h>
+
+#include "jdwp/packet.h"
+#include "transport/address.h"
+#include "transport/transport.h"
+
+namespace jdwpx::transport {
+namespace {
+
+using asio::ip::tcp;
+using namespace std::chrono_literals;
+
+// A claimed length above this is treated as a corrupt stream, not a packet.
+constexpr uint32_t kMaxPacketLength = 64u << 20;
+constexpr size_t kReadBufferSize = 64 * 1024;
+constexpr size_t kHandshakeSize = jdwp::kHandshake.size();
+
+std::array<uint8_t, 16> PeerKey(const asio::ip::address& address) {
+  if (address.is_v4()) return MapIpv4(address.to_v4().to_bytes());
+  return address.to_v6().to_bytes();
+}
+
+// The peer as stock prints it: IPv4-mapped peers of a dual-stack socket as IPv4.
+asio::ip::address Unmapped(const asio::ip::address& address) {
+  if (address.is_v6() && address.to_v6().is_v4_mapped()) {
+    return asio::ip::make_address_v4(asio::ip::v4_mapped, address.to_v6());
+  }
+  return address;
+}
+
+std::string EndpointText(const tcp::endpoint& endpoint) {
+  auto address = Unmapped(endpoint.address());
+  if (address.is_v6()) return "[" + address.to_string() + "]:" + std::to_string(endpoint.port());
+  return address.to_string() + ":" + std::to_string(endpoint.port());
+}
+
+uint32_t ReadBigEndian32(const uint8_t* p) {
+  return (uint32_t{p[0]} << 24) | (uint32_t{p[1]} << 16) | (uint32_t{p[2]} << 8) | uint32_t{p[3]};
+}
+
+// A timer that runs `on_expiry` unless disarmed first. The handler owns its
+// state, so it is safe even if it was already queued when the owner went away.
+class Deadline {
+ public:
+  Deadline(asio::io_context& io, int64_t timeout_ms, std::function<void()> on_expiry) : timer_(io) {
+    if (timeout_ms <= 0) return;
+    timer_.expires_after(std::chrono::milliseconds(timeout_ms));
+    timer_.async_wait([state = state_, on_expiry = std::move(on_expiry)](const asio::error_code& ec) {
+      if (ec || state->disarmed) return;
+      state->expired = true;
+      on_expiry();
+    });
+  }
+  ~Deadline() { Disarm(); }
+  Deadline(const Deadline&) = delete;
+  Deadline& operator=(const Deadline&) = delete;
+
+  void Disarm() {
+    state_->disarmed = true;
+    timer_.cancel();
+  }
+  bool expired() const { return state_->expired; }
+
+ private:
+  struct State {
+    bool disarmed = false;
+    bool expired = false;
+  };
+  std::shared_ptr<State> state_ = std::make_shared<State>();
+  asio::steady_timer timer_;
+};
+
+struct Session {
+  explicit Session(tcp::socket s) : socket(std::move(s)) {}
+  tcp::socket socket;
+  std::string peer;
+  uint64_t epoch = 0;
+  std::deque<std::vector<uint8_t>> queue;
+  bool writing = false;
+  bool close_when_drained = false;
+  bool reader_started = false;
+  bool ended = false;
+};
+
+class SocketTransport final : public Transport {
+ public:
+  SocketTransport(const Config& config, Listener* listener, AllowList allow)
+      : config_(config),
+        listener_(listener),
+        allow_(std::move(allow)),
+        log_(spdlog::get("jdwpx.transport")),
+        acceptor_(io_) {}
+
+  ~SocketTransport() override {
+    // Handlers still queued hold no references that outlive io_ (declared first,
+    // destroyed last); nothing is reported to the listener from here on.
+    stopping_ = true;
+  }
+
+  tl::expected<void, TransportError> Bind(const ParsedAddress& address);
+  tl::expected<void, TransportError> Resolve(const ParsedAddress& address);
+
+  uint16_t port() const override { return bound_port_; }
+  tl::expected<void, TransportError> Attach() override;
+  tl::expected<void, TransportError> Accept() override;
+  void Run() override;
+  void Send(std::vector<uint8_t> packet) override;
+  void CloseConnection() override;
+  void Shutdown() override;
+
+ private:
+  asio::awaitable<void> AcceptLoop(bool stop_after_first);
+  asio::awaitable<void> Connect();
+  // Returns an empty string on success, else stock's failure text.
+  asio::awaitable<std::string> Handshake(std::shared_ptr<tcp::socket> socket, bool send_first);
+  asio::awaitable<void> ReadLoop(std::shared_ptr<Session> session);
+
+  void StartSession(std::shared_ptr<tcp::socket> socket, const std::string& peer);
+  void StartReader(const std::shared_ptr<Session>& session);
+  void WriteNext(const std::shared_ptr<Session>& session);
+  void EndSession(const std::shared_ptr<Session>& session, const std::string& reason);
+  void CloseAll();
+  // Runs io_ on the calling thread until `done` and nothing else is pending.
+  void RunUntilIdle();
+
+  void Spawn(asio::awaitable<void> task, std::function<void()> on_done = {});
+
+  // Listener calls never throw into asio.
+  template <typename F>
+  void Notify(F&& call) {
+    try {
+      call();
+    } catch (const std::exception& e) {
+      if (log_) log_->error("listener threw: {}", e.what());
+    } catch (...) {
+      if (log_) log_->error("listener threw");
+    }
+  }
+  void Warn(const std::string& message) {
+    if (log_) log_->debug("{}", message);
+    Notify([&] { listener_->OnWarning(message); });
+  }
+
+  const Config config_;
+  Listener* const listener_;
+  const AllowList allow_;
+  const std::shared_ptr<spdlog::logger> log_;
+
+  asio::io_context io_{1};
+  std::atomic<bool> stopping_{false};
+  // Epoch of the attached session, 0 when none: Send() drops early on 0, and
+  // its queued handler drops a packet meant for an earlier session.
+  std::atomic<uint64_t> attached_epoch_{0};
+
+  // ---- I/O state (io_ thread only) ----
+  tcp::acceptor acceptor_;
+  uint16_t bound_port_ = 0;
+  std::vector<tcp::endpoint> connect_endpoints_;
+  std::shared_ptr<Session> session_;
+  uint64_t last_epoch_ = 0;
+  // The socket in the middle of a handshake, so that Shutdown/timeouts can close it.
+  std::weak_ptr<tcp::socket> handshaking_;
+  std::weak_ptr<tcp::socket> connecting_;
+  bool running_ = false;  // inside Run()
+  bool accept_timed_out_ = false;
+  bool connect_timed_out_ = false;
+  TransportError connect_error_;
+  std::string accept_error_;
+  std::shared_ptr<asio::steady_timer> accept_retry_timer_;
+};
+
+void SocketTransport::Spawn(asio::awaitable<void> task, std::function<void()> on_done) {
+  asio::co_spawn(io_, std::move(task), [this, on_done = std::move(on_done)](std::exception_ptr error) {
+    if (error) {
+      try {
+        std::rethrow_exception(error);
+      } catch (const std::exception& e) {
+        if (log_) log_->error("transport task failed: {}", e.what());
+      } catch (...) {
+        if (log_) log_->error("transport task failed");
+      }
+    }
+    if (on_done) on_done();
+  });
+}
+
+tl::expected<void, TransportError> SocketTransport::Bind(const ParsedAddress& address) {
+  asio::error_code ec;
+  tcp::endpoint endpoint;
+  bool dual_stack = false;
+  switch (address.host_kind) {
+    case ParsedAddress::Host::kLoopback:
+      endpoint = tcp::endpoint(asio::ip::address_v4::loopback(), address.port);
+      break;
+    case ParsedAddress::Host::kAny:
+      endpoint = tcp::endpoint(asio::ip::address_v6::any(), address.port);
+      dual_stack = true;
+      break;
+    case ParsedAddress::Host::kNamed: {
+      tcp::resolver resolver(io_);
+      auto results = resolver.resolve(address.host, "", ec);
+      if (ec || results.empty()) return tl::unexpected(TransportError{kErrorIo, "getaddrinfo: failed to parse address", {}});
+      // Stock prefers IPv4 unless java.net.preferIPv6Addresses is set.
+      auto chosen = std::find_if(results.begin(), results.end(), [](const auto& r) { return r.endpoint().address().is_v4(); });
+      endpoint = (chosen != results.end() ? *chosen : *results.begin()).endpoint();
+      endpoint.port(address.port);
+      break;
+    }
+  }
+  acceptor_.open(endpoint.protocol(), ec);
+  if (ec && dual_stack) {
+    // No IPv6 on this host: every IPv4 interface is the best "*" can mean.
+    endpoint = tcp::endpoint(asio::ip::address_v4::any(), address.port);
+    dual_stack = false;
+    acceptor_.open(endpoint.protocol(), ec);
+  }
+  if (ec) return tl::unexpected(TransportError{kErrorIo, "socket creation failed: " + ec.message(), {}});
+  if (dual_stack) acceptor_.set_option(asio::ip::v6_only(false), ec);
+  acceptor_.set_option(tcp::acceptor::reuse_address(true), ec);
+  acceptor_.bind(endpoint, ec);
+  if (ec) return tl::unexpected(TransportError{kErrorIo, "bind failed: " + ec.message(), {}});
+  acceptor_.listen(asio::socket_base::max_listen_connections, ec);
+  if (ec) return tl::unexpected(TransportError{kErrorIo, "listen failed: " + ec.message(), {}});
+  auto local = acceptor_.local_endpoint(ec);
+  if (ec) return tl::unexpected(TransportError{kErrorIo, "getsockname failed: " + ec.message(), {}});
+  bound_port_ = local.port();
+  if (log_) log_->debug("listening on {}", EndpointText(local));
+  return {};
+}
+
+tl::expected<void, TransportError> SocketTransport::Resolve(const ParsedAddress& address) {
+  if (address.host_kind == ParsedAddress::Host::kLoopback) {
+    connect_endpoints_ = {tcp::endpoint(asio::ip::address_v4::loopback(), address.port)};
+    return {};
+  }
+  asio::error_code ec;
+  tcp::resolver resolver(io_);
+  auto results = resolver.resolve(address.host_kind == ParsedAddress::Host::kAny ? "*" : address.host, "", ec);
+  if (ec || results.empty()) return tl::unexpected(TransportError{kErrorIo, "getaddrinfo: failed to parse address", {}});
+  for (const auto& result : results) {
+    tcp::endpoint endpoint = result.endpoint();
+    endpoint.port(address.port);
+    connect_endpoints_.push_back(endpoint);
+  }
+  // IPv4 first, as stock orders them by default.
+  std::stable_partition(connect_endpoints_.begin(), connect_endpoints_.end(),
+                        [](const tcp::endpoint& e) { return e.address().is_v4(); });
+  return {};
+}
+
+void SocketTransport::RunUntilIdle() {
+  io_.restart();
+  io_.run();
+  io_.restart();
+}
+
+tl::expected<void, TransportError> SocketTransport::Accept() {
+  try {
+    if (!config_.server) return tl::unexpected(TransportError{kErrorIllegalState, "Accept() needs server mode", {}});
+    if (session_) return {};
+    if (stopping_) return tl::unexpected(TransportError{kErrorIo, "transport shut down", {}});
+    accept_timed_out_ = false;
+    accept_error_.clear();
+    auto deadline = std::make_shared<Deadline>(io_, config_.timeout_ms, [this] {
+      accept_timed_out_ = true;
+      asio::error_code ignored;
+      acceptor_.cancel(ignored);
+      if (auto socket = handshaking_.lock()) socket->close(ignored);
+    });
+    Spawn(AcceptLoop(/*stop_after_first=*/true), [deadline] { deadline->Disarm(); });
+    RunUntilIdle();
+    if (session_) return {};
+    if (accept_timed_out_) return tl::unexpected(TransportError{kErrorTimeout, "timed out waiting for connection", {}});
+    if (stopping_) return tl::unexpected(TransportError{kErrorIo, "transport shut down", {}});
+    return tl::unexpected(TransportError{kErrorIo, accept_error_.empty() ? "accept failed" : accept_error_, {}});
+  } catch (const std::exception& e) {
+    return tl::unexpected(TransportError{kErrorIo, std::string("accept failed: ") + e.what(), {}});
+  }
+}
+
+tl::expected<void, TransportError> SocketTransport::Attach() {
+  try {
+    if (config_.server) return tl::unexpected(TransportError{kErrorIllegalState, "Attach() needs client mode", {}});
+    if (session_) return {};
+    if (stopping_) return tl::unexpected(TransportError{kErrorIo, "transport shut down", {}});
+    connect_error_ = {kErrorIo, "connect failed", {}};
+    connect_timed_out_ = false;
+    Spawn(Connect());
+    RunUntilIdle();
+    if (session_) return {};
+    if (stopping_) return tl::unexpected(TransportError{kErrorIo, "transport shut down", {}});
+    return tl::unexpected(connect_error_);
+  } catch (const std::exception& e) {
+    return tl::unexpected(TransportError{kErrorIo, std::string("connect failed: ") + e.what(), {}});
+  }
+}
+
+asio::awaitable<void> SocketTransport::Connect() {
+  for (const tcp::endpoint& endpoint : connect_endpoints_) {
+    if (stopping_) co_return;
+    auto socket = std::make_shared<tcp::socket>(io_);
+    connecting_ = socket;
+    asio::error_code ec;
+    {
+      Deadline deadline(io_, config_.timeout_ms, [this, weak = std::weak_ptr(socket)] {
+        connect_timed_out_ = true;
+        asio::error_code ignored;
+        if (auto s = weak.lock()) s->close(ignored);
+      });
+      co_await socket->async_connect(endpoint, asio::redirect_error(asio::use_awaitable, ec));
+    }
+    if (connect_timed_out_) {
+      connect_error_ = {kErrorTimeout, "connect timed out", {}};
+      co_return;
+    }
+    if (ec) {
+      if (log_) log_->debug("connect to {} failed: {}", EndpointText(endpoint), ec.message());
+      connect_error_ = {kErrorIo, "connect failed: " + ec.message(), {}};
+      continue;
+    }
+    socket->set_option(tcp::no_delay(true), ec);
+    std::string failure = co_await Handshake(socket, /*send_first=*/true);
+    if (!failure.empty()) {
+      connect_error_ = {kErrorIo, failure, {}};
+      co_return;
+    }
+    StartSession(socket, EndpointText(endpoint));
+    co_return;
+  }
+}
+
+asio::awaitable<std::string> SocketTransport::Handshake(std::shared_ptr<tcp::socket> socket, bool send_first) {
+  handshaking_ = socket;
+  Deadline deadline(io_, config_.handshake_timeout_ms, [weak = std::weak_ptr(socket)] {
+    asio::error_code ignored;
+    if (auto s = weak.lock()) s->close(ignored);
+  });
+  asio::error_code ec;
+  auto send = [&]() -> asio::awaitable<std::string> {
+    co_await asio::async_write(*socket, asio::buffer(jdwp::kHandshake.data(), kHandshakeSize),
+                               asio::redirect_error(asio::use_awaitable, ec));
+    if (deadline.expired()) co_return "timeout during handshake";
+    if (ec) co_return "send failed during handshake: " + ec.message();
+    co_return std::string();
+  };
+  if (send_first) {
+    if (std::string failure = co_await send(); !failure.empty()) co_return failure;
+  }
+  std::array<char, kHandshakeSize> received{};
+  co_await asio::async_read(*socket, asio::buffer(received), asio::redirect_error(asio::use_awaitable, ec));
+  if (deadline.expired()) co_return "timeout during handshake";
+  if (stopping_) co_return "transport shut down";
+  if (ec == asio::error::eof) co_return "handshake failed - connection prematurally closed";
+  if (ec) co_return "recv failed during handshake: " + ec.message();
+  if (std::string_view(received.data(), received.size()) != jdwp::kHandshake) {
+    // Shown as stock's %s shows it: up to the first NUL.
+    std::string shown(received.data(), strnlen(received.data(), received.size()));
+    co_return "handshake failed - received >" + shown + "< - expected >" + std::string(jdwp::kHandshake) + "<";
+  }
+  if (!send_first) {
+    if (std::string failure = co_await send(); !failure.empty()) co_return failure;
+  }
+  co_return std::string();
+}
+
+asio::awaitable<void> SocketTransport::AcceptLoop(bool stop_after_first) {
+  while (!stopping_ && !accept_timed_out_) {
+    auto socket = std::make_shared<tcp::socket>(io_);
+    asio::error_code ec;
+    co_await acceptor_.async_accept(*socket, asio::redirect_error(asio::use_awaitable, ec));
+    if (stopping_ || accept_timed_out_ || ec == asio::error::operation_aborted || !acceptor_.is_open()) co_return;
+    if (ec) {
+      // Typically EMFILE: back off briefly rather than spin on a failing accept.
+      accept_error_ = "accept failed: " + ec.message();
+      if (log_) log_->warn("{}", accept_error_);
+      accept_retry_timer_ = std::make_shared<asio::steady_timer>(io_, 100ms);
+      co_await accept_retry_timer_->async_wait(asio::redirect_error(asio::use_awaitable, ec));
+      continue;
+    }
+    tcp::endpoint remote = socket->remote_endpoint(ec);
+    if (ec) continue;  // already gone
+    std::string peer = EndpointText(remote);
+    asio::error_code ignored;
+    if (!allow_.Allows(PeerKey(remote.address()))) {
+      socket->close(ignored);
+      Warn("Debugger failed to attach: ERROR: Peer not allowed to connect: " + Unmapped(remote.address()).to_string());
+      continue;
+    }
+    if (session_) {
+      socket->close(ignored);
+      Warn("Debugger failed to attach: refused " + peer + ", a debugger is already attached (" + session_->peer + ")");
+      continue;
+    }
+    if (log_) log_->debug("accepted {}", peer);
+    socket->set_option(tcp::no_delay(true), ignored);
+    std::string failure = co_await Handshake(socket, /*send_first=*/false);
+    if (stopping_ || accept_timed_out_) co_return;
+    if (!failure.empty()) {
+      socket->close(ignored);
+      Warn("Debugger failed to attach: " + failure);
+      continue;
+    }
+    StartSession(socket, peer);
+    if (stop_after_first) co_return;
+  }
+}
+
+void SocketTransport::StartSession(std::shared_ptr<tcp::socket> socket, const std::string& peer) {
+  auto session = std::make_shared<Session>(std::move(*socket));
+  session->peer = peer;
+  session->epoch = ++last_epoch_;
+  session_ = session;
+  attached_epoch_ = session->epoch;
+  if (log_) log_->debug("debugger attached: {}", peer);
+  Notify([&] { listener_->OnAttached(peer); });
+  // Under Accept()/Attach() the reader waits for Run().
+  if (running_ && !session->ended) StartReader(session);
+}
+
+void SocketTransport::StartReader(const std::shared_ptr<Session>& session) {
+  if (session->reader_started) return;
+  session->reader_started = true;
+  Spawn(ReadLoop(session));
+  if (!session->writing) WriteNext(session);
+}
+
+asio::awaitable<void> SocketTransport::ReadLoop(std::shared_ptr<Session> session) {
+  std::vector<uint8_t> buffer(kReadBufferSize);
+  size_t begin = 0;
+  size_t end = 0;
+  asio::error_code ec;
+  while (!session->ended) {
+    // Deliver every whole packet already buffered.
+    while (end - begin >= 4) {
+      uint32_t length = ReadBigEndian32(buffer.data() + begin);
+      if (length < jdwp::kHeaderSize || length > kMaxPacketLength) {
+        Warn("Badly formed packet received - invalid length " + std::to_string(length));
+        EndSession(session, "invalid length " + std::to_string(length));
+        co_return;
+      }
+      if (end - begin >= length) {
+        std::vector<uint8_t> packet(buffer.begin() + begin, buffer.begin() + begin + length);
+        begin += length;
+        if (log_) log_->trace("<- packet len={}", length);
+        Notify([&] { listener_->OnPacket(std::move(packet)); });
+        if (session->ended) co_return;
+        continue;
+      }
+      if (length <= buffer.size()) break;
+      // Larger than the buffer: grow a packet of its own as bytes arrive, at
+      // most doubling, so a lying length field costs nothing up front.
+      std::vector<uint8_t> packet(buffer.begin() + begin, buffer.begin() + end);
+      begin = end = 0;
+      while (packet.size() < length) {
+        size_t have = packet.size();
+        size_t chunk = std::min<size_t>(length - have, std::max(have, kReadBufferSize));
+        packet.resize(have + chunk);
+        co_await asio::async_read(session->socket, asio::buffer(packet.data() + have, chunk),
+                                  asio::redirect_error(asio::use_awaitable, ec));
+        if (ec) {
+          EndSession(session, ec == asio::error::eof ? "debugger closed the connection mid-packet" : ec.message());
+          co_return;
+        }
+      }
+      if (log_) log_->trace("<- packet len={}", length);
+      Notify([&] { listener_->OnPacket(std::move(packet)); });
+      if (session->ended) co_return;
+    }
+    if (begin == end) {
+      begin = end = 0;
+    } else if (begin > 0) {
+      std::memmove(buffer.data(), buffer.data() + begin, end - begin);
+      end -= begin;
+      begin = 0;
+    }
+    size_t n = co_await session->socket.async_read_some(asio::buffer(buffer.data() + end, buffer.size() - end),
+                                                        asio::redirect_error(asio::use_awaitable, ec));
+    if (ec) {
+      std::string reason;
+      if (ec == asio::error::eof) {
+        reason = end > begin ? "debugger closed the connection mid-packet" : "debugger closed the connection";
+      } else {
+        reason = ec.message();
+      }
+      EndSession(session, reason);
+      co_return;
+    }
+    end += n;
+  }
+}
+
+void SocketTransport::WriteNext(const std::shared_ptr<Session>& session) {
+  if (session->ended) return;
+  if (session->queue.empty()) {
+    session->writing = false;
+    if (session->close_when_drained) EndSession(session, "connection closed by the agent");
+    return;
+  }
+  session->writing = true;
+  const std::vector<uint8_t>& front = session->queue.front();
+  if (log_) log_->trace("-> packet len={}", front.size());
+  asio::async_write(session->socket, asio::buffer(front), [this, session](const asio::error_code& ec, size_t) {
+    if (session->ended) return;
+    if (ec) {
+      EndSession(session, "send failed: " + ec.message());
+      return;
+    }
+    session->queue.pop_front();
+    WriteNext(session);
+  });
+}
+
+void SocketTransport::EndSession(const std::shared_ptr<Session>& session, const std::string& reason) {
+  if (session->ended) return;
+  session->ended = true;
+  session->queue.clear();
+  asio::error_code ignored;
+  session->socket.shutdown(tcp::socket::shutdown_both, ignored);
+  session->socket.close(ignored);
+  if (session_ == session) {
+    session_.reset();
+    attached_epoch_ = 0;
+  }
+  if (log_) log_->debug("debugger detached: {}", reason);
+  Notify([&] { listener_->OnDetached(reason); });
+  // A client transport lives for one connection only.
+  if (!config_.server) CloseAll();
+}
+
+void SocketTransport::CloseAll() {
+  asio::error_code ignored;
+  acceptor_.close(ignored);
+  if (accept_retry_timer_) accept_retry_timer_->cancel();
+  if (auto socket = handshaking_.lock()) socket->close(ignored);
+  if (auto socket = connecting_.lock()) socket->close(ignored);
+  if (session_) EndSession(session_, stopping_ ? "transport shut down" : "connection closed");
+}
+
+void SocketTransport::Run() {
+  try {
+    if (stopping_) {
+      // Shutdown() came before Run(): its posted CloseAll never runs, so close here.
+      CloseAll();
+      return;
+    }
+    running_ = true;
+    if (config_.server) Spawn(AcceptLoop(/*stop_after_first=*/false));
+    if (session_) StartReader(session_);
+    io_.restart();
+    io_.run();
+  } catch (const std::exception& e) {
+    if (log_) log_->error("transport I/O loop failed: {}", e.what());
+  } catch (...) {
+    if (log_) log_->error("transport I/O loop failed");
+  }
+}
+
+void SocketTransport::Send(std::vector<uint8_t> packet) {
+  try {
+    uint64_t epoch = attached_epoch_;
+    if (epoch == 0 || stopping_) return;
+    asio::post(io_, [this, epoch, packet = std::move(packet)]() mutable {
+      auto session = session_;
+      if (!session || session->epoch != epoch || session->ended || session->close_when_drained) return;
+      session->queue.push_back(std::move(packet));
+      // Before Run() the reader has not started; StartReader starts the writer too.
+      if (!session->writing && session->reader_started) WriteNext(session);
+    });
+  } catch (...) {
+    if (log_) log_->error("Send failed to queue a packet");
+  }
+}
+
+void SocketTransport::CloseConnection() {
+  try {
+    uint64_t epoch = attached_epoch_;
+    if (epoch == 0) return;
+    asio::post(io_, [this, epoch] {
+      auto session = session_;
+      if (!session || session->epoch != epoch || session->ended) return;
+      session->close_when_drained = true;
+      if (!session->writing) WriteNext(session);
+    });
+  } catch (...) {
+    if (log_) log_->error("CloseConnection failed");
+  }
+}
+
+void SocketTransport::Shutdown() {
+  try {
+    if (stopping_.exchange(true)) return;
+    asio::post(io_, [this] { CloseAll(); });
+  } catch (...) {
+    // Posting only fails on allocation failure; stopping the loop still ends Run().
+    io_.stop();
+  }
+}
+
+}  // namespace
+
+tl::expected<std::unique_ptr<Transport>, TransportError> Transport::Open(const Config& config, Listener* listener) {
+  try {
+    if (listener == nullptr) return tl::unexpected(TransportError{kErrorIllegalArgument, "no listener", {}});
+    if (!config.server && config.address.empty()) {
+      return tl::unexpected(TransportError{kErrorIllegalArgument, "address is missing", {}});
+    }
+    auto address = ParseAddress(config.address);
+    if (!address) return tl::unexpected(address.error());
+    auto allow = AllowList::Parse(config.allow);
+    if (!allow) return tl::unexpected(allow.error());
+    auto transport = std::make_unique<SocketTransport>(config, listener, std::move(*allow));
+    auto ready = config.server ? transport->Bind(*address) : transport->Resolve(*address);
+    if (!ready) return tl::unexpected(ready.error());
+    return std::unique_ptr<Transport>(std::move(transport));
+  } catch (const std::exception& e) {
+    return tl::unexpected(TransportError{kErrorIo, std::string("transport setup failed: ") + e.what(), {}});
+  }
+}
+
+}  // namespace jdwpx::transport

@@ -1,0 +1,864 @@
+// Loopback tests of the dt_socket transport: a real Transport on one side, a
+// plain blocking POSIX socket playing the debugger on the other.
+#include "transport/transport.h"
+
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <poll.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <condition_variable>
+#include <cstring>
+#include <future>
+#include <mutex>
+#include <optional>
+#include <sstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+#include <spdlog/sinks/ostream_sink.h>
+#include <spdlog/spdlog.h>
+
+namespace jdwpx::transport {
+namespace {
+
+using namespace std::chrono_literals;
+using ::testing::ElementsAre;
+using ::testing::HasSubstr;
+
+constexpr auto kWait = 10s;
+constexpr std::string_view kHandshake = "JDWP-Handshake";
+
+std::vector<uint8_t> MakePacket(uint32_t id, size_t payload_size, uint8_t fill = 0x5a) {
+  auto length = static_cast<uint32_t>(11 + payload_size);
+  std::vector<uint8_t> p = {uint8_t(length >> 24), uint8_t(length >> 16), uint8_t(length >> 8), uint8_t(length),
+                            uint8_t(id >> 24),     uint8_t(id >> 16),     uint8_t(id >> 8),     uint8_t(id),
+                            0,                     1,                     1};
+  p.resize(length, fill);
+  return p;
+}
+
+uint32_t PacketId(const std::vector<uint8_t>& p) {
+  return (uint32_t{p[4]} << 24) | (uint32_t{p[5]} << 16) | (uint32_t{p[6]} << 8) | p[7];
+}
+
+class Recorder : public Listener {
+ public:
+  void OnAttached(const std::string& peer) override { Add([&] { attached.push_back(peer); }); }
+  void OnPacket(std::vector<uint8_t> packet) override { Add([&] { packets.push_back(std::move(packet)); }); }
+  void OnDetached(const std::string& reason) override { Add([&] { detached.push_back(reason); }); }
+  void OnWarning(const std::string& message) override { Add([&] { warnings.push_back(message); }); }
+
+  template <typename Predicate>
+  bool WaitFor(Predicate predicate, std::chrono::milliseconds timeout = kWait) {
+    std::unique_lock lock(mutex);
+    return cv.wait_for(lock, timeout, [&] { return predicate(); });
+  }
+  bool WaitAttached(size_t n) { return WaitFor([&] { return attached.size() >= n; }); }
+  bool WaitDetached(size_t n) { return WaitFor([&] { return detached.size() >= n; }); }
+  bool WaitWarnings(size_t n) { return WaitFor([&] { return warnings.size() >= n; }); }
+  bool WaitPackets(size_t n) { return WaitFor([&] { return packets.size() >= n; }); }
+
+  template <typename F>
+  auto Locked(F read) {
+    std::lock_guard lock(mutex);
+    return read();
+  }
+
+  std::mutex mutex;
+  std::condition_variable cv;
+  std::vector<std::string> attached;
+  std::vector<std::vector<uint8_t>> packets;
+  std::vector<std::string> detached;
+  std::vector<std::string> warnings;
+
+ private:
+  template <typename F>
+  void Add(F change) {
+    {
+      std::lock_guard lock(mutex);
+      change();
+    }
+    cv.notify_all();
+  }
+};
+
+// The debugger's end: blocking POSIX socket, every read bounded by poll().
+class Peer {
+ public:
+  Peer() = default;
+  explicit Peer(int fd) : fd_(fd) {}
+  Peer(Peer&& other) noexcept : fd_(std::exchange(other.fd_, -1)) {}
+  Peer& operator=(Peer&& other) noexcept {
+    Close();
+    fd_ = std::exchange(other.fd_, -1);
+    return *this;
+  }
+  ~Peer() { Close(); }
+
+  static Peer Connect(uint16_t port, const char* ip = "127.0.0.1") {
+    sockaddr_storage storage{};
+    socklen_t size;
+    int family;
+    if (std::strchr(ip, ':') != nullptr) {
+      auto* a = reinterpret_cast<sockaddr_in6*>(&storage);
+      a->sin6_family = family = AF_INET6;
+      a->sin6_port = htons(port);
+      inet_pton(AF_INET6, ip, &a->sin6_addr);
+      size = sizeof(*a);
+    } else {
+      auto* a = reinterpret_cast<sockaddr_in*>(&storage);
+      a->sin_family = family = AF_INET;
+      a->sin_port = htons(port);
+      inet_pton(AF_INET, ip, &a->sin_addr);
+      size = sizeof(*a);
+    }
+    int fd = socket(family, SOCK_STREAM, 0);
+    if (connect(fd, reinterpret_cast<sockaddr*>(&storage), size) != 0) {
+      close(fd);
+      return Peer();
+    }
+    int one = 1;
+    setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+    return Peer(fd);
+  }
+
+  bool connected() const { return fd_ >= 0; }
+  int fd() const { return fd_; }
+
+  bool Write(const void* data, size_t size) {
+    auto* p = static_cast<const char*>(data);
+    while (size > 0) {
+      ssize_t n = send(fd_, p, size, MSG_NOSIGNAL);
+      if (n <= 0) return false;
+      p += n;
+      size -= static_cast<size_t>(n);
+    }
+    return true;
+  }
+  bool Write(std::string_view s) { return Write(s.data(), s.size()); }
+  bool Write(const std::vector<uint8_t>& v) { return Write(v.data(), v.size()); }
+
+  // Exactly n bytes, or nullopt on close, error or timeout.
+  std::optional<std::vector<uint8_t>> Read(size_t n, std::chrono::milliseconds timeout = kWait) {
+    std::vector<uint8_t> out(n);
+    size_t have = 0;
+    auto deadline = std::chrono::steady_clock::now() + timeout;
+    while (have < n) {
+      auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
+      pollfd p{fd_, POLLIN, 0};
+      if (left.count() <= 0 || poll(&p, 1, static_cast<int>(left.count())) <= 0) return std::nullopt;
+      ssize_t got = recv(fd_, out.data() + have, n - have, 0);
+      if (got <= 0) return std::nullopt;
+      have += static_cast<size_t>(got);
+    }
+    return out;
+  }
+
+  std::optional<std::vector<uint8_t>> ReadPacket() {
+    auto header = Read(4);
+    if (!header) return std::nullopt;
+    uint32_t length = (uint32_t{(*header)[0]} << 24) | (uint32_t{(*header)[1]} << 16) |
+                      (uint32_t{(*header)[2]} << 8) | (*header)[3];
+    auto rest = Read(length - 4);
+    if (!rest) return std::nullopt;
+    header->insert(header->end(), rest->begin(), rest->end());
+    return header;
+  }
+
+  // True once the other side has closed (EOF or reset) within the timeout;
+  // any bytes before that are discarded.
+  bool WaitClosed(std::chrono::milliseconds timeout = kWait) {
+    auto deadline = std::chrono::steady_clock::now() + timeout;
+    char sink[4096];
+    for (;;) {
+      auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
+      pollfd p{fd_, POLLIN, 0};
+      if (left.count() <= 0 || poll(&p, 1, static_cast<int>(left.count())) <= 0) return false;
+      if (recv(fd_, sink, sizeof(sink), 0) <= 0) return true;
+    }
+  }
+
+  bool Handshake() {
+    if (!Write(kHandshake)) return false;
+    auto reply = Read(kHandshake.size());
+    return reply && std::string_view(reinterpret_cast<const char*>(reply->data()), reply->size()) == kHandshake;
+  }
+
+  void Close() {
+    if (fd_ >= 0) close(fd_);
+    fd_ = -1;
+  }
+
+ private:
+  int fd_ = -1;
+};
+
+bool Ipv6LoopbackAvailable() {
+  int fd = socket(AF_INET6, SOCK_STREAM, 0);
+  if (fd < 0) return false;
+  sockaddr_in6 a{};
+  a.sin6_family = AF_INET6;
+  a.sin6_addr = in6addr_loopback;
+  bool ok = bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof(a)) == 0;
+  close(fd);
+  return ok;
+}
+
+// A port nobody listens on (bound then released).
+uint16_t ClosedPort() {
+  int fd = socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in a{};
+  a.sin_family = AF_INET;
+  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof(a));
+  socklen_t size = sizeof(a);
+  getsockname(fd, reinterpret_cast<sockaddr*>(&a), &size);
+  close(fd);
+  return ntohs(a.sin_port);
+}
+
+// A transport with Run() on its own thread; torn down with Shutdown().
+class Harness {
+ public:
+  explicit Harness(Config config) {
+    auto opened = Transport::Open(config, &recorder);
+    if (!opened) {
+      ADD_FAILURE() << "Open failed: " << opened.error().code << " " << opened.error().message;
+      return;
+    }
+    transport = std::move(*opened);
+  }
+  static Config Server(std::string address = "0") {
+    Config c;
+    c.server = true;
+    c.address = std::move(address);
+    return c;
+  }
+  void StartRun() {
+    run_done = run_promise.get_future();
+    runner = std::thread([this] {
+      transport->Run();
+      run_promise.set_value();
+    });
+  }
+  bool RunReturned(std::chrono::milliseconds timeout = kWait) {
+    return run_done.wait_for(timeout) == std::future_status::ready;
+  }
+  ~Harness() {
+    if (transport) transport->Shutdown();
+    if (runner.joinable()) runner.join();
+  }
+  // Connects and handshakes a debugger, waiting until the transport reports it.
+  Peer AttachDebugger() {
+    size_t before = recorder.Locked([&] { return recorder.attached.size(); });
+    Peer peer = Peer::Connect(transport->port());
+    EXPECT_TRUE(peer.connected());
+    EXPECT_TRUE(peer.Handshake());
+    EXPECT_TRUE(recorder.WaitAttached(before + 1));
+    return peer;
+  }
+
+  Recorder recorder;
+  std::unique_ptr<Transport> transport;
+  std::thread runner;
+  std::promise<void> run_promise;
+  std::future<void> run_done;
+};
+
+TEST(Transport, PortZeroReturnsTheRealPort) {
+  Harness h(Harness::Server("0"));
+  ASSERT_TRUE(h.transport);
+  EXPECT_NE(h.transport->port(), 0);
+  Peer peer = Peer::Connect(h.transport->port());
+  EXPECT_TRUE(peer.connected());
+}
+
+TEST(Transport, EmptyServerAddressIsEphemeralLoopback) {
+  Harness h(Harness::Server(""));
+  ASSERT_TRUE(h.transport);
+  EXPECT_NE(h.transport->port(), 0);
+  EXPECT_TRUE(Peer::Connect(h.transport->port()).connected());
+}
+
+TEST(Transport, ServerAcceptHandshakeAndPacketsBothWays) {
+  Harness h(Harness::Server());
+  ASSERT_TRUE(h.transport);
+  uint16_t port = h.transport->port();
+  auto debugger = std::async(std::launch::async, [port] {
+    Peer peer = Peer::Connect(port);
+    bool ok = peer.Handshake();
+    return std::make_pair(ok, std::move(peer));
+  });
+  auto accepted = h.transport->Accept();
+  ASSERT_TRUE(accepted) << accepted.error().message;
+  auto [handshake_ok, peer] = debugger.get();
+  ASSERT_TRUE(handshake_ok);
+  EXPECT_THAT(h.recorder.attached, ElementsAre(HasSubstr("127.0.0.1:")));
+  // Queued before Run(): written once Run() starts.
+  h.transport->Send(MakePacket(1, 3));
+  h.StartRun();
+  auto first = peer.ReadPacket();
+  ASSERT_TRUE(first);
+  EXPECT_EQ(*first, MakePacket(1, 3));
+  ASSERT_TRUE(peer.Write(MakePacket(7, 20)));
+  ASSERT_TRUE(h.recorder.WaitPackets(1));
+  EXPECT_EQ(h.recorder.Locked([&] { return h.recorder.packets[0]; }), MakePacket(7, 20));
+  h.transport->Send(MakePacket(7, 5, 0x11));
+  auto reply = peer.ReadPacket();
+  ASSERT_TRUE(reply);
+  EXPECT_EQ(*reply, MakePacket(7, 5, 0x11));
+}
+
+TEST(Transport, ClientModeAttachesToListeningDebugger) {
+  int listener = socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in a{};
+  a.sin_family = AF_INET;
+  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  ASSERT_EQ(bind(listener, reinterpret_cast<sockaddr*>(&a), sizeof(a)), 0);
+  ASSERT_EQ(listen(listener, 1), 0);
+  socklen_t size = sizeof(a);
+  getsockname(listener, reinterpret_cast<sockaddr*>(&a), &size);
+  uint16_t port = ntohs(a.sin_port);
+
+  Config config;
+  config.server = false;
+  config.address = "127.0.0.1:" + std::to_string(port);
+  Harness h(config);
+  ASSERT_TRUE(h.transport);
+  auto attached = std::async(std::launch::async, [&] { return h.transport->Attach(); });
+  pollfd p{listener, POLLIN, 0};
+  ASSERT_EQ(poll(&p, 1, 10000), 1);
+  Peer debugger(accept(listener, nullptr, nullptr));
+  close(listener);
+  // The agent speaks first in client mode.
+  auto hello = debugger.Read(kHandshake.size());
+  ASSERT_TRUE(hello);
+  EXPECT_EQ(std::string(hello->begin(), hello->end()), kHandshake);
+  ASSERT_TRUE(debugger.Write(kHandshake));
+  ASSERT_EQ(attached.wait_for(kWait), std::future_status::ready);
+  auto result = attached.get();
+  ASSERT_TRUE(result) << result.error().message;
+  EXPECT_EQ(h.recorder.attached.size(), 1u);
+
+  h.StartRun();
+  ASSERT_TRUE(debugger.Write(MakePacket(3, 0)));
+  ASSERT_TRUE(h.recorder.WaitPackets(1));
+  h.transport->Send(MakePacket(3, 9));
+  auto reply = debugger.ReadPacket();
+  ASSERT_TRUE(reply);
+  EXPECT_EQ(*reply, MakePacket(3, 9));
+  // In client mode the end of the connection ends Run().
+  debugger.Close();
+  EXPECT_TRUE(h.recorder.WaitDetached(1));
+  EXPECT_TRUE(h.RunReturned());
+}
+
+TEST(Transport, ClientModeConnectRefusedIs202) {
+  Config config;
+  config.address = "127.0.0.1:" + std::to_string(ClosedPort());
+  Recorder recorder;
+  auto opened = Transport::Open(config, &recorder);
+  ASSERT_TRUE(opened);
+  auto attached = (*opened)->Attach();
+  ASSERT_FALSE(attached);
+  EXPECT_EQ(attached.error().code, 202);
+  EXPECT_EQ(attached.error().message, "connect failed: Connection refused");
+  EXPECT_TRUE(recorder.attached.empty());
+}
+
+TEST(Transport, ClientModeBadHandshakeReplyFails) {
+  int listener = socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in a{};
+  a.sin_family = AF_INET;
+  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  ASSERT_EQ(bind(listener, reinterpret_cast<sockaddr*>(&a), sizeof(a)), 0);
+  ASSERT_EQ(listen(listener, 1), 0);
+  socklen_t size = sizeof(a);
+  getsockname(listener, reinterpret_cast<sockaddr*>(&a), &size);
+  Config config;
+  config.address = "localhost:" + std::to_string(ntohs(a.sin_port));
+  Recorder recorder;
+  auto opened = Transport::Open(config, &recorder);
+  ASSERT_TRUE(opened);
+  auto attached = std::async(std::launch::async, [&] { return (*opened)->Attach(); });
+  Peer debugger(accept(listener, nullptr, nullptr));
+  close(listener);
+  ASSERT_TRUE(debugger.Write(std::string_view("HELLO-Handshake")));
+  auto result = attached.get();
+  ASSERT_FALSE(result);
+  EXPECT_EQ(result.error().code, 202);
+  EXPECT_EQ(result.error().message, "handshake failed - received >HELLO-Handshak< - expected >JDWP-Handshake<");
+}
+
+TEST(Transport, ClientModeWithoutAddressIsRejected) {
+  Recorder recorder;
+  auto opened = Transport::Open(Config{}, &recorder);
+  ASSERT_FALSE(opened);
+  EXPECT_EQ(opened.error().code, 103);
+}
+
+TEST(Transport, BadHandshakeThenGoodDebuggerIsServed) {
+  Harness h(Harness::Server());
+  ASSERT_TRUE(h.transport);
+  h.StartRun();
+  Peer bad = Peer::Connect(h.transport->port());
+  ASSERT_TRUE(bad.Write(std::string_view("GET / HTTP/1.1\r\nHost: x\r\n\r\n")));
+  EXPECT_TRUE(bad.WaitClosed());
+  ASSERT_TRUE(h.recorder.WaitWarnings(1));
+  EXPECT_EQ(h.recorder.Locked([&] { return h.recorder.warnings[0]; }),
+            "Debugger failed to attach: handshake failed - received >GET / HTTP/1.1< - expected >JDWP-Handshake<");
+  Peer good = h.AttachDebugger();
+  ASSERT_TRUE(good.Write(MakePacket(1, 0)));
+  EXPECT_TRUE(h.recorder.WaitPackets(1));
+}
+
+TEST(Transport, HandshakeCutShortIsReported) {
+  Harness h(Harness::Server());
+  ASSERT_TRUE(h.transport);
+  h.StartRun();
+  Peer bad = Peer::Connect(h.transport->port());
+  ASSERT_TRUE(bad.Write(std::string_view("JDWP-Hand")));
+  shutdown(bad.fd(), SHUT_WR);
+  EXPECT_TRUE(bad.WaitClosed());
+  ASSERT_TRUE(h.recorder.WaitWarnings(1));
+  EXPECT_EQ(h.recorder.Locked([&] { return h.recorder.warnings[0]; }),
+            "Debugger failed to attach: handshake failed - connection prematurally closed");
+  h.AttachDebugger();
+}
+
+TEST(Transport, SlowHandshakeTimesOutAndListeningGoesOn) {
+  Config config = Harness::Server();
+  config.handshake_timeout_ms = 200;
+  Harness h(config);
+  ASSERT_TRUE(h.transport);
+  h.StartRun();
+  Peer silent = Peer::Connect(h.transport->port());
+  ASSERT_TRUE(silent.connected());
+  EXPECT_TRUE(silent.WaitClosed());
+  ASSERT_TRUE(h.recorder.WaitWarnings(1));
+  EXPECT_EQ(h.recorder.Locked([&] { return h.recorder.warnings[0]; }),
+            "Debugger failed to attach: timeout during handshake");
+  h.AttachDebugger();
+}
+
+TEST(Transport, SplitFramesAreReassembled) {
+  Harness h(Harness::Server());
+  ASSERT_TRUE(h.transport);
+  h.StartRun();
+  Peer peer = h.AttachDebugger();
+  auto packet = MakePacket(42, 30);
+  for (uint8_t byte : packet) ASSERT_TRUE(peer.Write(&byte, 1));
+  ASSERT_TRUE(h.recorder.WaitPackets(1));
+  EXPECT_EQ(h.recorder.Locked([&] { return h.recorder.packets; }), std::vector<std::vector<uint8_t>>{packet});
+}
+
+TEST(Transport, MergedFramesAreSeparated) {
+  Harness h(Harness::Server());
+  ASSERT_TRUE(h.transport);
+  h.StartRun();
+  Peer peer = h.AttachDebugger();
+  std::vector<uint8_t> all;
+  for (uint32_t id : {1u, 2u, 3u}) {
+    auto p = MakePacket(id, id * 7, uint8_t(id));
+    all.insert(all.end(), p.begin(), p.end());
+  }
+  ASSERT_TRUE(peer.Write(all));
+  ASSERT_TRUE(h.recorder.WaitPackets(3));
+  EXPECT_THAT(h.recorder.Locked([&] { return h.recorder.packets; }),
+              ElementsAre(MakePacket(1, 7, 1), MakePacket(2, 14, 2), MakePacket(3, 21, 3)));
+}
+
+TEST(Transport, PacketLargerThanTheReadBufferArrivesWhole) {
+  Harness h(Harness::Server());
+  ASSERT_TRUE(h.transport);
+  h.StartRun();
+  Peer peer = h.AttachDebugger();
+  auto big = MakePacket(9, 3 * 1024 * 1024 + 17, 0x77);
+  auto small = MakePacket(10, 1);
+  std::vector<uint8_t> both = big;
+  both.insert(both.end(), small.begin(), small.end());
+  ASSERT_TRUE(peer.Write(both));
+  ASSERT_TRUE(h.recorder.WaitPackets(2));
+  EXPECT_TRUE(h.recorder.Locked([&] { return h.recorder.packets[0] == big && h.recorder.packets[1] == small; }));
+  // And the other way.
+  h.transport->Send(big);
+  auto echoed = peer.ReadPacket();
+  ASSERT_TRUE(echoed);
+  EXPECT_TRUE(*echoed == big);
+}
+
+void ExpectBadLengthClosesAndListensAgain(uint32_t length) {
+  Harness h(Harness::Server());
+  ASSERT_TRUE(h.transport);
+  h.StartRun();
+  Peer peer = h.AttachDebugger();
+  std::vector<uint8_t> header = {uint8_t(length >> 24), uint8_t(length >> 16), uint8_t(length >> 8), uint8_t(length),
+                                 0, 0, 0, 1, 0, 1, 1};
+  ASSERT_TRUE(peer.Write(header));
+  EXPECT_TRUE(peer.WaitClosed());
+  ASSERT_TRUE(h.recorder.WaitDetached(1));
+  ASSERT_TRUE(h.recorder.WaitWarnings(1));
+  EXPECT_EQ(h.recorder.Locked([&] { return h.recorder.warnings[0]; }),
+            "Badly formed packet received - invalid length " + std::to_string(length));
+  EXPECT_TRUE(h.recorder.packets.empty());
+  Peer next = h.AttachDebugger();
+  ASSERT_TRUE(next.Write(MakePacket(2, 0)));
+  EXPECT_TRUE(h.recorder.WaitPackets(1));
+}
+
+TEST(Transport, OversizeLengthClosesTheConnectionAndListensAgain) { ExpectBadLengthClosesAndListensAgain(0x7fffffff); }
+
+TEST(Transport, UndersizeLengthClosesTheConnectionAndListensAgain) { ExpectBadLengthClosesAndListensAgain(10); }
+
+TEST(Transport, PeerClosingMidPacketDetachesAndListensAgain) {
+  Harness h(Harness::Server());
+  ASSERT_TRUE(h.transport);
+  h.StartRun();
+  Peer peer = h.AttachDebugger();
+  auto packet = MakePacket(5, 100);
+  ASSERT_TRUE(peer.Write(packet.data(), 40));
+  peer.Close();
+  ASSERT_TRUE(h.recorder.WaitDetached(1));
+  EXPECT_EQ(h.recorder.Locked([&] { return h.recorder.detached[0]; }), "debugger closed the connection mid-packet");
+  EXPECT_TRUE(h.recorder.packets.empty());
+  h.AttachDebugger();
+}
+
+TEST(Transport, ListensAgainOnTheSamePortAfterDetach) {
+  Harness h(Harness::Server());
+  ASSERT_TRUE(h.transport);
+  uint16_t port = h.transport->port();
+  h.StartRun();
+  for (int round = 1; round <= 3; ++round) {
+    Peer peer = h.AttachDebugger();
+    ASSERT_TRUE(peer.Write(MakePacket(round, 0)));
+    ASSERT_TRUE(h.recorder.WaitPackets(round));
+    peer.Close();
+    ASSERT_TRUE(h.recorder.WaitDetached(round));
+    EXPECT_EQ(h.transport->port(), port);
+  }
+  EXPECT_EQ(h.recorder.Locked([&] { return h.recorder.detached[0]; }), "debugger closed the connection");
+}
+
+TEST(Transport, SecondDebuggerIsRefusedWhileTheFirstWorks) {
+  Harness h(Harness::Server());
+  ASSERT_TRUE(h.transport);
+  h.StartRun();
+  Peer first = h.AttachDebugger();
+  Peer second = Peer::Connect(h.transport->port());
+  ASSERT_TRUE(second.connected());
+  EXPECT_TRUE(second.WaitClosed());
+  ASSERT_TRUE(h.recorder.WaitWarnings(1));
+  EXPECT_THAT(h.recorder.Locked([&] { return h.recorder.warnings[0]; }),
+              HasSubstr("a debugger is already attached"));
+  ASSERT_TRUE(first.Write(MakePacket(8, 2)));
+  ASSERT_TRUE(h.recorder.WaitPackets(1));
+  h.transport->Send(MakePacket(8, 4));
+  auto reply = first.ReadPacket();
+  ASSERT_TRUE(reply);
+  EXPECT_EQ(*reply, MakePacket(8, 4));
+  EXPECT_EQ(h.recorder.Locked([&] { return h.recorder.attached.size(); }), 1u);
+}
+
+TEST(Transport, CloseConnectionFlushesQueuedPacketsThenDetaches) {
+  Harness h(Harness::Server());
+  ASSERT_TRUE(h.transport);
+  h.StartRun();
+  Peer peer = h.AttachDebugger();
+  h.transport->Send(MakePacket(1, 10));
+  h.transport->Send(MakePacket(2, 10));
+  h.transport->CloseConnection();
+  h.transport->Send(MakePacket(3, 10));  // after Dispose: dropped
+  auto one = peer.ReadPacket();
+  auto two = peer.ReadPacket();
+  ASSERT_TRUE(one && two);
+  EXPECT_EQ(PacketId(*one), 1u);
+  EXPECT_EQ(PacketId(*two), 2u);
+  EXPECT_TRUE(peer.WaitClosed());
+  ASSERT_TRUE(h.recorder.WaitDetached(1));
+  EXPECT_EQ(h.recorder.Locked([&] { return h.recorder.detached[0]; }), "connection closed by the agent");
+  h.AttachDebugger();
+}
+
+TEST(Transport, AllowListAcceptsMatchingPeer) {
+  Config config = Harness::Server();
+  config.allow = "10.0.0.0/8+127.0.0.0/8";
+  Harness h(config);
+  ASSERT_TRUE(h.transport);
+  h.StartRun();
+  h.AttachDebugger();
+  EXPECT_TRUE(h.recorder.warnings.empty());
+}
+
+TEST(Transport, AllowListRefusesOtherPeersAndListeningGoesOn) {
+  Config config = Harness::Server();
+  config.allow = "10.1.2.3+192.168.0.0/16";
+  Harness h(config);
+  ASSERT_TRUE(h.transport);
+  h.StartRun();
+  for (size_t attempt = 1; attempt <= 2; ++attempt) {
+    Peer peer = Peer::Connect(h.transport->port());
+    ASSERT_TRUE(peer.connected());
+    EXPECT_TRUE(peer.WaitClosed());
+    ASSERT_TRUE(h.recorder.WaitWarnings(attempt));
+  }
+  EXPECT_THAT(h.recorder.Locked([&] { return h.recorder.warnings; }),
+              ElementsAre("Debugger failed to attach: ERROR: Peer not allowed to connect: 127.0.0.1",
+                          "Debugger failed to attach: ERROR: Peer not allowed to connect: 127.0.0.1"));
+  EXPECT_TRUE(h.recorder.attached.empty());
+}
+
+TEST(Transport, AllowListMatchesIpv4PeerOfDualStackListener) {
+  Config config = Harness::Server("*:0");
+  config.allow = "127.0.0.1/32";
+  Harness h(config);
+  ASSERT_TRUE(h.transport);
+  h.StartRun();
+  h.AttachDebugger();
+  EXPECT_THAT(h.recorder.attached, ElementsAre(HasSubstr("127.0.0.1:")));
+}
+
+TEST(Transport, AllowListIpv6) {
+  if (!Ipv6LoopbackAvailable()) GTEST_SKIP() << "no IPv6 loopback";
+  Config config = Harness::Server("*:0");
+  config.allow = "::1";
+  Harness h(config);
+  ASSERT_TRUE(h.transport);
+  h.StartRun();
+  Peer v6 = Peer::Connect(h.transport->port(), "::1");
+  ASSERT_TRUE(v6.connected());
+  ASSERT_TRUE(v6.Handshake());
+  ASSERT_TRUE(h.recorder.WaitAttached(1));
+  EXPECT_THAT(h.recorder.attached, ElementsAre(HasSubstr("[::1]:")));
+  v6.Close();
+  ASSERT_TRUE(h.recorder.WaitDetached(1));
+  Peer v4 = Peer::Connect(h.transport->port(), "127.0.0.1");
+  EXPECT_TRUE(v4.WaitClosed());
+  ASSERT_TRUE(h.recorder.WaitWarnings(1));
+  EXPECT_EQ(h.recorder.Locked([&] { return h.recorder.warnings[0]; }),
+            "Debugger failed to attach: ERROR: Peer not allowed to connect: 127.0.0.1");
+}
+
+TEST(Transport, Ipv6ListenAddress) {
+  if (!Ipv6LoopbackAvailable()) GTEST_SKIP() << "no IPv6 loopback";
+  Harness h(Harness::Server("[::1]:0"));
+  ASSERT_TRUE(h.transport);
+  h.StartRun();
+  Peer v6 = Peer::Connect(h.transport->port(), "::1");
+  ASSERT_TRUE(v6.Handshake());
+  EXPECT_TRUE(h.recorder.WaitAttached(1));
+}
+
+TEST(Transport, MalformedAllowFailsOpen) {
+  Config config = Harness::Server();
+  config.allow = "10.1.2.3/33";
+  Recorder recorder;
+  auto opened = Transport::Open(config, &recorder);
+  ASSERT_FALSE(opened);
+  EXPECT_EQ(opened.error().code, 103);
+  EXPECT_EQ(opened.error().message, "invalid netmask in allow option");
+  EXPECT_EQ(opened.error().preceding_line, "Error in allow option: '33'");
+}
+
+TEST(Transport, BindToPortInUseIs202) {
+  Harness first(Harness::Server());
+  ASSERT_TRUE(first.transport);
+  for (std::string address : {std::to_string(first.transport->port()), "127.0.0.1:" + std::to_string(first.transport->port())}) {
+    SCOPED_TRACE(address);
+    Recorder recorder;
+    auto second = Transport::Open(Harness::Server(address), &recorder);
+    ASSERT_FALSE(second);
+    EXPECT_EQ(second.error().code, 202);
+    EXPECT_EQ(second.error().message, "bind failed: Address already in use");
+  }
+}
+
+TEST(Transport, BadPortIs103) {
+  for (const char* address : {"99999", "-1", "abc", "localhost:"}) {
+    SCOPED_TRACE(address);
+    Recorder recorder;
+    auto opened = Transport::Open(Harness::Server(address), &recorder);
+    ASSERT_FALSE(opened);
+    EXPECT_EQ(opened.error().code, 103);
+    EXPECT_EQ(opened.error().message, "invalid port number specified");
+  }
+}
+
+TEST(Transport, UnresolvableHostIs202) {
+  for (bool server : {true, false}) {
+    Config config;
+    config.server = server;
+    config.address = "nosuchhost.invalid:5005";
+    Recorder recorder;
+    auto opened = Transport::Open(config, &recorder);
+    ASSERT_FALSE(opened);
+    EXPECT_EQ(opened.error().code, 202);
+    EXPECT_EQ(opened.error().message, "getaddrinfo: failed to parse address");
+  }
+}
+
+TEST(Transport, AcceptTimesOut) {
+  Config config = Harness::Server();
+  config.timeout_ms = 150;
+  Harness h(config);
+  ASSERT_TRUE(h.transport);
+  auto start = std::chrono::steady_clock::now();
+  auto accepted = h.transport->Accept();
+  ASSERT_FALSE(accepted);
+  EXPECT_EQ(accepted.error().code, 203);
+  EXPECT_EQ(accepted.error().message, "timed out waiting for connection");
+  EXPECT_GE(std::chrono::steady_clock::now() - start, 150ms);
+}
+
+TEST(Transport, AcceptIgnoresRefusedPeersAndBadHandshakes) {
+  Config config = Harness::Server();
+  config.handshake_timeout_ms = 5000;
+  Harness h(config);
+  ASSERT_TRUE(h.transport);
+  uint16_t port = h.transport->port();
+  auto debuggers = std::async(std::launch::async, [port] {
+    Peer bad = Peer::Connect(port);
+    bad.Write(std::string_view("not a handshake"));
+    bad.WaitClosed();
+    Peer good = Peer::Connect(port);
+    good.Handshake();
+    return good;
+  });
+  ASSERT_TRUE(h.transport->Accept());
+  Peer good = debuggers.get();
+  EXPECT_EQ(h.recorder.warnings.size(), 1u);
+  EXPECT_EQ(h.recorder.attached.size(), 1u);
+  h.StartRun();
+  ASSERT_TRUE(good.Write(MakePacket(1, 1)));
+  EXPECT_TRUE(h.recorder.WaitPackets(1));
+}
+
+TEST(Transport, SendFromAnotherThreadWhileReading) {
+  Harness h(Harness::Server());
+  ASSERT_TRUE(h.transport);
+  h.StartRun();
+  Peer peer = h.AttachDebugger();
+  constexpr uint32_t kCount = 500;
+  std::thread sender([&] {
+    for (uint32_t id = 1; id <= kCount; ++id) h.transport->Send(MakePacket(id, id % 50));
+  });
+  std::thread writer([&] {
+    for (uint32_t id = 1; id <= kCount; ++id) peer.Write(MakePacket(100000 + id, id % 70));
+  });
+  for (uint32_t id = 1; id <= kCount; ++id) {
+    auto packet = peer.ReadPacket();
+    ASSERT_TRUE(packet) << "packet " << id;
+    ASSERT_EQ(*packet, MakePacket(id, id % 50));
+  }
+  sender.join();
+  writer.join();
+  ASSERT_TRUE(h.recorder.WaitPackets(kCount));
+  h.recorder.Locked([&] {
+    for (uint32_t i = 0; i < kCount; ++i) EXPECT_EQ(h.recorder.packets[i], MakePacket(100001 + i, (i + 1) % 70));
+    return 0;
+  });
+}
+
+TEST(Transport, SendWithoutDebuggerIsDropped) {
+  Harness h(Harness::Server());
+  ASSERT_TRUE(h.transport);
+  h.StartRun();
+  h.transport->Send(MakePacket(1, 1));
+  Peer peer = h.AttachDebugger();
+  h.transport->Send(MakePacket(2, 1));
+  auto packet = peer.ReadPacket();
+  ASSERT_TRUE(packet);
+  EXPECT_EQ(PacketId(*packet), 2u);
+}
+
+TEST(Transport, LogsPacketsToItsNamedLoggerWhenOneExists) {
+  std::ostringstream lines;
+  auto sink = std::make_shared<spdlog::sinks::ostream_sink_mt>(lines);
+  auto logger = std::make_shared<spdlog::logger>("jdwpx.transport", sink);
+  logger->set_level(spdlog::level::trace);
+  logger->set_pattern("%v");
+  spdlog::register_logger(logger);
+  {
+    Harness h(Harness::Server());
+    ASSERT_TRUE(h.transport);
+    h.StartRun();
+    Peer peer = h.AttachDebugger();
+    ASSERT_TRUE(peer.Write(MakePacket(1, 5)));
+    ASSERT_TRUE(h.recorder.WaitPackets(1));
+    h.transport->Send(MakePacket(1, 2));
+    ASSERT_TRUE(peer.ReadPacket());
+  }
+  spdlog::drop("jdwpx.transport");
+  logger->flush();
+  std::string text = lines.str();
+  EXPECT_THAT(text, HasSubstr("listening on 127.0.0.1:"));
+  EXPECT_THAT(text, HasSubstr("debugger attached: 127.0.0.1:"));
+  EXPECT_THAT(text, HasSubstr("<- packet len=16"));
+  EXPECT_THAT(text, HasSubstr("-> packet len=13"));
+  EXPECT_THAT(text, HasSubstr("debugger detached: "));
+}
+
+TEST(Transport, ShutdownWhileIdleEndsRun) {
+  Harness h(Harness::Server());
+  ASSERT_TRUE(h.transport);
+  h.StartRun();
+  // Prove the loop is running before stopping it.
+  h.AttachDebugger().Close();
+  ASSERT_TRUE(h.recorder.WaitDetached(1));
+  h.transport->Shutdown();
+  EXPECT_TRUE(h.RunReturned());
+  h.transport->Shutdown();  // idempotent
+  EXPECT_FALSE(Peer::Connect(h.transport->port()).connected());
+}
+
+TEST(Transport, ShutdownWhileConnectedEndsRunAndDetaches) {
+  Harness h(Harness::Server());
+  ASSERT_TRUE(h.transport);
+  h.StartRun();
+  Peer peer = h.AttachDebugger();
+  std::thread other([&] { h.transport->Shutdown(); });
+  other.join();
+  EXPECT_TRUE(h.RunReturned());
+  EXPECT_TRUE(peer.WaitClosed());
+  ASSERT_TRUE(h.recorder.WaitDetached(1));
+  EXPECT_EQ(h.recorder.Locked([&] { return h.recorder.detached[0]; }), "transport shut down");
+}
+
+TEST(Transport, ShutdownDuringHandshakeEndsRun) {
+  Harness h(Harness::Server());
+  ASSERT_TRUE(h.transport);
+  h.StartRun();
+  Peer silent = Peer::Connect(h.transport->port());
+  ASSERT_TRUE(silent.Write(std::string_view("JDWP")));
+  h.transport->Shutdown();
+  EXPECT_TRUE(h.RunReturned());
+  EXPECT_TRUE(silent.WaitClosed());
+}
+
+TEST(Transport, ShutdownUnblocksAccept) {
+  Harness h(Harness::Server());
+  ASSERT_TRUE(h.transport);
+  auto accepted = std::async(std::launch::async, [&] { return h.transport->Accept(); });
+  EXPECT_EQ(accepted.wait_for(50ms), std::future_status::timeout);
+  h.transport->Shutdown();
+  ASSERT_EQ(accepted.wait_for(kWait), std::future_status::ready);
+  EXPECT_FALSE(accepted.get());
+}
+
+TEST(Transport, ShutdownBeforeRunReturnsAtOnce) {
+  Harness h(Harness::Server());
+  ASSERT_TRUE(h.transport);
+  h.transport->Shutdown();
+  h.StartRun();
+  EXPECT_TRUE(h.RunReturned());
+}
+
+}  // namespace
+}  // namespace jdwpx::transport
