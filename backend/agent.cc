@@ -141,6 +141,7 @@ bool Agent::Initialize() {
 }
 
 void Agent::ExitWithTransportError(const transport::TransportError& error) {
+  if (!error.preceding_line.empty()) std::fprintf(stderr, "%s\n", error.preceding_line.c_str());
   std::fprintf(stderr, "ERROR: transport error %d: %s\n", error.code, error.message.c_str());
   if (error.code == 203) {
     // Accept/attach timeout: stock leaves with status 0.

@@ -106,6 +106,22 @@ void RegisterThreads(Dispatcher& d, Context& ctx, JNIEnv** jni_slot) {
     return TR::SuspendCount::Reply{c->threads.SuspendCount(J(), t)};
   });
 
+  d.Bind<TR::IsVirtual>([c, J](const TR::IsVirtual::Request& req) -> jdwp::Result<TR::IsVirtual::Reply> {
+    ASSIGN_OR_RETURN(jthread t, c->Thread(J(), req.thread));
+    // Thread.isVirtual() exists from JDK 21 on; before that no thread is virtual.
+    jmethodID is_virtual = J()->GetMethodID(c->thread_class, "isVirtual", "()Z");
+    if (!is_virtual) {
+      J()->ExceptionClear();
+      return TR::IsVirtual::Reply{false};
+    }
+    bool result = J()->CallBooleanMethod(t, is_virtual) == JNI_TRUE;
+    if (J()->ExceptionCheck()) {
+      J()->ExceptionClear();
+      return jdwp::Fail(ErrorCode::kInternal, "Thread.isVirtual failed");
+    }
+    return TR::IsVirtual::Reply{result};
+  });
+
   d.Bind<TG::Name>([c, J](const TG::Name::Request& req) -> jdwp::Result<TG::Name::Reply> {
     ASSIGN_OR_RETURN(jthreadGroup g, c->ThreadGroup(J(), req.group));
     VM_ASSIGN_OR_RETURN(auto info, c->jvmti.GetThreadGroupInfo(g));
