@@ -6,24 +6,36 @@ using jdwp::ErrorCode;
 
 jdwp::ObjectId ObjectTable::IdOf(JNIEnv* jni, jobject obj) {
   if (obj == nullptr) return jdwp::ObjectId{};
-  std::lock_guard lock(mu_);
+  // JVM calls happen with mu_ released: a Java thread calling this from an event
+  // callback may be suspended inside any of them, and must not hold mu_ then.
   auto tag = jvmti_.GetTag(obj);
   if (tag && *tag != 0) {
+    std::lock_guard lock(mu_);
     auto it = entries_.find(static_cast<uint64_t>(*tag));
     if (it != entries_.end()) {
       ++it->second.refs;
       return jdwp::ObjectId{static_cast<uint64_t>(*tag)};
     }
   }
-  uint64_t id = next_id_++;
-  Entry entry;
-  entry.weak = jni->NewWeakGlobalRef(obj);
-  entry.refs = 1;
-  if (!entry.weak || !jvmti_.SetTag(obj, static_cast<jlong>(id))) {
-    if (entry.weak) jni->DeleteWeakGlobalRef(entry.weak);
+  jweak weak = jni->NewWeakGlobalRef(obj);
+  if (!weak) return jdwp::ObjectId{};
+  uint64_t id;
+  {
+    std::lock_guard lock(mu_);
+    id = next_id_++;
+    Entry entry;
+    entry.weak = weak;
+    entry.refs = 1;
+    entries_.emplace(id, entry);
+  }
+  if (!jvmti_.SetTag(obj, static_cast<jlong>(id))) {
+    {
+      std::lock_guard lock(mu_);
+      entries_.erase(id);
+    }
+    jni->DeleteWeakGlobalRef(weak);
     return jdwp::ObjectId{};
   }
-  entries_.emplace(id, entry);
   return jdwp::ObjectId{id};
 }
 

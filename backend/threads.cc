@@ -171,12 +171,27 @@ void ThreadControl::SuspendForEvent(JNIEnv* jni, jthread event_thread, jdwp::Sus
 }
 
 void* ThreadControl::PrepareToPark(JNIEnv* jni, jthread self) {
+  // This thread may be suspended at any JNI call (another thread's SUSPEND_ALL),
+  // so it compares references with mu_ released and only takes mu_ for plain stores.
   State* s = static_cast<State*>(t_self_state);
-  std::lock_guard lock(mu_);
   if (!s) {
-    s = &StateOf(jni, self);
+    std::vector<State*> snapshot;
+    {
+      std::lock_guard lock(mu_);
+      for (auto& st : states_) snapshot.push_back(st.get());
+    }
+    for (State* st : snapshot)
+      if (jni->IsSameObject(st->thread, self)) s = st;
+    if (!s) {
+      auto fresh = std::make_unique<State>();
+      fresh->thread = jni->NewGlobalRef(self);
+      std::lock_guard lock(mu_);
+      states_.push_back(std::move(fresh));
+      s = states_.back().get();
+    }
     t_self_state = s;
   }
+  std::lock_guard lock(mu_);
   s->parked = true;
   return s;
 }
