@@ -207,11 +207,7 @@ void Agent::OnVmDeath(JNIEnv* jni) {
     events_.Drain(2000);
   }
   ctx_.vm_dead = true;
-  if (transport_) {
-    transport_->CloseConnection();
-    std::unique_lock lock(mu_);
-    detached_cv_.wait_for(lock, std::chrono::seconds(2), [&] { return detached_; });
-  }
+  CloseConnectionAndWait();
 }
 
 void Agent::SetListenerAddressProperty(JNIEnv* jni, uint16_t port) {
@@ -371,11 +367,7 @@ void Agent::HandlePacket(JNIEnv* jni, const std::vector<uint8_t>& bytes) {
     ctx_.send(jdwp::MakeReplyPacket(id, error, body));
   });
   if (exit_code_) {
-    transport_->CloseConnection();
-    {
-      std::unique_lock lock(mu_);
-      detached_cv_.wait_for(lock, std::chrono::seconds(2), [&] { return detached_; });
-    }
+    CloseConnectionAndWait();
     std::exit(*exit_code_);
   }
   if (dispose_requested_) {
@@ -383,6 +375,13 @@ void Agent::HandlePacket(JNIEnv* jni, const std::vector<uint8_t>& bytes) {
     EndSession(jni);
     transport_->CloseConnection();
   }
+}
+
+void Agent::CloseConnectionAndWait() {
+  if (!transport_) return;
+  transport_->CloseConnection();
+  std::unique_lock lock(mu_);
+  detached_cv_.wait_for(lock, std::chrono::seconds(2), [&] { return detached_; });
 }
 
 void Agent::EndSession(JNIEnv* jni) {

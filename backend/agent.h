@@ -56,6 +56,8 @@ class Agent : public transport::Listener {
     enum Kind { kPacket, kAttached, kDetached } kind;
     std::vector<uint8_t> bytes;
   };
+  // Flushes and closes the debugger connection, waiting (bounded) for the detach.
+  void CloseConnectionAndWait();
   void Post(Message message);
   void RunCommands(JNIEnv* jni);
   void HandlePacket(JNIEnv* jni, const std::vector<uint8_t>& bytes);

@@ -158,15 +158,15 @@ int32_t Context::ClassStatusOf(jclass klass) {
   return out;
 }
 
-std::vector<vmcore::LineEntry> Context::LineTable(jmethodID method) {
+std::shared_ptr<const std::vector<vmcore::LineEntry>> Context::LineTable(jmethodID method) {
   {
     std::lock_guard lock(cache_mu_);
     auto it = line_tables_.find(method);
     if (it != line_tables_.end()) return it->second;
   }
   auto table = jvmti.GetLineNumberTable(method);
-  std::vector<vmcore::LineEntry> lines = table ? std::move(*table) : std::vector<vmcore::LineEntry>{};
-  std::sort(lines.begin(), lines.end(), [](auto& a, auto& b) { return a.start < b.start; });
+  auto lines = std::make_shared<std::vector<vmcore::LineEntry>>(table ? std::move(*table) : std::vector<vmcore::LineEntry>{});
+  std::sort(lines->begin(), lines->end(), [](auto& a, auto& b) { return a.start < b.start; });
   std::lock_guard lock(cache_mu_);
   line_tables_[method] = lines;
   return lines;
@@ -175,7 +175,7 @@ std::vector<vmcore::LineEntry> Context::LineTable(jmethodID method) {
 int32_t Context::LineOf(jmethodID method, jlocation location) {
   auto lines = LineTable(method);
   int32_t line = -1;
-  for (const auto& e : lines) {
+  for (const auto& e : *lines) {
     if (e.start > location) break;
     line = e.line;
   }

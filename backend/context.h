@@ -7,6 +7,7 @@
 
 #include <atomic>
 #include <functional>
+#include <memory>
 #include <mutex>
 #include <string>
 #include <unordered_map>
@@ -75,7 +76,7 @@ struct Context {
   int32_t ClassStatusOf(jclass klass);
 
   // Line table of a method, cached (empty when the method has none).
-  std::vector<vmcore::LineEntry> LineTable(jmethodID method);
+  std::shared_ptr<const std::vector<vmcore::LineEntry>> LineTable(jmethodID method);
   // The line of `location` in `method`, -1 when unknown.
   int32_t LineOf(jmethodID method, jlocation location);
 
@@ -89,7 +90,7 @@ struct Context {
 
  private:
   std::mutex cache_mu_;
-  std::unordered_map<jmethodID, std::vector<vmcore::LineEntry>> line_tables_;
+  std::unordered_map<jmethodID, std::shared_ptr<const std::vector<vmcore::LineEntry>>> line_tables_;
   std::unordered_map<jmethodID, std::pair<jdwp::TypeTag, jdwp::ClassId>> declaring_;
   struct FrameEntry {
     uint64_t thread;

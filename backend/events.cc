@@ -400,7 +400,7 @@ void EventManager::Report(JNIEnv* jni, jthread thread, std::vector<ev::EventData
   item->packet = jdwp::MakeCommandPacket(next_packet_id_.fetch_add(1), jdwp::Event::Composite::kId, body);
   item->policy = policy;
   item->epoch = epoch_.load();
-  bool agent_thread = thread && ctx_.threads.IsAgentThread(jni, thread);
+  bool agent_thread = thread && ThreadControl::CurrentIsAgent();
   if (policy == SuspendPolicy::kNone || !thread || agent_thread) {
     if (thread && !agent_thread) item->thread = jni->NewGlobalRef(thread);
     if (agent_thread && policy == SuspendPolicy::kEventThread) item->policy = SuspendPolicy::kAll;
@@ -526,7 +526,7 @@ bool EventManager::StepCompletes(JNIEnv* jni, Step& step, jthread thread, jmetho
     // Entered a callee.
     if (step.depth == jdwp::StepDepth::kInto) {
       if (step.size == jdwp::StepSize::kMin) return true;
-      if (!ctx_.LineTable(method).empty()) return true;
+      if (!ctx_.LineTable(method)->empty()) return true;
     }
     // Run the callee at full speed: wait for it to return.
     if (ctx_.jvmti.raw()->NotifyFramePop(thread, 0) == JVMTI_ERROR_NONE) {
@@ -631,7 +631,7 @@ void EventManager::OnBreakpoint(JNIEnv* jni, jthread thread, jmethodID method, j
 
 void EventManager::OnException(JNIEnv* jni, jthread thread, jmethodID method, jlocation location, jobject exception,
                                jmethodID catch_method, jlocation catch_location) {
-  if (ctx_.threads.IsAgentThread(jni, thread)) return;
+  if (ThreadControl::CurrentIsAgent()) return;
   std::vector<ev::EventData> events;
   SuspendPolicy policy = SuspendPolicy::kNone;
   {
@@ -661,7 +661,7 @@ void EventManager::OnException(JNIEnv* jni, jthread thread, jmethodID method, jl
 void EventManager::OnClassPrepare(JNIEnv* jni, jthread thread, jclass klass) {
   std::vector<ev::EventData> events;
   SuspendPolicy policy = SuspendPolicy::kNone;
-  bool agent = thread && ctx_.threads.IsAgentThread(jni, thread);
+  bool agent = thread && ThreadControl::CurrentIsAgent();
   {
     std::lock_guard lock(mu_);
     ev::ClassPrepare base{};
@@ -687,36 +687,29 @@ void EventManager::OnClassPrepare(JNIEnv* jni, jthread thread, jclass klass) {
   Report(jni, agent ? nullptr : thread, std::move(events), policy);
 }
 
-void EventManager::OnThreadStart(JNIEnv* jni, jthread thread) {
-  if (ctx_.threads.IsAgentThread(jni, thread)) return;
+template <class Event>
+void EventManager::ReportThreadEvent(JNIEnv* jni, jthread thread, EventKind kind) {
+  if (ThreadControl::CurrentIsAgent()) return;
   std::vector<ev::EventData> events;
   SuspendPolicy policy = SuspendPolicy::kNone;
   {
     std::lock_guard lock(mu_);
     for (auto& r : requests_) {
-      if (r->kind != EventKind::kThreadStart) continue;
+      if (r->kind != kind) continue;
       if (!Matches(jni, *r, thread, nullptr, nullptr, nullptr, false, nullptr)) continue;
-      events.push_back(ev::ThreadStart{r->id, ctx_.IdOf<jdwp::ThreadId>(jni, thread)});
+      events.push_back(Event{r->id, ctx_.IdOf<jdwp::ThreadId>(jni, thread)});
       policy = std::max(policy, r->policy);
     }
   }
   Report(jni, thread, std::move(events), policy);
 }
 
+void EventManager::OnThreadStart(JNIEnv* jni, jthread thread) {
+  ReportThreadEvent<ev::ThreadStart>(jni, thread, EventKind::kThreadStart);
+}
+
 void EventManager::OnThreadEnd(JNIEnv* jni, jthread thread) {
-  if (ctx_.threads.IsAgentThread(jni, thread)) return;
-  std::vector<ev::EventData> events;
-  SuspendPolicy policy = SuspendPolicy::kNone;
-  {
-    std::lock_guard lock(mu_);
-    for (auto& r : requests_) {
-      if (r->kind != EventKind::kThreadDeath) continue;
-      if (!Matches(jni, *r, thread, nullptr, nullptr, nullptr, false, nullptr)) continue;
-      events.push_back(ev::ThreadDeath{r->id, ctx_.IdOf<jdwp::ThreadId>(jni, thread)});
-      policy = std::max(policy, r->policy);
-    }
-  }
-  Report(jni, thread, std::move(events), policy);
+  ReportThreadEvent<ev::ThreadDeath>(jni, thread, EventKind::kThreadDeath);
 }
 
 }  // namespace jdwpx::backend

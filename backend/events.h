@@ -83,6 +83,8 @@ class EventManager {
   void Report(JNIEnv* jni, jthread thread, std::vector<jdwp::events::EventData> events,
               jdwp::SuspendPolicy policy);
   void Enqueue(std::unique_ptr<Item> item);
+  template <class Event>
+  void ReportThreadEvent(JNIEnv* jni, jthread thread, jdwp::EventKind kind);
   void UpdateEventModes(JNIEnv* jni);  // mu_ held
   void DeleteRequest(JNIEnv* jni, Request& r);  // mu_ held
   void StopStepping(JNIEnv* jni, Step& step);   // mu_ held

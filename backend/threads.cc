@@ -21,16 +21,6 @@ void ThreadControl::AddAgentThread(JNIEnv* jni, jthread thread) {
 }
 
 bool ThreadControl::IsAgentThread(JNIEnv* jni, jthread thread) {
-  // Java threads ask only about themselves (event callbacks): the flag answers
-  // without a JNI call. Agent threads compare references.
-  if (!t_is_agent) {
-    jthread current = nullptr;
-    if (jvmti_.raw()->GetCurrentThread(&current) == JVMTI_ERROR_NONE && current) {
-      bool self = jni->IsSameObject(current, thread);
-      jni->DeleteLocalRef(current);
-      if (self) return false;
-    }
-  }
   std::lock_guard lock(agent_mu_);
   for (jobject t : agent_threads_)
     if (jni->IsSameObject(t, thread)) return true;

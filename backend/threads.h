@@ -6,7 +6,7 @@
 //
 // A thread that reports an event with a suspend policy never suspends itself:
 // the reporter thread (an agent thread) suspends it and sends the event, and
-// the event thread then waits in WaitWhileSuspendedByEvent() until it is
+// the event thread then waits in Park() until it is
 // resumed or asked to run an InvokeMethod. JVMTI suspension of a thread that
 // is in native code (our callback) takes effect at once, so the debugger sees a
 // suspended thread by the time it reads the event.
@@ -35,9 +35,11 @@ class ThreadControl {
   explicit ThreadControl(vmcore::Jvmti jvmti) : jvmti_(jvmti) {}
 
   void AddAgentThread(JNIEnv* jni, jthread thread);
+  // For agent threads looking at other threads (compares references).
   bool IsAgentThread(JNIEnv* jni, jthread thread);
   // Marks the calling native thread as one of ours (set first thing in each agent thread).
   static void MarkCurrentAsAgent();
+  // For event callbacks, which always concern the current thread: no JNI call.
   static bool CurrentIsAgent();
   // Live threads the debugger may see (agent threads left out); local references.
   jdwp::Result<std::vector<jthread>> DebuggeeThreads(JNIEnv* jni);
@@ -60,7 +62,7 @@ class ThreadControl {
   void* PrepareToPark(JNIEnv* jni, jthread self);
   void Park(JNIEnv* jni, void* token);
 
-  // InvokeMethod: hands `work` to a thread parked in WaitWhileSuspendedByEvent.
+  // InvokeMethod: hands `work` to a thread waiting in Park().
   // Other threads are resumed for the call unless single_threaded. `work` runs on
   // the target thread; `done` runs there afterwards, once the suspensions are back.
   jdwp::Result<void> StartInvoke(JNIEnv* jni, jthread thread, bool single_threaded,
@@ -74,7 +76,7 @@ class ThreadControl {
     int32_t count = 0;
     bool suspended = false;  // JVMTI-suspended by us
     uint64_t generation = 1;
-    bool parked = false;  // waiting in WaitWhileSuspendedByEvent
+    bool parked = false;  // between PrepareToPark and the end of Park
     std::function<void(JNIEnv*)> invoke;
     bool invoking = false;
     std::vector<jobject> resumed_for_invoke;  // global refs of threads resumed for the call

@@ -209,7 +209,7 @@ void RegisterReferenceTypes(Dispatcher& d, Context& ctx, JNIEnv** jni_slot) {
     M::LineTable::Reply r;
     r.start = range.first;
     r.end = range.second;
-    for (const auto& e : c->LineTable(m)) r.lines.push_back({e.start, e.line});
+    for (const auto& e : *c->LineTable(m)) r.lines.push_back({e.start, e.line});
     if (r.lines.empty()) {
       auto probe = c->jvmti.GetLineNumberTable(m);
       if (!probe) return tl::unexpected(FromVm(probe.error()));
