@@ -32,33 +32,49 @@ void Guard(const char* what, Fn fn) {
   }
 }
 
+// Callbacks on a Java thread also tell ThreadControl they are running, so that
+// a suspension requested meanwhile waits for their end (see threads.h).
+template <class Fn>
+void GuardThread(const char* what, JNIEnv* jni, jthread thread, Fn fn, bool thread_ends = false) {
+  Agent* agent = g_agent;
+  if (!agent || agent->context().threads.CurrentIsAgent(jni, thread)) return Guard(what, fn);
+  void* token = nullptr;
+  try {
+    token = agent->context().threads.EnterCallback(jni, thread);
+  } catch (...) {
+  }
+  Guard(what, fn);
+  if (token && agent->context().threads.ExitCallback(token)) agent->events().SuspendDeferred(jni, token);
+  if (token && thread_ends) agent->context().threads.ForgetSelf(jni, token);
+}
+
 void JNICALL CbVmInit(jvmtiEnv*, JNIEnv* jni, jthread thread) {
-  Guard("VMInit", [&](Agent& a) { a.OnVmInit(jni, thread); });
+  GuardThread("VMInit", jni, thread, [&](Agent& a) { a.OnVmInit(jni, thread); });
 }
 void JNICALL CbVmDeath(jvmtiEnv*, JNIEnv* jni) {
   Guard("VMDeath", [&](Agent& a) { a.OnVmDeath(jni); });
 }
 void JNICALL CbThreadStart(jvmtiEnv*, JNIEnv* jni, jthread thread) {
-  Guard("ThreadStart", [&](Agent& a) { a.events().OnThreadStart(jni, thread); });
+  GuardThread("ThreadStart", jni, thread, [&](Agent& a) { a.events().OnThreadStart(jni, thread); });
 }
 void JNICALL CbThreadEnd(jvmtiEnv*, JNIEnv* jni, jthread thread) {
-  Guard("ThreadEnd", [&](Agent& a) { a.events().OnThreadEnd(jni, thread); });
+  GuardThread("ThreadEnd", jni, thread, [&](Agent& a) { a.events().OnThreadEnd(jni, thread); }, true);
 }
 void JNICALL CbClassPrepare(jvmtiEnv*, JNIEnv* jni, jthread thread, jclass klass) {
-  Guard("ClassPrepare", [&](Agent& a) { a.events().OnClassPrepare(jni, thread, klass); });
+  GuardThread("ClassPrepare", jni, thread, [&](Agent& a) { a.events().OnClassPrepare(jni, thread, klass); });
 }
 void JNICALL CbBreakpoint(jvmtiEnv*, JNIEnv* jni, jthread thread, jmethodID method, jlocation location) {
-  Guard("Breakpoint", [&](Agent& a) { a.events().OnBreakpoint(jni, thread, method, location); });
+  GuardThread("Breakpoint", jni, thread, [&](Agent& a) { a.events().OnBreakpoint(jni, thread, method, location); });
 }
 void JNICALL CbSingleStep(jvmtiEnv*, JNIEnv* jni, jthread thread, jmethodID method, jlocation location) {
-  Guard("SingleStep", [&](Agent& a) { a.events().OnSingleStep(jni, thread, method, location); });
+  GuardThread("SingleStep", jni, thread, [&](Agent& a) { a.events().OnSingleStep(jni, thread, method, location); });
 }
 void JNICALL CbFramePop(jvmtiEnv*, JNIEnv* jni, jthread thread, jmethodID method, jboolean by_exception) {
-  Guard("FramePop", [&](Agent& a) { a.events().OnFramePop(jni, thread, method, by_exception == JNI_TRUE); });
+  GuardThread("FramePop", jni, thread, [&](Agent& a) { a.events().OnFramePop(jni, thread, method, by_exception == JNI_TRUE); });
 }
 void JNICALL CbException(jvmtiEnv*, JNIEnv* jni, jthread thread, jmethodID method, jlocation location,
                          jobject exception, jmethodID catch_method, jlocation catch_location) {
-  Guard("Exception", [&](Agent& a) {
+  GuardThread("Exception", jni, thread, [&](Agent& a) {
     a.events().OnException(jni, thread, method, location, exception, catch_method, catch_location);
   });
 }
@@ -312,6 +328,11 @@ void Agent::OnPacket(std::vector<uint8_t> packet) { Post({Message::kPacket, std:
 
 void Agent::OnDetached(const std::string& reason) {
   Log().info("debugger detached: {}", reason);
+  if (ctx_.options.server && !ctx_.options.quiet && !ctx_.vm_dead) {
+    // As stock: the line is printed again when the agent listens again.
+    std::printf("%s\n", fmt::format(messages::kListening, transport_->port()).c_str());
+    std::fflush(stdout);
+  }
   Post({Message::kDetached, {}});
   {
     std::lock_guard lock(mu_);

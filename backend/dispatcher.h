@@ -16,6 +16,10 @@
 
 namespace jdwpx::backend {
 
+// The reply to a command whose data is short or malformed. The spec names no
+// error for it; the stock agent answers INTERNAL, and so do we.
+inline constexpr jdwp::ErrorCode kMalformedBody = jdwp::ErrorCode::kInternal;
+
 // Sends the reply of one command (exactly once).
 using Responder = std::function<void(jdwp::ErrorCode, std::vector<uint8_t> body)>;
 
@@ -31,7 +35,7 @@ class Dispatcher {
       auto req = jdwp::DecodeBody<typename Cmd::Request>(data, &leftover);
       if (!req) {
         Log().debug("{}: {}", Cmd::kName, req.error().detail);
-        respond(req.error().code, {});
+        respond(kMalformedBody, {});
         return;
       }
       if (leftover) Log().debug("{}: {} bytes left over", Cmd::kName, leftover);
@@ -64,7 +68,8 @@ class Dispatcher {
     async_[Key(Cmd::kId)] = [fn = std::move(fn)](uint32_t id, std::span<const uint8_t> data, Responder respond) {
       auto req = jdwp::DecodeBody<typename Cmd::Request>(data);
       if (!req) {
-        respond(req.error().code, {});
+        Log().debug("{}: {}", Cmd::kName, req.error().detail);
+        respond(kMalformedBody, {});
         return;
       }
       fn(*req, Later<typename Cmd::Reply>{id, std::move(respond)});

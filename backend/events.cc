@@ -48,6 +48,7 @@ struct EventManager::Item {
   SuspendPolicy policy = SuspendPolicy::kNone;
   jobject thread = nullptr;      // global ref, event thread (may be null)
   bool resuspend_after_invoke = false;
+  void* deferred_token = nullptr;  // apply a deferred suspension (ThreadControl state)
   uint64_t epoch = 0;
   // Completion signal for a waiting event thread.
   std::mutex* done_mu = nullptr;
@@ -441,6 +442,25 @@ void EventManager::SendAfterInvoke(JNIEnv* jni, jthread thread, std::vector<uint
   done_cv.wait(lock, [&] { return done; });
 }
 
+void EventManager::SuspendDeferred(JNIEnv* jni, void* token) {
+  std::mutex done_mu;
+  std::condition_variable done_cv;
+  bool done = false;
+  auto item = std::make_unique<Item>();
+  item->deferred_token = token;
+  item->epoch = epoch_.load();
+  item->done_mu = &done_mu;
+  item->done_cv = &done_cv;
+  item->done = &done;
+  Enqueue(std::move(item));
+  {
+    std::unique_lock lock(done_mu);
+    done_cv.wait(lock, [&] { return done; });
+  }
+  // Suspended now (or resumed meanwhile): no JNI or JVMTI calls until Park returns.
+  ctx_.threads.Park(jni, token);
+}
+
 void EventManager::RunReporter(JNIEnv* jni) {
   while (true) {
     std::unique_ptr<Item> item;
@@ -453,7 +473,9 @@ void EventManager::RunReporter(JNIEnv* jni) {
       ++in_flight_;
     }
     bool current = item->epoch == epoch_.load() && attached_;
-    if (item->resuspend_after_invoke) {
+    if (item->deferred_token) {
+      ctx_.threads.ApplyDeferred(item->deferred_token);
+    } else if (item->resuspend_after_invoke) {
       ctx_.threads.ResuspendAfterInvoke(jni, static_cast<jthread>(item->thread));
     } else if (current && item->policy != SuspendPolicy::kNone) {
       ctx_.threads.SuspendForEvent(jni, static_cast<jthread>(item->thread), item->policy);

@@ -68,6 +68,9 @@ class EventManager {
   // Sends `packet` after re-suspending `thread` (end of an InvokeMethod), waiting for it.
   // Takes ownership of `thread`, a global reference.
   void SendAfterInvoke(JNIEnv* jni, jthread thread, std::vector<uint8_t> packet);
+  // At the end of a callback whose thread's suspension was deferred: has the
+  // reporter suspend it, then parks it until resumed.
+  void SuspendDeferred(JNIEnv* jni, void* token);
   // Waits (bounded) until every queued packet has been handed to the transport.
   void Drain(int timeout_ms);
 

@@ -1,5 +1,7 @@
 #include "backend/threads.h"
 
+#include <unordered_set>
+
 #include "backend/errors.h"
 #include "backend/log.h"
 
@@ -9,11 +11,26 @@ using jdwp::ErrorCode;
 
 namespace {
 thread_local bool t_is_agent = false;
+thread_local bool t_agent_checked = false;
 thread_local void* t_self_state = nullptr;
 }  // namespace
 
 void ThreadControl::MarkCurrentAsAgent() { t_is_agent = true; }
 bool ThreadControl::CurrentIsAgent() { return t_is_agent; }
+
+bool ThreadControl::CurrentIsAgent(JNIEnv* jni, jthread self) {
+  if (t_is_agent || t_agent_checked) return t_is_agent;
+  std::vector<jobject> agents;
+  {
+    std::lock_guard lock(agent_mu_);
+    agents = agent_threads_;  // global refs that live as long as the agent
+  }
+  for (jobject a : agents)
+    if (jni->IsSameObject(a, self)) t_is_agent = true;
+  // Agent threads are all registered before any of them runs: the answer is final.
+  t_agent_checked = true;
+  return t_is_agent;
+}
 
 void ThreadControl::AddAgentThread(JNIEnv* jni, jthread thread) {
   std::lock_guard lock(agent_mu_);
@@ -46,11 +63,24 @@ ThreadControl::State& ThreadControl::StateOf(JNIEnv* jni, jthread thread) {
     if (jni->IsSameObject(s->thread, thread)) return *s;
   auto s = std::make_unique<State>();
   s->thread = jni->NewGlobalRef(thread);
+  s->count = suspend_all_count_;
+  if (s->count > 0) (void)ForceSuspendLocked(*s);  // dead or unstarted threads refuse; then it runs when they do
   states_.push_back(std::move(s));
+  ++states_version_;
   return *states_.back();
 }
 
 jdwp::Result<void> ThreadControl::SuspendLocked(JNIEnv* jni, State& s) {
+  if (s.suspended || s.deferred) return {};
+  if (s.in_callback > 0) {
+    s.deferred = true;
+    return {};
+  }
+  return ForceSuspendLocked(s);
+}
+
+jdwp::Result<void> ThreadControl::ForceSuspendLocked(State& s) {
+  s.deferred = false;
   if (s.suspended) return {};
   auto r = jvmti_.SuspendThread(s.thread);
   if (!r && r.error().code != JVMTI_ERROR_THREAD_SUSPENDED) return tl::unexpected(FromVm(r.error()));
@@ -59,6 +89,12 @@ jdwp::Result<void> ThreadControl::SuspendLocked(JNIEnv* jni, State& s) {
 }
 
 jdwp::Result<void> ThreadControl::ResumeLocked(JNIEnv* jni, State& s) {
+  if (s.deferred) {
+    s.deferred = false;
+    s.generation = next_generation_++;
+    cv_.notify_all();
+    return {};
+  }
   if (!s.suspended) return {};
   auto r = jvmti_.ResumeThread(s.thread);
   s.suspended = false;
@@ -96,23 +132,28 @@ jdwp::Result<void> ThreadControl::Resume(JNIEnv* jni, jthread thread) {
 jdwp::Result<void> ThreadControl::SuspendAll(JNIEnv* jni) {
   ASSIGN_OR_RETURN(auto threads, DebuggeeThreads(jni));
   std::lock_guard lock(mu_);
+  uint64_t round = ++suspend_round_;
+  auto suspend = [&](State& s) {
+    s.round = round;
+    if (s.count == 0 && !SuspendLocked(jni, s)) return;  // thread ended meanwhile
+    ++s.count;
+  };
   for (jthread t : threads) {
     State& s = StateOf(jni, t);
-    if (s.count == 0) {
-      auto r = SuspendLocked(jni, s);
-      if (!r) {
-        jni->DeleteLocalRef(t);
-        continue;  // thread ended meanwhile
-      }
-    }
-    ++s.count;
+    if (s.round != round) suspend(s);
     jni->DeleteLocalRef(t);
   }
+  // Threads we know that GetAllThreads did not list (starting: inside their
+  // ThreadStart callback) are suspended too, deferred to the callback's end.
+  for (auto& s : states_)
+    if (s->round != round && s->in_callback > 0) suspend(*s);
+  ++suspend_all_count_;
   return {};
 }
 
 jdwp::Result<void> ThreadControl::ResumeAll(JNIEnv* jni) {
   std::lock_guard lock(mu_);
+  if (suspend_all_count_ > 0) --suspend_all_count_;
   for (auto& s : states_) {
     if (s->count == 0) continue;
     if (--s->count == 0 && !s->invoking) (void)ResumeLocked(jni, *s);
@@ -134,6 +175,7 @@ uint64_t ThreadControl::Generation(JNIEnv* jni, jthread thread) {
 
 void ThreadControl::ResumeEverything(JNIEnv* jni) {
   std::lock_guard lock(mu_);
+  suspend_all_count_ = 0;
   for (auto& s : states_) {
     s->count = 0;
     if (!s->invoking) (void)ResumeLocked(jni, *s);
@@ -148,42 +190,119 @@ void ThreadControl::SuspendForEvent(JNIEnv* jni, jthread event_thread, jdwp::Sus
     // The event thread must be counted even if GetAllThreads missed it (it is starting or ending).
     std::lock_guard lock(mu_);
     State& s = StateOf(jni, event_thread);
-    if (s.count == 0) {
-      (void)SuspendLocked(jni, s);
-      ++s.count;
-    }
+    if (s.count == 0) ++s.count;
+    // The event thread waits for the reporter, holding no lock: suspend it now.
+    (void)ForceSuspendLocked(s);
     return;
   }
   std::lock_guard lock(mu_);
   State& s = StateOf(jni, event_thread);
-  if (s.count == 0) (void)SuspendLocked(jni, s);
   ++s.count;
+  (void)ForceSuspendLocked(s);
+}
+
+ThreadControl::State* ThreadControl::SelfState(JNIEnv* jni, jthread self) {
+  // This thread may be suspended at any JNI call, so it compares references
+  // with mu_ released and takes mu_ only for plain reads and stores. An agent
+  // thread may add this thread's state meanwhile (StateOf): the insert happens
+  // only if no state was added since the comparison, else it compares again.
+  if (auto* cached = static_cast<State*>(t_self_state)) return cached;
+  std::unordered_set<State*> compared;
+  std::unique_ptr<State> fresh;
+  while (true) {
+    std::vector<State*> snapshot;
+    uint64_t version;
+    {
+      std::lock_guard lock(mu_);
+      version = states_version_;
+      ++scanners_;  // keeps ended threads' states alive while compared
+      for (auto& st : states_)
+        if (!compared.count(st.get())) snapshot.push_back(st.get());
+    }
+    State* found = nullptr;
+    for (State* st : snapshot) {
+      compared.insert(st);
+      if (!found && jni->IsSameObject(st->thread, self)) found = st;
+    }
+    std::vector<std::unique_ptr<State>> dead;
+    {
+      std::lock_guard lock(mu_);
+      if (--scanners_ == 0) dead = TakeGraveyardLocked();
+    }
+    for (auto& d : dead) jni->DeleteGlobalRef(d->thread);
+    if (found) {
+      if (fresh) jni->DeleteGlobalRef(fresh->thread);
+      t_self_state = found;
+      return found;
+    }
+    if (!fresh) {
+      fresh = std::make_unique<State>();
+      fresh->thread = jni->NewGlobalRef(self);
+    }
+    std::lock_guard lock(mu_);
+    if (states_version_ != version) continue;
+    // Inside a callback: a VM-level suspension in force applies when it ends.
+    fresh->count = suspend_all_count_;
+    fresh->deferred = fresh->count > 0;
+    states_.push_back(std::move(fresh));
+    ++states_version_;
+    State* s = states_.back().get();
+    t_self_state = s;
+    return s;
+  }
 }
 
 void* ThreadControl::PrepareToPark(JNIEnv* jni, jthread self) {
-  // This thread may be suspended at any JNI call (another thread's SUSPEND_ALL),
-  // so it compares references with mu_ released and only takes mu_ for plain stores.
-  State* s = static_cast<State*>(t_self_state);
-  if (!s) {
-    std::vector<State*> snapshot;
-    {
-      std::lock_guard lock(mu_);
-      for (auto& st : states_) snapshot.push_back(st.get());
-    }
-    for (State* st : snapshot)
-      if (jni->IsSameObject(st->thread, self)) s = st;
-    if (!s) {
-      auto fresh = std::make_unique<State>();
-      fresh->thread = jni->NewGlobalRef(self);
-      std::lock_guard lock(mu_);
-      states_.push_back(std::move(fresh));
-      s = states_.back().get();
-    }
-    t_self_state = s;
-  }
+  State* s = SelfState(jni, self);
   std::lock_guard lock(mu_);
   s->parked = true;
   return s;
+}
+
+void* ThreadControl::EnterCallback(JNIEnv* jni, jthread self) {
+  State* s = SelfState(jni, self);
+  std::lock_guard lock(mu_);
+  ++s->in_callback;
+  return s;
+}
+
+bool ThreadControl::ExitCallback(void* token) {
+  auto* s = static_cast<State*>(token);
+  std::lock_guard lock(mu_);
+  --s->in_callback;
+  return s->in_callback == 0 && s->deferred && s->count > 0;
+}
+
+std::vector<std::unique_ptr<ThreadControl::State>> ThreadControl::TakeGraveyardLocked() {
+  std::vector<std::unique_ptr<State>> dead;
+  dead.swap(graveyard_);
+  return dead;
+}
+
+void ThreadControl::ForgetSelf(JNIEnv* jni, void* token) {
+  auto* s = static_cast<State*>(token);
+  std::vector<std::unique_ptr<State>> dead;
+  {
+    std::lock_guard lock(mu_);
+    if (s->count > 0 || s->in_callback > 0 || s->invoking || s->invoke) return;
+    for (auto it = states_.begin(); it != states_.end(); ++it) {
+      if (it->get() == s) {
+        graveyard_.push_back(std::move(*it));
+        states_.erase(it);
+        break;
+      }
+    }
+    if (scanners_ == 0) dead = TakeGraveyardLocked();
+  }
+  if (t_self_state == s) t_self_state = nullptr;
+  for (auto& d : dead) jni->DeleteGlobalRef(d->thread);
+}
+
+void ThreadControl::ApplyDeferred(void* token) {
+  auto* s = static_cast<State*>(token);
+  std::lock_guard lock(mu_);
+  if (s->deferred && s->count > 0 && s->in_callback == 0) (void)ForceSuspendLocked(*s);
+  s->deferred = false;
 }
 
 void ThreadControl::Park(JNIEnv* jni, void* token) {
@@ -244,7 +363,8 @@ void ThreadControl::ResuspendAfterInvoke(JNIEnv* jni, jthread thread) {
     jni->DeleteGlobalRef(t);
   }
   s.resumed_for_invoke.clear();
-  if (s.count > 0) (void)SuspendLocked(jni, s);
+  // The invoking thread waits for the reporter, holding no lock.
+  if (s.count > 0) (void)ForceSuspendLocked(s);
 }
 
 }  // namespace jdwpx::backend

@@ -11,6 +11,12 @@
 // is in native code (our callback) takes effect at once, so the debugger sees a
 // suspended thread by the time it reads the event.
 //
+// A thread inside one of our callbacks is never JVMTI-suspended by another
+// thread (VirtualMachine.Suspend, a SUSPEND_ALL event): it could be holding one
+// of our locks in a JNI call, and would stop there holding it. Its suspension
+// is deferred and applied when the callback ends (as the stock agent does);
+// only its own event suspends it at once, at a point where it holds no lock.
+//
 // Lock rank: mu_ is taken after ObjectTable's mutex is released, never while
 // waiting for another agent thread.
 #pragma once
@@ -39,7 +45,11 @@ class ThreadControl {
   bool IsAgentThread(JNIEnv* jni, jthread thread);
   // Marks the calling native thread as one of ours (set first thing in each agent thread).
   static void MarkCurrentAsAgent();
-  // For event callbacks, which always concern the current thread: no JNI call.
+  // For event callbacks, which always concern the current thread: no JNI call
+  // once known. An agent thread's own ThreadStart callback runs before its start
+  // function marks it, so `self` is compared with the registered agent threads
+  // (outside any lock) until the flag is set.
+  bool CurrentIsAgent(JNIEnv* jni, jthread self);
   static bool CurrentIsAgent();
   // Live threads the debugger may see (agent threads left out); local references.
   jdwp::Result<std::vector<jthread>> DebuggeeThreads(JNIEnv* jni);
@@ -56,6 +66,17 @@ class ThreadControl {
 
   // Reporter side: apply an event's suspend policy (count + JVMTI suspension).
   void SuspendForEvent(JNIEnv* jni, jthread event_thread, jdwp::SuspendPolicy policy);
+
+  // Callback bracket (Java threads). EnterCallback returns a token for
+  // ExitCallback; ExitCallback answers whether a deferred suspension is due,
+  // which the caller applies through the reporter (ApplyDeferred) and Park.
+  void* EnterCallback(JNIEnv* jni, jthread self);
+  bool ExitCallback(void* token);
+  // Reporter side: JVMTI-suspends a thread whose suspension was deferred.
+  void ApplyDeferred(void* token);
+  // End of the ThreadEnd callback: drops the ending thread's state unless the
+  // debugger still counts a suspension on it.
+  void ForgetSelf(JNIEnv* jni, void* token);
   // Event-thread side, in two steps because a suspended thread must make no
   // JNI or JVMTI call while it holds our lock (it would block there, holding it):
   // PrepareToPark before the event is handed to the reporter, Park after.
@@ -75,13 +96,18 @@ class ThreadControl {
     jobject thread = nullptr;  // global reference
     int32_t count = 0;
     bool suspended = false;  // JVMTI-suspended by us
+    int in_callback = 0;     // nesting depth of our callbacks on this thread
+    uint64_t round = 0;      // last SuspendAll that counted this thread
+    bool deferred = false;   // counted as suspended; JVMTI suspension waits for the callback's end
     uint64_t generation = 1;
     bool parked = false;  // between PrepareToPark and the end of Park
     std::function<void(JNIEnv*)> invoke;
     bool invoking = false;
     std::vector<jobject> resumed_for_invoke;  // global refs of threads resumed for the call
   };
-  State& StateOf(JNIEnv* jni, jthread thread);  // mu_ held
+  State& StateOf(JNIEnv* jni, jthread thread);  // mu_ held; agent threads only
+  State* SelfState(JNIEnv* jni, jthread self);   // mu_ not held; Java threads
+  jdwp::Result<void> ForceSuspendLocked(State& s);
   jdwp::Result<void> SuspendLocked(JNIEnv* jni, State& s);
   jdwp::Result<void> ResumeLocked(JNIEnv* jni, State& s);
 
@@ -89,6 +115,16 @@ class ThreadControl {
   std::mutex mu_;
   std::condition_variable cv_;
   std::vector<std::unique_ptr<State>> states_;
+  uint64_t states_version_ = 0;
+  // VM-level suspensions in force (VirtualMachine.Suspend, SUSPEND_ALL): a thread
+  // first seen meanwhile (started since, or not listed then) starts with this count.
+  int32_t suspend_all_count_ = 0;
+  uint64_t suspend_round_ = 0;
+  // States of ended threads wait here while a SelfState comparison (outside mu_)
+  // may still read them; freed when no comparison is running.
+  int scanners_ = 0;
+  std::vector<std::unique_ptr<State>> graveyard_;
+  std::vector<std::unique_ptr<State>> TakeGraveyardLocked();  // bumped by every insert (SelfState retries on a change)
   std::mutex agent_mu_;  // leaf lock; never taken by Java threads
   std::vector<jobject> agent_threads_;  // global refs
   uint64_t next_generation_ = 2;

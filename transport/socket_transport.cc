@@ -461,7 +461,8 @@ asio::awaitable<void> SocketTransport::ReadLoop(std::shared_ptr<Session> session
     while (end - begin >= 4) {
       uint32_t length = ReadBigEndian32(buffer.data() + begin);
       if (length < jdwp::kHeaderSize || length > kMaxPacketLength) {
-        Warn("Badly formed packet received - invalid length " + std::to_string(length));
+        // Stock's words (it prints no number); the number goes to the detach reason.
+        Warn("ERROR: transport error 202: Badly formed packet received - invalid length");
         EndSession(session, "invalid length " + std::to_string(length));
         co_return;
       }

@@ -506,7 +506,7 @@ void ExpectBadLengthClosesAndListensAgain(uint32_t length) {
   ASSERT_TRUE(h.recorder.WaitDetached(1));
   ASSERT_TRUE(h.recorder.WaitWarnings(1));
   EXPECT_EQ(h.recorder.Locked([&] { return h.recorder.warnings[0]; }),
-            "Badly formed packet received - invalid length " + std::to_string(length));
+            "ERROR: transport error 202: Badly formed packet received - invalid length");
   EXPECT_TRUE(h.recorder.packets.empty());
   Peer next = h.AttachDebugger();
   ASSERT_TRUE(next.Write(MakePacket(2, 0)));

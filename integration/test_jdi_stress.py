@@ -1,0 +1,37 @@
+#!/usr/bin/env python3
+"""Concurrent breakpoints, thread churn and VM suspend/resume through JDI.
+
+Suspensions requested while other threads are inside the agent's callbacks must
+neither hang the VM nor lose a hit; every hit is reported once per breakpoint
+event set (both requests on the location arrive in one set).
+"""
+
+import os
+import unittest
+
+import harness
+
+WORKERS = 4
+ROUNDS = 25
+
+
+class JdiStress(unittest.TestCase):
+    def test_concurrent_breakpoints_with_suspend_all(self):
+        cfg = harness.config()
+        jdi_classes = os.path.join(cfg.build_dir, "integration", "jdi-classes")
+        home = harness.debuggee_java_home(cfg)
+        line = harness.fixture_line("ConcurrentHits.java", "// @bp-hot")
+        rc, out, err = harness.run_java(
+            cfg, ["-cp", jdi_classes], "JdiStress",
+            [home, cfg.classes_dir, str(line), str(WORKERS), str(ROUNDS)], timeout=240)
+        report = f"--- stdout:\n{out}\n--- stderr:\n{err}"
+        self.assertEqual(rc, 0, report)
+        self.assertIn(f"HITS {WORKERS * ROUNDS}", out, report)
+        self.assertIn(f"BREAKPOINT_EVENTS {2 * WORKERS * ROUNDS}", out, report)
+        self.assertIn("debuggee: concurrent: done", out, report)
+        self.assertRegex(out, r"(?m)^EXIT code=0$", report)
+        self.assertIn("RESULT ok", out, report)
+
+
+if __name__ == "__main__":
+    harness.main()
