@@ -213,7 +213,10 @@ void Agent::OnVmInit(JNIEnv* jni, jthread thread) {
     // A debugger is attached now: report VM start; with suspend=y this parks the
     // initial thread (and suspends all others) until the debugger resumes.
     events_.BeginSession();
-    events_.ReportVmStart(jni, thread, o.suspend ? jdwp::SuspendPolicy::kAll : jdwp::SuspendPolicy::kNone);
+    events_.ReportVmStart(jni, thread, o.suspend ? jdwp::SuspendPolicy::kAll : jdwp::SuspendPolicy::kNone,
+                          [this] { OpenCommands(); });
+  } else {
+    OpenCommands();
   }
 }
 
@@ -313,6 +316,12 @@ void Agent::Post(Message message) {
   cv_.notify_all();
 }
 
+void Agent::OpenCommands() {
+  std::lock_guard lock(mu_);
+  commands_open_ = true;
+  cv_.notify_all();
+}
+
 void Agent::OnAttached(const std::string& peer) {
   Log().info("debugger attached from {}", peer);
   {
@@ -355,7 +364,7 @@ void Agent::RunCommands(JNIEnv* jni) {
     Message message;
     {
       std::unique_lock lock(mu_);
-      cv_.wait(lock, [&] { return stopping_ || !inbox_.empty(); });
+      cv_.wait(lock, [&] { return stopping_ || (commands_open_ && !inbox_.empty()); });
       if (inbox_.empty()) return;
       message = std::move(inbox_.front());
       inbox_.pop_front();

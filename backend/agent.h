@@ -82,6 +82,11 @@ class Agent : public transport::Listener {
   std::condition_variable cv_;
   std::deque<Message> inbox_;
   bool stopping_ = false;
+  // Commands wait until VMStart's suspension is in force: a debugger may send
+  // VirtualMachine.Resume before it has read VMStart, and that resume must
+  // find the VM suspended, not run before the suspension.
+  bool commands_open_ = false;
+  void OpenCommands();
   bool detached_ = true;
   std::condition_variable detached_cv_;
 };

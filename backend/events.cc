@@ -393,7 +393,8 @@ void EventManager::Enqueue(std::unique_ptr<Item> item) {
   queue_cv_.notify_all();
 }
 
-void EventManager::Report(JNIEnv* jni, jthread thread, std::vector<ev::EventData> events, SuspendPolicy policy) {
+void EventManager::Report(JNIEnv* jni, jthread thread, std::vector<ev::EventData> events, SuspendPolicy policy,
+                          const std::function<void()>& applied) {
   if (events.empty()) return;
   jdwp::Event::Composite::Request composite{policy, std::move(events)};
   auto body = jdwp::EncodeBody(composite);
@@ -406,6 +407,7 @@ void EventManager::Report(JNIEnv* jni, jthread thread, std::vector<ev::EventData
     if (thread && !agent_thread) item->thread = jni->NewGlobalRef(thread);
     if (agent_thread && policy == SuspendPolicy::kEventThread) item->policy = SuspendPolicy::kAll;
     Enqueue(std::move(item));
+    if (applied) applied();
     return;
   }
   std::mutex done_mu;
@@ -422,6 +424,7 @@ void EventManager::Report(JNIEnv* jni, jthread thread, std::vector<ev::EventData
     done_cv.wait(lock, [&] { return done; });
   }
   // From here until resumed this thread is suspended: no JNI or JVMTI calls.
+  if (applied) applied();
   ctx_.threads.Park(jni, parking);
 }
 
@@ -513,10 +516,11 @@ void EventManager::Drain(int timeout_ms) {
                      [&] { return stopping_ || (queue_.empty() && in_flight_ == 0); });
 }
 
-void EventManager::ReportVmStart(JNIEnv* jni, jthread thread, SuspendPolicy policy) {
+void EventManager::ReportVmStart(JNIEnv* jni, jthread thread, SuspendPolicy policy,
+                                 const std::function<void()>& applied) {
   std::vector<ev::EventData> events;
   events.push_back(ev::VMStart{0, ctx_.IdOf<jdwp::ThreadId>(jni, thread)});
-  Report(jni, thread, std::move(events), policy);
+  Report(jni, thread, std::move(events), policy, applied);
 }
 
 void EventManager::ReportVmDeath(JNIEnv* jni) {

@@ -49,7 +49,9 @@ class EventManager {
   bool attached() const { return attached_; }
 
   // Events the agent reports by itself.
-  void ReportVmStart(JNIEnv* jni, jthread thread, jdwp::SuspendPolicy policy);
+  // `applied` runs once the start's suspend policy is in force (before the
+  // initial thread parks): commands may be taken from then on.
+  void ReportVmStart(JNIEnv* jni, jthread thread, jdwp::SuspendPolicy policy, const std::function<void()>& applied);
   void ReportVmDeath(JNIEnv* jni);
 
   // JVMTI callbacks.
@@ -84,7 +86,7 @@ class EventManager {
   // Builds and queues one composite; waits for the reporter and parks the event
   // thread when the policy suspends. `thread` may be null (no event thread).
   void Report(JNIEnv* jni, jthread thread, std::vector<jdwp::events::EventData> events,
-              jdwp::SuspendPolicy policy);
+              jdwp::SuspendPolicy policy, const std::function<void()>& applied = nullptr);
   void Enqueue(std::unique_ptr<Item> item);
   template <class Event>
   void ReportThreadEvent(JNIEnv* jni, jthread thread, jdwp::EventKind kind);
