@@ -182,6 +182,17 @@ class JdwpClient:
                 raise AssertionError(f"VM sent unexpected command {kind}")
             self.events.append(body)
 
+    def wait_for_vm_start(self):
+        """Reads until the VMStart event has come (as JDI does before resuming):
+        the start's suspension is in force once it is sent."""
+        def is_vm_start(body):
+            return len(body) > 5 and body[5] == 90
+        while not any(is_vm_start(b) for b in self.events):
+            _, flags, kind, body = self.read_packet()
+            if flags & REPLY_FLAG or kind != EVENT_COMPOSITE:
+                raise AssertionError(f"VM sent {kind} before VMStart")
+            self.events.append(body)
+
     def reply_reader(self, command_set: int, command: int, data: bytes = b"") -> Reader:
         """Sends a command that must succeed; -> a Reader over its reply."""
         error, body = self.command(command_set, command, data)
@@ -306,6 +317,7 @@ class BadInputTest(unittest.TestCase):
         self.debuggee = harness.Debuggee(self.cfg, "Hello", args=("0", "600000"), jvm_args=jvm_args)
         client = JdwpClient(self.debuggee.port)
         self.addCleanup(client.close)
+        client.wait_for_vm_start()
         return client
 
     def reattach(self) -> JdwpClient:
@@ -444,6 +456,18 @@ class BadInputTest(unittest.TestCase):
             c.sock.sendall(raw_header(length))
             c.wait_closed_without_reply()
             c = self.reattach()
+
+    def test_version_reports_the_running_jvm(self):
+        # Not bad input, but the same raw client: Version carries java.version
+        # and java.vm.name of the debuggee, and JDWP major = JDK feature release.
+        rc, _, err = harness.run_java(self.cfg, ["-XshowSettings:properties"], "-version", timeout=60)
+        props = dict(re.findall(r"(?m)^\s+(java\.version|java\.vm\.name) = (.*)$", err))
+        c = self.launch()
+        r = c.reply_reader(*VM_VERSION)
+        description, major, minor, vm_version, vm_name = r.string(), r.int(), r.int(), r.string(), r.string()
+        self.assertEqual(vm_version, props["java.version"], description)
+        self.assertEqual(vm_name, props["java.vm.name"])
+        self.assertEqual((major, minor), (self.cfg.jdk_version, 0))
 
     def test_huge_length_is_never_answered(self):
         # A length of 2 GB is never answered, and a command sent after it is not

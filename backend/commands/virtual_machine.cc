@@ -25,7 +25,23 @@ std::vector<std::string> SplitPath(const std::string& path) {
   return out;
 }
 
-std::string Property(Context& ctx, const char* name) {
+// System.getProperty: JVMTI's GetSystemProperty sees only the VM's own
+// properties, not those the class library sets (java.version, java.class.path
+// may be missing there). Falls back to JVMTI if the call fails.
+std::string Property(Context& ctx, JNIEnv* jni, const char* name) {
+  jclass system = jni->FindClass("java/lang/System");
+  jmethodID get = system ? jni->GetStaticMethodID(system, "getProperty", "(Ljava/lang/String;)Ljava/lang/String;") : nullptr;
+  if (get) {
+    jstring key = jni->NewStringUTF(name);
+    auto value = static_cast<jstring>(jni->CallStaticObjectMethod(system, get, key));
+    if (!jni->ExceptionCheck() && value) {
+      const char* chars = jni->GetStringUTFChars(value, nullptr);
+      std::string out = chars ? vmcore::ModifiedUtf8ToUtf8(chars) : std::string();
+      if (chars) jni->ReleaseStringUTFChars(value, chars);
+      return out;
+    }
+  }
+  jni->ExceptionClear();
   auto v = ctx.jvmti.GetSystemProperty(name);
   return v && *v ? vmcore::ModifiedUtf8ToUtf8(**v) : std::string();
 }
@@ -56,12 +72,12 @@ void RegisterVirtualMachine(Dispatcher& d, Context& ctx, Agent& agent, JNIEnv** 
   auto J = [jni_slot] { return *jni_slot; };
   Agent* a = &agent;
 
-  d.Bind<VM::Version>([c](const VM::Version::Request&) -> jdwp::Result<VM::Version::Reply> {
+  d.Bind<VM::Version>([c, J](const VM::Version::Request&) -> jdwp::Result<VM::Version::Reply> {
     VM::Version::Reply r;
-    std::string version = Property(*c, "java.version");
-    std::string vm_name = Property(*c, "java.vm.name");
-    std::string vm_info = Property(*c, "java.vm.info");
-    std::string vm_version = Property(*c, "java.vm.version");
+    std::string version = Property(*c, J(), "java.version");
+    std::string vm_name = Property(*c, J(), "java.vm.name");
+    std::string vm_info = Property(*c, J(), "java.vm.info");
+    std::string vm_version = Property(*c, J(), "java.vm.version");
     r.description = "Java Debug Wire Protocol (Reference Implementation) version " + std::to_string(c->jdk_feature_version) +
                     ".0\nJVM Debug Interface version " + std::to_string(c->jdk_feature_version) + ".0\nJVM version " +
                     version + " (" + vm_name + ", " + vm_info + ")";
@@ -194,10 +210,10 @@ void RegisterVirtualMachine(Dispatcher& d, Context& ctx, Agent& agent, JNIEnv** 
     return r;
   });
 
-  d.Bind<VM::ClassPaths>([c](const VM::ClassPaths::Request&) -> jdwp::Result<VM::ClassPaths::Reply> {
+  d.Bind<VM::ClassPaths>([c, J](const VM::ClassPaths::Request&) -> jdwp::Result<VM::ClassPaths::Reply> {
     VM::ClassPaths::Reply r;
-    r.base_dir = Property(*c, "user.dir");
-    r.classpaths = SplitPath(Property(*c, "java.class.path"));
+    r.base_dir = Property(*c, J(), "user.dir");
+    r.classpaths = SplitPath(Property(*c, J(), "java.class.path"));
     // Since JDK 9 there is no boot class path to report (stock sends an empty list).
     return r;
   });
