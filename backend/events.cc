@@ -84,8 +84,6 @@ bool PatternMatches(const std::string& pattern, const std::string& name) {
   return pattern == name;
 }
 
-bool IsStepKind(EventKind k) { return k == EventKind::kSingleStep; }
-
 }  // namespace
 
 EventManager::EventManager(Context& ctx) : ctx_(ctx) {}

@@ -4,18 +4,31 @@ namespace jdwpx::backend {
 
 using jdwp::ErrorCode;
 
+std::optional<jdwp::ObjectId> ObjectTable::Known(jlong tag) {
+  if (tag == 0) return std::nullopt;
+  std::lock_guard lock(mu_);
+  auto it = entries_.find(static_cast<uint64_t>(tag));
+  if (it == entries_.end()) return std::nullopt;
+  ++it->second.refs;
+  return jdwp::ObjectId{static_cast<uint64_t>(tag)};
+}
+
 jdwp::ObjectId ObjectTable::IdOf(JNIEnv* jni, jobject obj) {
   if (obj == nullptr) return jdwp::ObjectId{};
   // JVM calls happen with mu_ released: a Java thread calling this from an event
   // callback may be suspended inside any of them, and must not hold mu_ then.
   auto tag = jvmti_.GetTag(obj);
-  if (tag && *tag != 0) {
-    std::lock_guard lock(mu_);
-    auto it = entries_.find(static_cast<uint64_t>(*tag));
-    if (it != entries_.end()) {
-      ++it->second.refs;
-      return jdwp::ObjectId{static_cast<uint64_t>(*tag)};
-    }
+  if (tag) {
+    if (auto id = Known(*tag)) return *id;
+  }
+  // First sight: assignments are serialized so two threads tagging the same
+  // object at once cannot give it two IDs. Holding assign_mu_ across JVM calls
+  // is safe: Java threads only get here inside our callbacks, where no other
+  // thread JVMTI-suspends them (see threads.h).
+  std::lock_guard assign(assign_mu_);
+  tag = jvmti_.GetTag(obj);
+  if (tag) {
+    if (auto id = Known(*tag)) return *id;
   }
   jweak weak = jni->NewWeakGlobalRef(obj);
   if (!weak) return jdwp::ObjectId{};

@@ -8,13 +8,15 @@
 // accepted (INVALID_METHODID / INVALID_FIELDID otherwise).
 //
 // Locking: one mutex (rank: leaf) guards each table; no JVM call that can block
-// on another thread of ours is made while holding it.
+// on another thread of ours is made while holding it. ObjectTable's assign_mu_
+// (taken before the table's mutex) serializes the first tagging of an object.
 #pragma once
 
 #include <jni.h>
 
 #include <cstdint>
 #include <mutex>
+#include <optional>
 #include <unordered_map>
 #include <unordered_set>
 #include <vector>
@@ -51,7 +53,11 @@ class ObjectTable {
     jobject pinned = nullptr;  // strong ref while DisableCollection is in force
     int64_t refs = 0;          // times the ID was sent to the debugger
   };
+  // The ID a tag stands for (its debugger count bumped), if it is one of ours.
+  std::optional<jdwp::ObjectId> Known(jlong tag);
+
   vmcore::Jvmti jvmti_;
+  std::mutex assign_mu_;  // taken before mu_; serializes first-sight assignment
   std::mutex mu_;
   std::unordered_map<uint64_t, Entry> entries_;
   uint64_t next_id_ = 1;
