@@ -99,6 +99,7 @@ Agent::Agent(JavaVM* vm, jvmtiEnv* jvmti, Options options)
   RegisterReferenceTypes(dispatcher_, ctx_, &command_jni_);
   RegisterObjects(dispatcher_, ctx_, &command_jni_);
   RegisterThreads(dispatcher_, ctx_, &command_jni_);
+  RegisterHeap(dispatcher_, ctx_, &command_jni_);
   RegisterEventRequests(dispatcher_, ctx_, &command_jni_);
 }
 

@@ -96,6 +96,7 @@ void RegisterVirtualMachine(Dispatcher& d, Context& ctx, Agent& agent, JNIEnv** 
 void RegisterReferenceTypes(Dispatcher& d, Context& ctx, JNIEnv** jni);
 void RegisterObjects(Dispatcher& d, Context& ctx, JNIEnv** jni);
 void RegisterThreads(Dispatcher& d, Context& ctx, JNIEnv** jni);
+void RegisterHeap(Dispatcher& d, Context& ctx, JNIEnv** jni);
 void RegisterEventRequests(Dispatcher& d, Context& ctx, JNIEnv** jni);
 
 }  // namespace jdwpx::backend

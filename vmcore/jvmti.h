@@ -145,6 +145,15 @@ class Jvmti {
   Result<std::optional<std::string>> GetSystemProperty(const char* name) const;
   Result<std::pair<jint, jint>> GetVersion() const;  // major, minor of JVMTI (major = JDK feature release)
 
+  // Heap, modules, class loaders, constant pool
+  // (end of heap section)
+
+  // Monitors and objects
+  // (end of monitors section)
+
+  // Virtual threads and stacks
+  // (end of virtual threads section)
+
  private:
   jvmtiEnv* env_;
 };
