@@ -1,5 +1,7 @@
 #include "backend/ids.h"
 
+#include "backend/log.h"
+
 namespace jdwpx::backend {
 
 using jdwp::ErrorCode;
@@ -72,20 +74,26 @@ bool ObjectTable::IsCollected(JNIEnv* jni, jdwp::ObjectId id, bool* known) {
 }
 
 void ObjectTable::Release(JNIEnv* jni, jdwp::ObjectId id, int32_t count) {
-  std::lock_guard lock(mu_);
-  auto it = entries_.find(id.value);
-  if (it == entries_.end()) return;
-  it->second.refs -= count;
-  if (it->second.refs > 0) return;
-  // The ID is freed, but never reused: a fresh ID is assigned if the object is seen again.
-  jobject local = jni->NewLocalRef(it->second.weak);
-  if (local) {
-    (void)jvmti_.SetTag(local, 0);
-    jni->DeleteLocalRef(local);
+  size_t remaining = 0;
+  {
+    std::lock_guard lock(mu_);
+    auto it = entries_.find(id.value);
+    if (it == entries_.end()) return;
+    it->second.refs -= count;
+    if (it->second.refs > 0) return;
+    // The ID is freed, but never reused: a fresh ID is assigned if the object is seen again.
+    jobject local = jni->NewLocalRef(it->second.weak);
+    if (local) {
+      (void)jvmti_.SetTag(local, 0);
+      jni->DeleteLocalRef(local);
+    }
+    if (it->second.pinned) jni->DeleteGlobalRef(it->second.pinned);
+    jni->DeleteWeakGlobalRef(it->second.weak);
+    entries_.erase(it);
+    remaining = entries_.size();
   }
-  if (it->second.pinned) jni->DeleteGlobalRef(it->second.pinned);
-  jni->DeleteWeakGlobalRef(it->second.weak);
-  entries_.erase(it);
+  // Tests read this line (loglevel=debug) to see the table return to its baseline.
+  Log().debug("object table: released id {}, {} ids left", id.value, remaining);
 }
 
 jdwp::Result<void> ObjectTable::DisableCollection(JNIEnv* jni, jdwp::ObjectId id) {
@@ -111,7 +119,16 @@ jdwp::Result<void> ObjectTable::EnableCollection(JNIEnv* jni, jdwp::ObjectId id)
 }
 
 void ObjectTable::Reset(JNIEnv* jni) {
-  std::lock_guard lock(mu_);
+  size_t dropped = 0;
+  {
+    std::lock_guard lock(mu_);
+    dropped = entries_.size();
+    ResetLocked(jni);
+  }
+  Log().debug("object table: reset, {} ids dropped, {} ids left", dropped, size());
+}
+
+void ObjectTable::ResetLocked(JNIEnv* jni) {
   for (auto& [id, entry] : entries_) {
     jobject local = jni->NewLocalRef(entry.weak);
     if (local) {
@@ -122,6 +139,9 @@ void ObjectTable::Reset(JNIEnv* jni) {
     jni->DeleteWeakGlobalRef(entry.weak);
   }
   entries_.clear();
+  // clear() keeps the bucket array (8 bytes per bucket, sized for the peak); a
+  // fresh table gives that memory back.
+  std::unordered_map<uint64_t, Entry>().swap(entries_);
 }
 
 size_t ObjectTable::size() {

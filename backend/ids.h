@@ -44,6 +44,7 @@ class ObjectTable {
   jdwp::Result<void> EnableCollection(JNIEnv* jni, jdwp::ObjectId id);
 
   // Forgets every ID (session end): untags live objects, frees all references.
+  // IDs are still never reused: the next session's IDs continue the count.
   void Reset(JNIEnv* jni);
   size_t size();
 
@@ -55,6 +56,7 @@ class ObjectTable {
   };
   // The ID a tag stands for (its debugger count bumped), if it is one of ours.
   std::optional<jdwp::ObjectId> Known(jlong tag);
+  void ResetLocked(JNIEnv* jni);  // with mu_ held
 
   vmcore::Jvmti jvmti_;
   std::mutex assign_mu_;  // taken before mu_; serializes first-sight assignment

@@ -1,5 +1,10 @@
 #include "backend/values.h"
 
+#include <algorithm>
+#include <bit>
+#include <new>
+#include <type_traits>
+
 #include "backend/errors.h"
 
 namespace jdwpx::backend {
@@ -74,46 +79,218 @@ jdwp::Result<jvalue> ToJValue(Context& ctx, JNIEnv* jni, const jdwp::Value& v, c
   }
 }
 
+namespace {
+
+// Elements are read through a small buffer, so a huge array is never copied
+// whole anywhere but into the reply.
+constexpr jint kChunkElements = 8192;
+
+template <size_t N> struct BitsOf;
+template <> struct BitsOf<1> { using type = uint8_t; };
+template <> struct BitsOf<2> { using type = uint16_t; };
+template <> struct BitsOf<4> { using type = uint32_t; };
+template <> struct BitsOf<8> { using type = uint64_t; };
+
+template <class T>
+void PutBigEndian(uint8_t* out, T value) {
+  using U = typename BitsOf<sizeof(T)>::type;
+  auto bits = std::bit_cast<U>(value);
+  for (size_t i = 0; i < sizeof(U); ++i) out[i] = static_cast<uint8_t>(bits >> (8 * (sizeof(U) - 1 - i)));
+}
+
+template <class T, class ArrayT, class GetRegion>
+void EncodePrimitives(JNIEnv* jni, ArrayT array, jint first, jint length, GetRegion get, uint8_t* out) {
+  T buf[kChunkElements];
+  for (jint done = 0; done < length;) {
+    jint n = std::min(kChunkElements, length - done);
+    (jni->*get)(array, first + done, n, buf);
+    for (jint i = 0; i < n; ++i, out += sizeof(T)) PutBigEndian(out, buf[i]);
+    done += n;
+  }
+}
+
+// The object tag of an instance of `klass` (s t g l c [ or L).
+jdwp::Tag TagOfClass(Context& ctx, JNIEnv* jni, jclass klass) {
+  if (jni->IsAssignableFrom(klass, ctx.string_class)) return Tag::kString;
+  if (jni->IsAssignableFrom(klass, ctx.thread_class)) return Tag::kThread;
+  if (jni->IsAssignableFrom(klass, ctx.thread_group_class)) return Tag::kThreadGroup;
+  if (jni->IsAssignableFrom(klass, ctx.class_loader_class)) return Tag::kClassLoader;
+  if (jni->IsAssignableFrom(klass, ctx.class_class)) return Tag::kClassObject;
+  if (auto is_array = ctx.jvmti.IsArrayClass(klass); is_array && *is_array) return Tag::kArray;
+  return Tag::kObject;
+}
+
+void EncodeObjects(Context& ctx, JNIEnv* jni, jobjectArray array, jint first, jint length, uint8_t* out) {
+  // Elements of one class usually come in runs: the tag of the last class is kept.
+  jclass last_class = nullptr;
+  Tag last_tag = Tag::kObject;
+  for (jint i = 0; i < length; ++i, out += 9) {
+    jobject e = jni->GetObjectArrayElement(array, first + i);
+    Tag tag = Tag::kObject;
+    if (e) {
+      jclass k = jni->GetObjectClass(e);
+      if (last_class && jni->IsSameObject(k, last_class)) {
+        jni->DeleteLocalRef(k);
+      } else {
+        if (last_class) jni->DeleteLocalRef(last_class);
+        last_class = k;
+        last_tag = TagOfClass(ctx, jni, k);
+      }
+      tag = last_tag;
+    }
+    out[0] = static_cast<uint8_t>(tag);
+    PutBigEndian(out + 1, ctx.objects.IdOf(jni, e).value);
+    if (e) jni->DeleteLocalRef(e);
+  }
+  if (last_class) jni->DeleteLocalRef(last_class);
+}
+
+}  // namespace
+
 jdwp::Result<jdwp::ArrayRegion> ReadArray(Context& ctx, JNIEnv* jni, jarray array, jint first, jint length) {
-  jint size = jni->GetArrayLength(array);
-  if (first < 0 || first > size) return jdwp::Fail(ErrorCode::kInvalidIndex, "first index out of range");
+  // Edges as stock: length -1 means "to the end"; `first` must name an element
+  // (so any request on an empty array is INVALID_INDEX); 64-bit sums, so no
+  // overflow slips through (stock crashes the VM on first + length > INT_MAX).
+  const jint size = jni->GetArrayLength(array);
   if (length == -1) length = size - first;
-  if (length < 0 || first + static_cast<int64_t>(length) > size) return jdwp::Fail(ErrorCode::kInvalidLength, "length out of range");
+  if (first < 0 || first >= size) return jdwp::Fail(ErrorCode::kInvalidIndex, "first index out of range");
+  if (length < 0 || static_cast<int64_t>(first) + length > size) {
+    return jdwp::Fail(ErrorCode::kInvalidLength, "length out of range");
+  }
   jclass klass = jni->GetObjectClass(array);
   auto sig = ctx.jvmti.GetClassSignature(klass);
   jni->DeleteLocalRef(klass);
-  if (!sig || sig->signature.size() < 2) return jdwp::Fail(ErrorCode::kInvalidArray, "not an array");
-  char c = sig->signature[1];
-  jdwp::ArrayRegion region;
-  region.tag = static_cast<Tag>(c == 'L' ? 'L' : c);
-  region.values.reserve(static_cast<size_t>(length));
-  switch (c) {
-#define JDWPX_PRIM(ch, jt, Name, Make)                                         \
-  case ch: {                                                                  \
-    std::vector<jt> buf(static_cast<size_t>(length));                         \
-    jni->Get##Name##ArrayRegion(static_cast<jt##Array>(array), first, length, buf.data()); \
-    for (jt x : buf) region.values.push_back(Make(x));                        \
-    return region;                                                            \
+  if (!sig || sig->signature.size() < 2 || sig->signature[0] != '[') {
+    return jdwp::Fail(ErrorCode::kInvalidArray, "not an array");
   }
-    JDWPX_PRIM('Z', jboolean, Boolean, [](jboolean x) { return Value::Boolean(x != 0); })
-    JDWPX_PRIM('B', jbyte, Byte, Value::Byte)
-    JDWPX_PRIM('C', jchar, Char, Value::Char)
-    JDWPX_PRIM('S', jshort, Short, Value::Short)
-    JDWPX_PRIM('I', jint, Int, Value::Int)
-    JDWPX_PRIM('J', jlong, Long, Value::Long)
-    JDWPX_PRIM('F', jfloat, Float, Value::Float)
-    JDWPX_PRIM('D', jdouble, Double, Value::Double)
-#undef JDWPX_PRIM
-    default: {
-      auto objects = static_cast<jobjectArray>(array);
-      for (jint i = 0; i < length; ++i) {
-        jobject e = jni->GetObjectArrayElement(objects, first + i);
-        region.values.push_back(ctx.ObjectValue(jni, e));
-        if (e) jni->DeleteLocalRef(e);
+  const char component = sig->signature[1];
+  const auto region_tag = static_cast<Tag>(component);
+  const bool objects = component == 'L' || component == '[';
+  const size_t item_size = objects ? 9 : jdwp::TagDataSize(region_tag);
+  if (item_size == 0) return jdwp::Fail(ErrorCode::kInvalidArray, "unknown component type");
+
+  // Built straight in wire form (see jdwp::ArrayRegion): the reply's bytes are
+  // the only copy of the elements the agent makes.
+  jdwp::ArrayRegion region;
+  region.tag = region_tag;
+  std::vector<uint8_t>& wire = region.wire;
+  try {
+    wire.resize(5 + item_size * static_cast<size_t>(length));
+  } catch (const std::bad_alloc&) {
+    return jdwp::Fail(ErrorCode::kOutOfMemory, "array region too large");
+  }
+  wire[0] = static_cast<uint8_t>(component);
+  PutBigEndian(wire.data() + 1, static_cast<int32_t>(length));
+  uint8_t* out = wire.data() + 5;
+  switch (component) {
+    case 'Z': EncodePrimitives<jboolean>(jni, static_cast<jbooleanArray>(array), first, length, &JNIEnv::GetBooleanArrayRegion, out); break;
+    case 'B': EncodePrimitives<jbyte>(jni, static_cast<jbyteArray>(array), first, length, &JNIEnv::GetByteArrayRegion, out); break;
+    case 'C': EncodePrimitives<jchar>(jni, static_cast<jcharArray>(array), first, length, &JNIEnv::GetCharArrayRegion, out); break;
+    case 'S': EncodePrimitives<jshort>(jni, static_cast<jshortArray>(array), first, length, &JNIEnv::GetShortArrayRegion, out); break;
+    case 'I': EncodePrimitives<jint>(jni, static_cast<jintArray>(array), first, length, &JNIEnv::GetIntArrayRegion, out); break;
+    case 'J': EncodePrimitives<jlong>(jni, static_cast<jlongArray>(array), first, length, &JNIEnv::GetLongArrayRegion, out); break;
+    case 'F': EncodePrimitives<jfloat>(jni, static_cast<jfloatArray>(array), first, length, &JNIEnv::GetFloatArrayRegion, out); break;
+    case 'D': EncodePrimitives<jdouble>(jni, static_cast<jdoubleArray>(array), first, length, &JNIEnv::GetDoubleArrayRegion, out); break;
+    default: EncodeObjects(ctx, jni, static_cast<jobjectArray>(array), first, length, out); break;
+  }
+  if (jni->ExceptionCheck()) {
+    jni->ExceptionClear();
+    return jdwp::Fail(ErrorCode::kInternal, "exception while reading the array");
+  }
+  return region;
+}
+
+namespace {
+
+// UTF-16 -> the wire's UTF-8, as stock sends it by default (mutf8=n): NUL as a
+// single 0 byte, a surrogate pair as one 4-byte sequence, an unpaired surrogate
+// as the 3-byte sequence of its code unit (not U+FFFD). `Sink` counts or writes.
+template <class Sink>
+class Utf8Encoder {
+ public:
+  explicit Utf8Encoder(Sink& sink) : sink_(sink) {}
+  void Unit(uint16_t u) {
+    if (pending_high_) {
+      uint16_t high = pending_high_;
+      pending_high_ = 0;
+      if (u >= 0xDC00 && u <= 0xDFFF) {
+        uint32_t cp = 0x10000 + ((static_cast<uint32_t>(high) - 0xD800) << 10) + (u - 0xDC00);
+        sink_.Put(static_cast<uint8_t>(0xF0 | (cp >> 18)), static_cast<uint8_t>(0x80 | ((cp >> 12) & 0x3F)),
+                  static_cast<uint8_t>(0x80 | ((cp >> 6) & 0x3F)), static_cast<uint8_t>(0x80 | (cp & 0x3F)));
+        return;
       }
-      return region;
+      Three(high);
+    }
+    if (u < 0x80) {
+      sink_.Put(static_cast<uint8_t>(u));
+    } else if (u < 0x800) {
+      sink_.Put(static_cast<uint8_t>(0xC0 | (u >> 6)), static_cast<uint8_t>(0x80 | (u & 0x3F)));
+    } else if (u >= 0xD800 && u <= 0xDBFF) {
+      pending_high_ = u;
+    } else {
+      Three(u);
     }
   }
+  void Finish() {
+    if (pending_high_) Three(pending_high_);
+    pending_high_ = 0;
+  }
+
+ private:
+  void Three(uint16_t u) {
+    sink_.Put(static_cast<uint8_t>(0xE0 | (u >> 12)), static_cast<uint8_t>(0x80 | ((u >> 6) & 0x3F)),
+              static_cast<uint8_t>(0x80 | (u & 0x3F)));
+  }
+  Sink& sink_;
+  uint16_t pending_high_ = 0;
+};
+
+struct CountingSink {
+  size_t size = 0;
+  template <class... B>
+  void Put(B...) { size += sizeof...(B); }
+};
+
+struct WritingSink {
+  char* out;
+  template <class... B>
+  void Put(B... bytes) { ((*out++ = static_cast<char>(bytes)), ...); }
+};
+
+template <class Sink>
+void EncodeString(JNIEnv* jni, jstring s, jsize length, Sink& sink) {
+  jchar buf[kChunkElements];
+  Utf8Encoder<Sink> encoder(sink);
+  for (jsize done = 0; done < length;) {
+    jsize n = std::min<jsize>(kChunkElements, length - done);
+    jni->GetStringRegion(s, done, n, buf);
+    for (jsize i = 0; i < n; ++i) encoder.Unit(buf[i]);
+    done += n;
+  }
+  encoder.Finish();
+}
+
+}  // namespace
+
+jdwp::Result<std::string> ReadString(JNIEnv* jni, jstring s) {
+  // Two passes over the characters (read in chunks: no whole UTF-16 or modified
+  // UTF-8 copy of the string), so the result is allocated once at its exact size.
+  const jsize length = jni->GetStringLength(s);
+  CountingSink counter;
+  EncodeString(jni, s, length, counter);
+  std::string out;
+  try {
+    out.resize(counter.size);
+  } catch (const std::bad_alloc&) {
+    return jdwp::Fail(ErrorCode::kOutOfMemory, "string too large");
+  }
+  WritingSink writer{out.data()};
+  EncodeString(jni, s, length, writer);
+  if (jni->ExceptionCheck()) {
+    jni->ExceptionClear();
+    return jdwp::Fail(ErrorCode::kInternal, "exception while reading the string");
+  }
+  return out;
 }
 
 std::string ParameterKinds(const std::string& sig, char* return_kind) {

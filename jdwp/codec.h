@@ -47,6 +47,15 @@ class Writer {
   }
   size_t size() const { return buf_.size(); }
   void Reserve(size_t n) { buf_.reserve(n); }
+  // Appends `bytes`; into an empty writer by taking the buffer over (no copy).
+  void Append(std::vector<uint8_t>&& bytes) {
+    if (buf_.empty()) {
+      buf_.swap(bytes);
+      bytes.clear();
+    } else {
+      buf_.insert(buf_.end(), bytes.begin(), bytes.end());
+    }
+  }
   std::vector<uint8_t>& bytes() { return buf_; }
   std::vector<uint8_t> Take() { return std::move(buf_); }
 
@@ -224,7 +233,9 @@ void Encode(Writer& w, const T& v) {
   } else if constexpr (std::is_same_v<T, UntaggedValue>) {
     EncodeUntagged(w, v.tag, v.bits);
   } else if constexpr (std::is_same_v<T, ArrayRegion>) {
-    EncodeArrayRegion(w, v);
+    // A region in wire form (see ArrayRegion) is handed over when the writer is empty.
+    if (!v.wire.empty()) w.Append(std::move(v.wire));
+    else EncodeArrayRegion(w, v);
   } else if constexpr (std::is_same_v<T, RawTail>) {
     w.Bytes(v.bytes.data(), v.bytes.size());
   } else if constexpr (std::is_same_v<T, std::vector<uint8_t>>) {

@@ -114,9 +114,18 @@ struct UntaggedValue {
 
 // arrayregion: leading tag, count, then items (full values for object
 // components, untagged data for primitives).
+//
+// A region is held in one of two forms. Decoding gives `tag` + `values`. The
+// agent builds huge replies (a 10M-element long[]) in wire form instead: `wire`
+// then holds the whole region (tag, count, items) and is what gets encoded, at
+// 1-9 bytes per element rather than a 16-byte Value. When a wire-form region is
+// the first thing encoded into a Writer (the only field of a reply body), the
+// encoder takes the buffer over instead of copying it, which leaves the region
+// empty: such a region is encoded once.
 struct ArrayRegion {
   Tag tag = Tag::kInt;
   std::vector<Value> values;  // each value's own tag; for primitives equal to `tag`
+  mutable std::vector<uint8_t> wire = {};  // non-empty: the wire form; tag and values unused
   friend bool operator==(const ArrayRegion&, const ArrayRegion&) = default;
 };
 

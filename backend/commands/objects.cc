@@ -8,7 +8,6 @@
 #include "jdwp/commands/class_type.h"
 #include "jdwp/commands/object_reference.h"
 #include "jdwp/commands/string_reference.h"
-#include "vmcore/mutf8.h"
 
 namespace jdwpx::backend {
 
@@ -184,6 +183,33 @@ void RegisterObjects(Dispatcher& d, Context& ctx, JNIEnv** jni_slot) {
     return OR::EnableCollection::Reply{};
   });
 
+  d.Bind<OR::MonitorInfo>([c, J](const OR::MonitorInfo::Request& req) -> jdwp::Result<OR::MonitorInfo::Reply> {
+    // As stock: no suspension check (the spec asks the debugger to suspend all
+    // threads first; JDI does that check on its side).
+    ASSIGN_OR_RETURN(jobject obj, c->NonNullObject(J(), req.object));
+    VM_ASSIGN_OR_RETURN(auto usage, c->jvmti.GetObjectMonitorUsage(obj));
+    OR::MonitorInfo::Reply r;
+    r.entry_count = usage.entry_count;
+    if (usage.owner) r.owner = c->IdOf<jdwp::ThreadId>(J(), usage.owner);
+    // Up to JDK 22 HotSpot lists Object.wait() threads in `waiters` too; later
+    // JDKs only in `notify_waiters`, and stock then sends both lists as one.
+    std::vector<jthread> listed;
+    auto add = [&](jthread t) {
+      for (jthread seen : listed) {
+        if (J()->IsSameObject(seen, t)) return J()->DeleteLocalRef(t);
+      }
+      listed.push_back(t);
+    };
+    for (jthread t : usage.waiters) add(t);
+    for (jthread t : usage.notify_waiters) add(t);
+    for (jthread t : listed) {
+      r.waiters.push_back(c->IdOf<jdwp::ThreadId>(J(), t));
+      J()->DeleteLocalRef(t);
+    }
+    if (usage.owner) J()->DeleteLocalRef(usage.owner);
+    return r;
+  });
+
   d.BindAsync<OR::InvokeMethod>([c, J](const OR::InvokeMethod::Request& req, Dispatcher::Later<OR::InvokeMethod::Reply> later) {
     auto obj = c->NonNullObject(J(), req.object);
     if (!obj) return later.Fail(obj.error());
@@ -205,11 +231,7 @@ void RegisterObjects(Dispatcher& d, Context& ctx, JNIEnv** jni_slot) {
   d.Bind<jdwp::StringReference::Value>([c, J](const jdwp::StringReference::Value::Request& req)
                                            -> jdwp::Result<jdwp::StringReference::Value::Reply> {
     ASSIGN_OR_RETURN(jstring s, c->String(J(), jdwp::IdCast<jdwp::StringId>(req.string_object)));
-    jsize len = J()->GetStringLength(s);
-    const jchar* chars = J()->GetStringCritical(s, nullptr);
-    if (!chars) return jdwp::Fail(ErrorCode::kOutOfMemory, "cannot read string");
-    std::string utf8 = vmcore::Utf16ToUtf8(reinterpret_cast<const uint16_t*>(chars), static_cast<size_t>(len));
-    J()->ReleaseStringCritical(s, chars);
+    ASSIGN_OR_RETURN(std::string utf8, ReadString(J(), s));
     return jdwp::StringReference::Value::Reply{std::move(utf8)};
   });
 

@@ -249,6 +249,29 @@ TEST(CodecArrayRegion, ObjectArrayKeepsMostSpecificItemTags) {
   EXPECT_EQ(Dec<ArrayRegion>(Enc(nested)), nested);
 }
 
+TEST(CodecArrayRegion, WireFormIsHandedOverAsTheOnlyFieldOfABody) {
+  // What the agent builds for a huge reply: the region already in wire bytes.
+  auto bytes = Bytes({'J', 0, 0, 0, 1, 1, 2, 3, 4, 5, 6, 7, 8});
+  ArrayReference::GetValues::Reply reply;
+  reply.values.wire = bytes;
+  const uint8_t* buffer = reply.values.wire.data();
+  Writer w;
+  Encode(w, reply);
+  EXPECT_EQ(w.bytes(), bytes);
+  EXPECT_EQ(w.bytes().data(), buffer) << "taken over, not copied";
+  EXPECT_TRUE(reply.values.wire.empty());
+  EXPECT_EQ(Dec<ArrayRegion>(bytes), (ArrayRegion{Tag::kLong, {Value::Long(0x0102030405060708)}}));
+}
+
+TEST(CodecArrayRegion, WireFormAfterOtherBytesIsCopied) {
+  ArrayRegion region;
+  region.wire = Bytes({'I', 0, 0, 0, 1, 0, 0, 0, 7});
+  Writer w;
+  w.U8(0xaa);
+  Encode(w, region);
+  EXPECT_EQ(w.bytes(), Bytes({0xaa, 'I', 0, 0, 0, 1, 0, 0, 0, 7}));
+}
+
 TEST(CodecArrayRegion, MalformedFails) {
   ExpectDecodeFails<ArrayRegion>(Bytes({'V', 0x7f, 0xff, 0xff, 0xff}));           // void elements
   ExpectDecodeFails<ArrayRegion>(Bytes({'Q', 0, 0, 0, 0}));                       // unknown tag

@@ -1,0 +1,561 @@
+#!/usr/bin/env python3
+"""Objects, arrays and strings over raw JDWP, byte for byte against the JDK's own agent.
+
+    python3 integration/test_objects.py --agent {ours,stock} --agent-lib PATH \
+        --jdk JAVA_HOME --classes DIR --build-dir DIR [unittest args]
+
+The ObjectsFixture debuggee (suspend=n) builds its values, prints "ready" while
+its main thread owns a monitor twice with one waiter, and blocks there. A raw
+client (stdlib sockets) then suspends the VM and reads: every array element
+type, the index/length edges of ArrayReference.GetValues, strings with NUL,
+supplementary characters and unpaired surrogates, MonitorInfo, and the huge
+cases (1M Object[], 10M long[], 50M-char strings) with the debuggee's peak RSS
+growth and the time of each reply printed for comparison. The JDI half
+(jdi/ObjectsJdi.java) checks the same values through com.sun.jdi, plus object
+collection. Every expectation is the stock agent's behaviour on JDK 17.
+
+No sleeps: every wait is a read with a timeout.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import re
+import socket
+import struct
+import time
+import unittest
+
+import harness
+
+READ_TIMEOUT_S = 120
+HANDSHAKE = b"JDWP-Handshake"
+HEADER_SIZE = 11
+REPLY_FLAG = 0x80
+EVENT_COMPOSITE = (64, 100)
+
+NONE = 0
+INVALID_OBJECT = 20
+INVALID_INDEX = 503
+INVALID_LENGTH = 504
+INVALID_STRING = 506
+INVALID_ARRAY = 508
+
+VM_CLASSES_BY_SIGNATURE = (1, 2)
+VM_ALL_THREADS = (1, 4)
+VM_ID_SIZES = (1, 7)
+VM_SUSPEND = (1, 8)
+VM_DISPOSE_OBJECTS = (1, 14)
+RT_FIELDS = (2, 4)
+RT_GET_VALUES = (2, 6)
+OR_REFERENCE_TYPE = (9, 1)
+OR_MONITOR_INFO = (9, 5)
+OR_IS_COLLECTED = (9, 9)
+SR_VALUE = (10, 1)
+TR_NAME = (11, 1)
+AR_LENGTH = (13, 1)
+AR_GET_VALUES = (13, 2)
+
+PRIMITIVE_FORMATS = {"Z": ">?", "B": ">b", "C": ">H", "S": ">h", "I": ">i", "J": ">q", "F": ">I", "D": ">Q"}
+PRIMITIVE_SIZES = {"Z": 1, "B": 1, "C": 2, "S": 2, "I": 4, "J": 8, "F": 4, "D": 8}
+
+
+class Reader:
+    def __init__(self, data):
+        self.data = memoryview(data)
+        self.pos = 0
+
+    def take(self, n: int):
+        if self.pos + n > len(self.data):
+            raise AssertionError(f"reply too short: need {n} bytes at {self.pos} of {len(self.data)}")
+        chunk = self.data[self.pos:self.pos + n]
+        self.pos += n
+        return chunk
+
+    def byte(self) -> int:
+        return self.take(1)[0]
+
+    def int(self) -> int:
+        return struct.unpack(">i", self.take(4))[0]
+
+    def id(self) -> int:
+        return int.from_bytes(self.take(8), "big")
+
+    def raw_string(self) -> bytes:
+        return bytes(self.take(self.int()))
+
+    def string(self) -> str:
+        return self.raw_string().decode("utf-8")
+
+    def at_end(self) -> bool:
+        return self.pos == len(self.data)
+
+
+class Client:
+    """One raw debugger connection; replies matched by id, events kept aside."""
+
+    def __init__(self, port: int):
+        self.sock = socket.create_connection(("127.0.0.1", port), timeout=READ_TIMEOUT_S)
+        self.next_id = 1
+        self.events = []
+        self.sock.sendall(HANDSHAKE)
+        if bytes(self.recv_exact(len(HANDSHAKE))) != HANDSHAKE:
+            raise AssertionError("bad handshake answer")
+        r = self.ok(*VM_ID_SIZES)
+        sizes = [r.int() for _ in range(5)]
+        if sizes != [8] * 5:
+            raise AssertionError(f"IDSizes {sizes}: this test assumes 8-byte IDs")
+
+    def close(self):
+        self.sock.close()
+
+    def recv_exact(self, n: int) -> bytearray:
+        buf = bytearray(n)
+        view = memoryview(buf)
+        got = 0
+        while got < n:
+            k = self.sock.recv_into(view[got:], n - got)
+            if k == 0:
+                raise AssertionError(f"connection closed after {got} of {n} bytes")
+            got += k
+        return buf
+
+    def command(self, command_set: int, command: int, data: bytes = b""):
+        """-> (error code, reply data)."""
+        packet_id = self.next_id
+        self.next_id += 1
+        self.sock.sendall(struct.pack(">IIBBB", HEADER_SIZE + len(data), packet_id, 0, command_set, command) + data)
+        while True:
+            header = self.recv_exact(HEADER_SIZE)
+            length, reply_id, flags = struct.unpack(">IIB", header[:9])
+            body = self.recv_exact(length - HEADER_SIZE)
+            if flags & REPLY_FLAG:
+                if reply_id != packet_id:
+                    raise AssertionError(f"reply id {reply_id}, expected {packet_id}")
+                return struct.unpack(">H", header[9:])[0], body
+            self.events.append(body)
+
+    def ok(self, command_set: int, command: int, data: bytes = b"") -> Reader:
+        error, body = self.command(command_set, command, data)
+        if error != NONE:
+            raise AssertionError(f"command {command_set}/{command} failed with error {error}")
+        return Reader(body)
+
+    def error_of(self, command: tuple, data: bytes) -> int:
+        return self.command(*command, data)[0]
+
+    def class_by_signature(self, signature: str) -> int:
+        r = self.ok(*VM_CLASSES_BY_SIGNATURE, jdwp_string(signature))
+        if r.int() != 1:
+            raise AssertionError(f"{signature} is not loaded exactly once")
+        r.byte()
+        return r.id()
+
+    def static_values(self, class_id: int) -> dict:
+        """Every static field of a class: name -> (tag, raw value)."""
+        r = self.ok(*RT_FIELDS, ref(class_id))
+        fields = []
+        for _ in range(r.int()):
+            field_id, name, _sig, mods = r.id(), r.string(), r.string(), r.int()
+            if mods & 0x0008:
+                fields.append((field_id, name))
+        request = ref(class_id) + i32(len(fields)) + b"".join(ref(f) for f, _ in fields)
+        r = self.ok(*RT_GET_VALUES, request)
+        if r.int() != len(fields):
+            raise AssertionError("GetValues count")
+        out = {}
+        for _, name in fields:
+            tag = chr(r.byte())
+            if tag in PRIMITIVE_SIZES:
+                out[name] = (tag, bytes(r.take(PRIMITIVE_SIZES[tag])))
+            else:
+                out[name] = (tag, r.id())
+        return out
+
+    def thread_named(self, name: str) -> int:
+        r = self.ok(*VM_ALL_THREADS)
+        for thread in [r.id() for _ in range(r.int())]:
+            if self.ok(*TR_NAME, ref(thread)).string() == name:
+                return thread
+        raise AssertionError(f"no thread named {name!r}")
+
+    def array_region(self, array: int, first: int, length: int):
+        """-> (region tag, [values]): primitives decoded, objects as (tag, id)."""
+        r = self.ok(*AR_GET_VALUES, ref(array) + i32(first) + i32(length))
+        return decode_region(r)
+
+    def string_bytes(self, string_id: int) -> bytes:
+        r = self.ok(*SR_VALUE, ref(string_id))
+        data = r.raw_string()
+        assert r.at_end()
+        return data
+
+
+def decode_region(r: Reader):
+    tag = chr(r.byte())
+    count = r.int()
+    if tag in PRIMITIVE_FORMATS:
+        size = PRIMITIVE_SIZES[tag]
+        fmt = ">" + str(count) + PRIMITIVE_FORMATS[tag][1]
+        values = list(struct.unpack(fmt, r.take(size * count)))
+    else:
+        values = []
+        for _ in range(count):
+            values.append((chr(r.byte()), r.id()))
+    if not r.at_end():
+        raise AssertionError("bytes after the array region")
+    return tag, values
+
+
+def ref(value: int) -> bytes:
+    return value.to_bytes(8, "big")
+
+
+def i32(value: int) -> bytes:
+    return struct.pack(">i", value)
+
+
+def jdwp_string(text: str) -> bytes:
+    data = text.encode("utf-8")
+    return i32(len(data)) + data
+
+
+def f32_bits(x: float) -> int:
+    return struct.unpack(">I", struct.pack(">f", x))[0]
+
+
+def f64_bits(x: float) -> int:
+    return struct.unpack(">Q", struct.pack(">d", x))[0]
+
+
+def stock_utf8(text_utf16: str) -> bytes:
+    """What the JDK's agent sends for a Java string (its default, mutf8=n): the
+    JVM's modified UTF-8 converted to standard UTF-8, i.e. NUL as one 0 byte, a
+    surrogate pair as one 4-byte sequence, an unpaired surrogate as the 3-byte
+    sequence of its code unit."""
+    return text_utf16.encode("utf-16-le", "surrogatepass").decode("utf-16-le", "surrogatepass") \
+        .encode("utf-8", "surrogatepass")
+
+
+def vm_hwm_kib(pid: int) -> int:
+    with open(f"/proc/{pid}/status", encoding="ascii") as f:
+        for line in f:
+            if line.startswith("VmHWM:"):
+                return int(line.split()[1])
+    raise AssertionError("no VmHWM")
+
+
+def vm_rss_kib(pid: int) -> int:
+    with open(f"/proc/{pid}/status", encoding="ascii") as f:
+        for line in f:
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1])
+    raise AssertionError("no VmRSS")
+
+
+def reset_peak_rss(pid: int):
+    """Makes VmHWM restart from the current RSS (Linux 4.0+)."""
+    with open(f"/proc/{pid}/clear_refs", "w", encoding="ascii") as f:
+        f.write("5")
+
+
+BLOCK_OPTIONS = "transport=dt_socket,server=y,address=0,suspend=n"
+
+
+class FixtureSession:
+    """ObjectsFixture started with `args`, attached once it is ready, VM suspended."""
+
+    def __init__(self, test, args, options=BLOCK_OPTIONS, jvm_args=()):
+        self.debuggee = harness.Debuggee(test.cfg, "ObjectsFixture", args=args, options=options, jvm_args=jvm_args)
+        try:
+            port = self.debuggee.port
+            self.debuggee.wait_for_output(r"(?m)^ready$", 180)
+            self.client = Client(port)
+            self.client.ok(*VM_SUSPEND)
+            self.fixture = self.client.class_by_signature("LObjectsFixture;")
+            self.statics = self.client.static_values(self.fixture)
+        except BaseException:
+            self.debuggee.__exit__(None, None, None)
+            raise
+
+    def id(self, name: str) -> int:
+        return self.statics[name][1]
+
+    def close(self):
+        try:
+            self.client.close()
+        finally:
+            self.debuggee.__exit__(None, None, None)
+
+
+class ObjectValues(unittest.TestCase):
+    """Small values: every element type, edges, strings, monitors."""
+
+    @classmethod
+    def setUpClass(cls):
+        cls.cfg = harness.config()
+        cls.s = FixtureSession(cls, ["block"])
+        cls.c = cls.s.client
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.s.close()
+
+    def test_every_primitive_element_type(self):
+        expected = {
+            "booleans": ("Z", [True, False, True]),
+            "bytes": ("B", [-128, 0, 127, -1]),
+            "chars": ("C", [0x61, 0xE9, 0x20AC, 0xFFFF, 0]),
+            "shorts": ("S", [-32768, 0, 32767, -2]),
+            "ints": ("I", [-2**31, -1, 0, 1, 2**31 - 1]),
+            "longs": ("J", [-2**63, -1, 0, 1, 2**63 - 1]),
+            "floats": ("F", [f32_bits(x) for x in (-1.5, 0.0, -0.0, 3.4028234663852886e38, float("inf"))]
+                       + [0x7FC00000]),
+            "doubles": ("D", [f64_bits(x) for x in (-1.5, 0.0, -0.0, 5e-324, float("-inf"))]
+                        + [0x7FF8000000000000]),
+        }
+        for name, want in expected.items():
+            with self.subTest(name):
+                self.assertEqual(self.c.array_region(self.s.id(name), 0, -1), want)
+                self.assertEqual(self.c.ok(*AR_LENGTH, ref(self.s.id(name))).int(), len(want[1]))
+
+    def test_object_arrays_tag_each_element(self):
+        tag, values = self.c.array_region(self.s.id("mixed"), 0, -1)
+        self.assertEqual(tag, "L")
+        self.assertEqual([t for t, _ in values], ["s", "t", "g", "l", "c", "[", "L", "L"])
+        self.assertEqual(values[-1][1], 0, "null element")
+        self.assertEqual(values[1][1], self.c.thread_named("main"))
+        self.assertEqual(self.c.string_bytes(values[0][1]), b"text")
+        tag, values = self.c.array_region(self.s.id("strings"), 0, -1)
+        self.assertEqual((tag, [t for t, _ in values]), ("L", ["s", "L", "s"]))
+        self.assertEqual([self.c.string_bytes(values[0][1]), values[1][1], self.c.string_bytes(values[2][1])],
+                         [b"alpha", 0, b"gamma"])
+        tag, values = self.c.array_region(self.s.id("nested"), 0, -1)
+        self.assertEqual((tag, [t for t, _ in values]), ("[", ["[", "L", "["]))
+        self.assertEqual(self.c.array_region(values[0][1], 0, -1), ("I", [1, 2]))
+        # One ID per object: the same element read twice has the same ID.
+        self.assertEqual(self.c.array_region(self.s.id("nested"), 0, 1)[1][0], values[0])
+
+    def test_get_values_index_and_length_edges(self):
+        ints = self.s.id("ints")  # 5 elements
+        cases = [
+            ((4, 1), NONE), ((0, 5), NONE), ((2, -1), NONE), ((4, -1), NONE), ((0, 0), NONE),
+            ((5, 0), INVALID_INDEX), ((5, -1), INVALID_INDEX), ((6, 0), INVALID_INDEX),
+            ((-1, 0), INVALID_INDEX), ((-1, -1), INVALID_INDEX),
+            ((4, 2), INVALID_LENGTH), ((0, 6), INVALID_LENGTH), ((0, -2), INVALID_LENGTH),
+        ]
+        for (first, length), want in cases:
+            with self.subTest(first=first, length=length):
+                self.assertEqual(self.c.error_of(AR_GET_VALUES, ref(ints) + i32(first) + i32(length)), want)
+        self.assertEqual(self.c.array_region(ints, 2, -1), ("I", [0, 1, 2**31 - 1]))
+        self.assertEqual(self.c.array_region(ints, 1, 0), ("I", []))
+        # An empty array has no valid first index, not even with length 0.
+        for first, length in [(0, 0), (0, -1), (0, 1)]:
+            with self.subTest(empty=(first, length)):
+                self.assertEqual(self.c.error_of(AR_GET_VALUES, ref(self.s.id("empty")) + i32(first) + i32(length)),
+                                 INVALID_INDEX)
+        if self.cfg.agent == "ours":
+            # spec: stock crashes the VM here (first + length overflows its int).
+            self.assertEqual(self.c.error_of(AR_GET_VALUES, ref(ints) + i32(1) + i32(0x7FFFFFFF)), INVALID_LENGTH)
+
+    def test_wrong_kinds_of_object(self):
+        special, ints = self.s.id("special"), self.s.id("ints")
+        self.assertEqual(self.c.error_of(AR_GET_VALUES, ref(special) + i32(0) + i32(1)), INVALID_ARRAY)
+        self.assertEqual(self.c.error_of(AR_LENGTH, ref(special)), INVALID_ARRAY)
+        self.assertEqual(self.c.error_of(SR_VALUE, ref(ints)), INVALID_STRING)
+        self.assertEqual(self.c.error_of(OR_MONITOR_INFO, ref(0)), INVALID_OBJECT)
+        self.assertEqual(self.c.error_of(OR_MONITOR_INFO, ref(0x7EADBEEFCAFE1234)), INVALID_OBJECT)
+
+    def test_string_bytes_match_stock_encoding(self):
+        # Standard UTF-8 (stock's default, mutf8=n): NUL is one 0 byte, a pair one
+        # 4-byte sequence, an unpaired surrogate the 3-byte sequence of its unit.
+        self.assertEqual(
+            self.c.string_bytes(self.s.id("special")),
+            b"a\x00b\xc3\xa9\xe2\x82\xac\xf0\x9f\x98\x80x\xed\xa0\x80y\xed\xb0\x80z\xf0\x9f\x98\x80")
+        self.assertEqual(self.c.string_bytes(self.s.id("lonelyHighAtEnd")), b"end\xed\xa0\x80")
+        self.assertEqual(stock_utf8("a\0b\u00e9\u20ac\ud83d\ude00x\ud800y\udc00z\ud83d\ude00"),
+                         self.c.string_bytes(self.s.id("special")))
+
+    def test_monitor_info_owner_entry_count_and_waiter(self):
+        r = self.c.ok(*OR_MONITOR_INFO, ref(self.s.id("lock")))
+        owner, entry_count = r.id(), r.int()
+        waiters = [r.id() for _ in range(r.int())]
+        self.assertTrue(r.at_end())
+        self.assertEqual(owner, self.c.thread_named("main"))
+        self.assertEqual(entry_count, 2)
+        self.assertEqual(waiters, [self.c.thread_named("objects-waiter")])
+        # An object nobody locks: no owner, no waiters.
+        r = self.c.ok(*OR_MONITOR_INFO, ref(self.s.id("ints")))
+        self.assertEqual((r.id(), r.int(), r.int()), (0, 0, 0))
+
+
+class HugeValues(unittest.TestCase):
+    """Any size: each answered in one reply (stock: see the Object[] case)."""
+
+    @classmethod
+    def setUpClass(cls):
+        cls.cfg = harness.config()
+        cls.s = FixtureSession(cls, ["huge", "block"], jvm_args=["-Xmx2g"])
+        cls.c = cls.s.client
+        cls.pid = cls.s.debuggee.proc.pid
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.s.close()
+
+    def measure(self, what: str, reply_bytes: int, fn, ours_limit_factor: float, per_new_id_bytes: int = 0,
+                new_ids: int = 0):
+        """Runs fn; prints time and the debuggee's peak RSS growth; for our agent
+        asserts the growth stays under ours_limit_factor x the reply, plus what the
+        new IDs may cost (our table + the JVM's tag and weak reference), + 48 MiB."""
+        rss_before = vm_rss_kib(self.pid)
+        reset_peak_rss(self.pid)
+        start = time.monotonic()
+        result = fn()
+        elapsed = time.monotonic() - start
+        growth_mib = (vm_hwm_kib(self.pid) - rss_before) / 1024
+        print(f"\nMEASURE agent={self.cfg.agent} jdk{self.cfg.jdk_version} {what}: {elapsed:.2f} s, "
+              f"peak RSS growth {growth_mib:.0f} MiB for a {reply_bytes / 2**20:.0f} MiB reply", flush=True)
+        if self.cfg.agent == "ours":
+            limit = (ours_limit_factor * reply_bytes + per_new_id_bytes * new_ids) / 2**20 + 48
+            self.assertLess(growth_mib, limit, f"{what}: peak RSS growth over {limit:.0f} MiB")
+        return result
+
+    def test_long_array_of_10m_in_one_request(self):
+        n = 10_000_000
+        tag, values = self.measure("long[10M] GetValues", 5 + 8 * n,
+                                   lambda: self.c.array_region(self.s.id("hugeLongs"), 0, -1), 2.5)
+        self.assertEqual(tag, "J")
+        self.assertEqual(len(values), n)
+        for i in (0, 1, n // 2, n - 1):
+            self.assertEqual(values[i], i * 3_000_000_007 - 5, f"element {i}")
+        self.assertEqual(self.c.array_region(self.s.id("hugeLongs"), n - 2, -1)[1], [values[-2], values[-1]])
+
+    def test_object_array_of_1m(self):
+        n = 1_000_000
+        array = self.s.id("hugeObjects")
+
+        def fetch():
+            if self.cfg.agent == "stock":
+                # Stock dies on one request this big (FATAL ERROR: PushLocalFrame
+                # for 1M references), so it is asked in slices.
+                out = []
+                for first in range(0, n, 20_000):
+                    tag, part = self.c.array_region(array, first, 20_000)
+                    out += part
+                return tag, out
+            return self.c.array_region(array, 0, -1)
+
+        # Today about 140 bytes per new ID: ~60 in the JVM (JVMTI tag, JNI weak
+        # reference), the rest our table's hash node and bucket.
+        tag, values = self.measure("Object[1M] GetValues", 5 + 9 * n, fetch, 2.5, per_new_id_bytes=160, new_ids=n)
+        self.assertEqual(tag, "L")
+        self.assertEqual(len(values), n)
+        self.assertEqual({t for t, _ in values}, {"s"})
+        self.assertEqual(len({i for _, i in values}), n, "one distinct ID per object")
+        for i in (0, n // 2, n - 1):
+            self.assertEqual(self.c.string_bytes(values[i][1]), f"e{i}".encode(), f"element {i}")
+        # The IDs go back: DisposeObjects with each count of 1.
+        request = i32(n) + b"".join(ref(object_id) + i32(1) for _, object_id in values)
+        self.c.ok(*VM_DISPOSE_OBJECTS, request)
+
+    def check_huge_string(self, name: str, expected_length: int, expected_sha256: str):
+        data = self.measure(f"{name} StringReference.Value", expected_length,
+                            lambda: self.c.string_bytes(self.s.id(name)), 3.5)
+        self.assertEqual(len(data), expected_length)
+        self.assertEqual(hashlib.sha256(data).hexdigest(), expected_sha256)
+        return data
+
+    def test_string_of_50m_latin1_chars(self):
+        data = self.check_huge_string("hugeLatin1", 50_000_001,
+                                      hashlib.sha256(expected_huge_string(50_000_000, True)).hexdigest())
+        self.assertEqual(data[25_000_000], 0, "NUL is one 0 byte")
+        self.assertEqual(data[-2:], b"\xc3\xbf")
+
+    def test_string_of_50m_chars_with_supplementary_nul_and_bmp(self):
+        data = self.check_huge_string("hugeUnicode", 50_250_002,
+                                      hashlib.sha256(expected_huge_string(50_000_000, False)).hexdigest())
+        self.assertEqual(data[:10], b"\xf0\x9f\x98\x80\x00\xe2\x82\xac\xc3\xa9")
+        self.assertEqual(data[-4:], b"\xf0\x9f\x98\x80")
+
+
+def expected_huge_string(length: int, latin1: bool) -> bytes:
+    """ObjectsFixture.hugeString() as stock's UTF-8."""
+    letters = bytearray((ord("a") + i % 26) for i in range(26))
+    chars = bytearray(letters * (length // 26 + 1))[:length]
+    if latin1:
+        text = chars.decode("ascii")
+        text = text[:length // 2] + "\0" + text[length // 2 + 1:length - 1] + "\u00ff"
+        return text.encode("utf-8")
+    parts = []
+    block = "\U0001F600\0\u20ac\u00e9"
+    i = 0
+    text = chars.decode("ascii")
+    while i + 5 < length:
+        parts.append(block)
+        end = min(i + 1000, length)
+        parts.append(text[i + 5:end])
+        i += 1000
+    joined = "".join(parts)
+    # The fixture replaces the last two units with a pair.
+    joined_units = joined.encode("utf-16-le", "surrogatepass")
+    joined_units = joined_units[:2 * (length - 2)] + "\U0001F600".encode("utf-16-le")
+    return stock_utf8(joined_units.decode("utf-16-le", "surrogatepass"))
+
+
+class ObjectTableSize(unittest.TestCase):
+    """Our agent only: the ID table's size, logged at debug level, returns to its
+    baseline after DisposeObjects and to zero when the debugger goes."""
+
+    def setUp(self):
+        self.cfg = harness.config()
+        if self.cfg.agent != "ours":
+            self.skipTest("the table size log is ours (loglevel=debug)")
+
+    def test_table_returns_to_baseline(self):
+        s = FixtureSession(self, ["block"], options=BLOCK_OPTIONS + ",loglevel=debug")
+        try:
+            n = 20_000
+            tag, values = s.client.array_region(s.id("fresh"), 0, -1)
+            self.assertEqual((tag, len(values)), ("L", n))
+            s.client.ok(*VM_DISPOSE_OBJECTS, i32(n) + b"".join(ref(i) + i32(1) for _, i in values))
+            released = re.compile(r"object table: released id (\d+), (\d+) ids left")
+            # IDs are released in request order: the last one's line ends the batch.
+            s.debuggee.wait_for_output(rf"released id {values[-1][1]}, \d+ ids left", 30, "stderr")
+            lines = released.findall(s.debuggee.stderr)
+            self.assertEqual(len(lines), n, "one release line per disposed ID")
+            sizes = [int(left) for _, left in lines]
+            baseline = sizes[0] + 1 - n
+            self.assertEqual(sizes[-1], baseline)
+            self.assertEqual({int(i) for i, _ in lines}, {i for _, i in values})
+            # The same objects again get fresh IDs: IDs are never reused.
+            again = s.client.array_region(s.id("fresh"), 0, 3)[1]
+            self.assertTrue(all(i > max(v for _, v in values) for _, i in again), again)
+            s.client.close()
+            m = s.debuggee.wait_for_output(r"object table: reset, (\d+) ids dropped, (\d+) ids left", 30, "stderr")
+            self.assertEqual(int(m.group(2)), 0)
+            self.assertGreaterEqual(int(m.group(1)), baseline + 3)
+        finally:
+            s.close()
+
+
+class ObjectsThroughJdi(unittest.TestCase):
+    def test_values_monitor_and_collection(self):
+        cfg = harness.config()
+        jdi_classes = os.path.join(cfg.build_dir, "integration", "jdi-classes")
+        line = harness.fixture_line("ObjectsFixture.java", "// @bp-pause")
+        with harness.Debuggee(cfg, "ObjectsFixture") as debuggee:
+            rc, out, err = harness.run_java(cfg, ["-cp", jdi_classes], "ObjectsJdi",
+                                            [str(debuggee.port), str(line)], timeout=120)
+            report = f"--- stdout:\n{out}\n--- stderr:\n{err}\n--- debuggee:\n{debuggee.stdout}{debuggee.stderr}"
+            self.assertEqual(rc, 0, report)
+            self.assertIn("RESULT ok", out, report)
+            self.assertEqual(debuggee.wait(60), 0, report)
+            # What the fixture itself saw: pinned across System.gc(), then collected.
+            self.assertIn("after-drop pinned-alive=true", debuggee.stdout)
+            self.assertIn("after-enable collected=true", debuggee.stdout)
+
+
+if __name__ == "__main__":
+    harness.main()
