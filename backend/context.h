@@ -37,6 +37,9 @@ struct Context {
   EventManager* events = nullptr;
   std::atomic<bool> vm_dead{false};
   int jdk_feature_version = 17;
+  // VirtualMachine.SetDefaultStratum ("" = each type's own default); stored only,
+  // as stock. Command thread only.
+  std::string default_stratum;
 
   // Sends one whole packet to the debugger (dropped when none is attached).
   std::function<void(std::vector<uint8_t>)> send;

@@ -428,3 +428,397 @@ const char* JvmtiErrorName(jvmtiError error) {
 #undef VM_CALL
 
 }  // namespace jdwpx::vmcore
+
+// ---- Heap, modules, class loaders, constant pool ----------------------------
+
+#include <algorithm>
+#include <cstdint>
+
+namespace jdwpx::vmcore {
+namespace {
+
+// A JVMTI environment of its own for one heap walk: its tag space is separate
+// from every other environment's, and disposing it drops all its tags at once.
+class ScratchTagEnv {
+ public:
+  explicit ScratchTagEnv(JNIEnv* jni) {
+    JavaVM* vm = nullptr;
+    if (jni->GetJavaVM(&vm) != JNI_OK || vm == nullptr) return;
+    if (vm->GetEnv(reinterpret_cast<void**>(&env_), JVMTI_VERSION_1_2) != JNI_OK) {
+      env_ = nullptr;
+      return;
+    }
+    jvmtiCapabilities caps{};
+    caps.can_tag_objects = 1;
+    error_ = env_->AddCapabilities(&caps);
+  }
+  ~ScratchTagEnv() {
+    if (env_) env_->DisposeEnvironment();
+  }
+  ScratchTagEnv(const ScratchTagEnv&) = delete;
+  ScratchTagEnv& operator=(const ScratchTagEnv&) = delete;
+
+  // JVMTI_ERROR_NONE when the environment is usable.
+  jvmtiError status() const { return env_ ? error_ : JVMTI_ERROR_INTERNAL; }
+  jvmtiEnv* operator->() const { return env_; }
+  jvmtiEnv* get() const { return env_; }
+
+  // Every object tagged `tag`, as local references (the JVMTI array is freed).
+  Result<std::vector<jobject>> ObjectsWithTag(jlong tag) const {
+    jint n = 0;
+    jobject* objects = nullptr;
+    jvmtiError err = env_->GetObjectsWithTags(1, &tag, &n, &objects, nullptr);
+    if (err != JVMTI_ERROR_NONE) return VmFail(err, "GetObjectsWithTags");
+    std::vector<jobject> out(objects, objects + n);
+    env_->Deallocate(reinterpret_cast<unsigned char*>(objects));
+    return out;
+  }
+
+ private:
+  jvmtiEnv* env_ = nullptr;
+  jvmtiError error_ = JVMTI_ERROR_INTERNAL;
+};
+
+// Heap callbacks run on the VM thread at a safepoint: plain arithmetic on the
+// tags only, no JNI, nothing that can throw.
+
+// Instance counts without tagging the instances: the heap walk visits every
+// reachable object once, and each visit of an instance or array reports exactly
+// one JVMTI_HEAP_REFERENCE_CLASS reference, from the object to its class, with
+// referrer_class_tag = the tag of the object's class. With the listed classes'
+// mirrors tagged index+1, counting those references counts the instances, and
+// the walk adds one tag per listed class, not one per object (a million-object
+// answer costs no tag-map growth in the debuggee).
+// Objects of class java.lang.Class are the exception: a visited class reports
+// its superclass, loader, interfaces and statics, but no CLASS reference.
+struct ClassEdgeCount {
+  std::vector<jlong>* counts;
+};
+
+jint JNICALL CountClassEdge(jvmtiHeapReferenceKind kind, const jvmtiHeapReferenceInfo*, jlong, jlong referrer_class_tag,
+                            jlong, jlong*, jlong*, jint, void* user_data) {
+  if (kind != JVMTI_HEAP_REFERENCE_CLASS || referrer_class_tag <= 0) return JVMTI_VISIT_OBJECTS;
+  auto* state = static_cast<ClassEdgeCount*>(user_data);
+  auto index = static_cast<size_t>(referrer_class_tag - 1);
+  if (index < state->counts->size()) ++(*state->counts)[index];
+  return JVMTI_VISIT_OBJECTS;
+}
+
+// One class (JVMTI's klass filter picks its instances without any tag lookup for
+// other objects); also collects instances, stopping after `max` (0 = no limit).
+struct ClassWalk {
+  jlong found = 0;
+  jlong max = 0;
+};
+
+jint JNICALL TagInstance(jvmtiHeapReferenceKind, const jvmtiHeapReferenceInfo*, jlong, jlong, jlong, jlong* tag_ptr,
+                         jlong*, jint, void* user_data) {
+  auto* state = static_cast<ClassWalk*>(user_data);
+  if (state->max != 0 && state->found >= state->max) return JVMTI_VISIT_ABORT;
+  if (*tag_ptr != 0) return JVMTI_VISIT_OBJECTS;
+  *tag_ptr = 1;
+  ++state->found;
+  return JVMTI_VISIT_OBJECTS;
+}
+
+Result<jlong> WalkOneClass(const ScratchTagEnv& env, jclass klass, jint max) {
+  jvmtiHeapCallbacks callbacks{};
+  callbacks.heap_reference_callback = TagInstance;
+  ClassWalk state;
+  state.max = max;
+  jvmtiError err = env->FollowReferences(0, klass, nullptr, &callbacks, &state);
+  if (err != JVMTI_ERROR_NONE) return VmFail(err, "FollowReferences");
+  return state.found;
+}
+
+// Referrers: the object of interest carries kTarget; each object found holding a
+// reference to it gets kReferrer. Only references to tagged objects reach the
+// callback (JVMTI_HEAP_FILTER_UNTAGGED).
+constexpr jlong kTarget = 1;
+constexpr jlong kReferrer = 2;
+
+struct ReferrerWalk {
+  jlong found = 0;
+  jlong max = 0;
+  bool self = false;
+};
+
+jint JNICALL TagReferrer(jvmtiHeapReferenceKind, const jvmtiHeapReferenceInfo*, jlong, jlong, jlong, jlong* tag_ptr,
+                         jlong* referrer_tag_ptr, jint, void* user_data) {
+  auto* state = static_cast<ReferrerWalk*>(user_data);
+  if (state->max != 0 && state->found >= state->max) return JVMTI_VISIT_ABORT;
+  if (*tag_ptr != kTarget) return JVMTI_VISIT_OBJECTS;
+  if (referrer_tag_ptr == tag_ptr) {
+    // A reference from the object to itself: its tag must stay kTarget for the
+    // rest of the walk, so it is re-tagged as a referrer afterwards.
+    if (!state->self) {
+      state->self = true;
+      ++state->found;
+    }
+    return JVMTI_VISIT_OBJECTS;
+  }
+  // Roots (stack slots, JNI references, system classes) have no referrer object.
+  if (referrer_tag_ptr != nullptr && *referrer_tag_ptr == 0) {
+    *referrer_tag_ptr = kReferrer;
+    ++state->found;
+  }
+  return JVMTI_VISIT_OBJECTS;
+}
+
+}  // namespace
+
+Result<jvmtiCapabilities> Jvmti::GetCapabilities() const {
+  jvmtiCapabilities caps{};
+  jvmtiError err = env_->GetCapabilities(&caps);
+  if (err != JVMTI_ERROR_NONE) return VmFail(err, "GetCapabilities");
+  return caps;
+}
+
+Result<std::string> Jvmti::GetClassSignatureOnly(jclass klass) const {
+  char* sig = nullptr;
+  jvmtiError err = env_->GetClassSignature(klass, &sig, nullptr);
+  if (err != JVMTI_ERROR_NONE) return VmFail(err, "GetClassSignature");
+  return TakeString(env_, sig);
+}
+
+Result<std::vector<jobject>> Jvmti::GetAllModules() const {
+  jint n = 0;
+  jobject* modules = nullptr;
+  jvmtiError err = env_->GetAllModules(&n, &modules);
+  if (err != JVMTI_ERROR_NONE) return VmFail(err, "GetAllModules");
+  return TakeArray(env_, modules, n);
+}
+
+Result<std::vector<jclass>> Jvmti::GetClassLoaderClasses(jobject loader) const {
+  jint n = 0;
+  jclass* classes = nullptr;
+  jvmtiError err = env_->GetClassLoaderClasses(loader, &n, &classes);
+  if (err != JVMTI_ERROR_NONE) return VmFail(err, "GetClassLoaderClasses");
+  return TakeArray(env_, classes, n);
+}
+
+Result<Jvmti::ConstantPoolBytes> Jvmti::GetConstantPool(jclass klass) const {
+  jint count = 0;
+  jint size = 0;
+  unsigned char* bytes = nullptr;
+  jvmtiError err = env_->GetConstantPool(klass, &count, &size, &bytes);
+  if (err != JVMTI_ERROR_NONE) return VmFail(err, "GetConstantPool");
+  ConstantPoolBytes out;
+  out.count = count;
+  out.bytes = TakeArray(env_, reinterpret_cast<uint8_t*>(bytes), size);
+  return out;
+}
+
+Result<std::vector<jlong>> Jvmti::CountReachableInstances(JNIEnv* jni, const std::vector<jclass>& classes) {
+  std::vector<jlong> counts(classes.size(), 0);
+  jclass class_class = nullptr;  // java.lang.Class, when listed: counted apart
+  for (jclass k : classes) {
+    if (k == nullptr) continue;
+    jclass of_class = jni->GetObjectClass(k);
+    if (jni->IsSameObject(of_class, k)) class_class = k;
+    jni->DeleteLocalRef(of_class);
+  }
+  if (std::all_of(classes.begin(), classes.end(), [](jclass k) { return k == nullptr; })) return counts;
+
+  jlong class_instances = 0;
+  if (class_class != nullptr) {
+    // Its own environment: the instances it tags must not look like listed classes below.
+    ScratchTagEnv env(jni);
+    if (env.status() != JVMTI_ERROR_NONE) return VmFail(env.status(), "AddCapabilities(can_tag_objects)");
+    auto found = WalkOneClass(env, class_class, 0);
+    if (!found) return tl::unexpected(found.error());
+    class_instances = *found;
+  }
+
+  ScratchTagEnv env(jni);
+  if (env.status() != JVMTI_ERROR_NONE) return VmFail(env.status(), "AddCapabilities(can_tag_objects)");
+  // Each distinct class's mirror is tagged with its first index + 1; a class
+  // listed again shares that slot.
+  std::vector<size_t> same_as(classes.size(), SIZE_MAX);
+  for (size_t i = 0; i < classes.size(); ++i) {
+    if (classes[i] == nullptr) continue;
+    jlong existing = 0;
+    jvmtiError err = env->GetTag(classes[i], &existing);
+    if (err != JVMTI_ERROR_NONE) return VmFail(err, "GetTag");
+    if (existing != 0) {
+      same_as[i] = static_cast<size_t>(existing - 1);
+      continue;
+    }
+    err = env->SetTag(classes[i], static_cast<jlong>(i + 1));
+    if (err != JVMTI_ERROR_NONE) return VmFail(err, "SetTag");
+  }
+  // No heap filter: with JVMTI_HEAP_FILTER_UNTAGGED HotSpot would skip
+  // re-materializing objects that compiled code scalar-replaced, and miss them.
+  jvmtiHeapCallbacks callbacks{};
+  callbacks.heap_reference_callback = CountClassEdge;
+  ClassEdgeCount state{&counts};
+  jvmtiError err = env->FollowReferences(0, nullptr, nullptr, &callbacks, &state);
+  if (err != JVMTI_ERROR_NONE) return VmFail(err, "FollowReferences");
+
+  for (size_t i = 0; i < classes.size(); ++i) {
+    if (same_as[i] != SIZE_MAX) counts[i] = counts[same_as[i]];
+    if (classes[i] != nullptr && jni->IsSameObject(classes[i], class_class)) counts[i] = class_instances;
+  }
+  return counts;
+}
+
+Result<std::vector<jobject>> Jvmti::ReachableInstances(JNIEnv* jni, jclass klass, jint max) {
+  if (max < 0) return VmFail(JVMTI_ERROR_ILLEGAL_ARGUMENT, "ReachableInstances");
+  ScratchTagEnv env(jni);
+  if (env.status() != JVMTI_ERROR_NONE) return VmFail(env.status(), "AddCapabilities(can_tag_objects)");
+  auto found = WalkOneClass(env, klass, max);
+  if (!found) return tl::unexpected(found.error());
+  if (*found == 0) return std::vector<jobject>{};
+  return env.ObjectsWithTag(1);
+}
+
+Result<std::vector<jobject>> Jvmti::Referrers(JNIEnv* jni, jobject object, jint max) {
+  if (max < 0) return VmFail(JVMTI_ERROR_ILLEGAL_ARGUMENT, "Referrers");
+  ScratchTagEnv env(jni);
+  if (env.status() != JVMTI_ERROR_NONE) return VmFail(env.status(), "AddCapabilities(can_tag_objects)");
+  jvmtiError err = env->SetTag(object, kTarget);
+  if (err != JVMTI_ERROR_NONE) return VmFail(err, "SetTag");
+  jvmtiHeapCallbacks callbacks{};
+  callbacks.heap_reference_callback = TagReferrer;
+  ReferrerWalk state;
+  state.max = max;
+  err = env->FollowReferences(JVMTI_HEAP_FILTER_UNTAGGED, nullptr, nullptr, &callbacks, &state);
+  if (err != JVMTI_ERROR_NONE) return VmFail(err, "FollowReferences");
+  if (state.self) {
+    err = env->SetTag(object, kReferrer);
+    if (err != JVMTI_ERROR_NONE) return VmFail(err, "SetTag");
+  }
+  if (state.found == 0) return std::vector<jobject>{};
+  return env.ObjectsWithTag(kReferrer);
+}
+
+// ---- Monitors and objects ----------------------------------------------------
+
+Result<Jvmti::MonitorUsage> Jvmti::GetObjectMonitorUsage(jobject object) const {
+  jvmtiMonitorUsage usage{};
+  jvmtiError err = env_->GetObjectMonitorUsage(object, &usage);
+  if (err != JVMTI_ERROR_NONE) return VmFail(err, "GetObjectMonitorUsage");
+  MonitorUsage out;
+  out.owner = usage.owner;
+  out.entry_count = usage.entry_count;
+  out.waiters = TakeArray(env_, usage.waiters, usage.waiter_count);
+  out.notify_waiters = TakeArray(env_, usage.notify_waiters, usage.notify_waiter_count);
+  return out;
+}
+
+}  // namespace jdwpx::vmcore
+
+// ---- Virtual threads and stacks ----------------------------------------------
+
+namespace jdwpx::vmcore {
+
+Result<std::vector<jobject>> Jvmti::GetOwnedMonitorInfo(jthread thread) const {
+  jint n = 0;
+  jobject* monitors = nullptr;
+  jvmtiError err = env_->GetOwnedMonitorInfo(thread, &n, &monitors);
+  if (err != JVMTI_ERROR_NONE) return VmFail(err, "GetOwnedMonitorInfo");
+  std::vector<jobject> out;
+  if (monitors) {
+    out.assign(monitors, monitors + n);
+    env_->Deallocate(reinterpret_cast<unsigned char*>(monitors));
+  }
+  return out;
+}
+
+Result<std::vector<Jvmti::OwnedMonitor>> Jvmti::GetOwnedMonitorStackDepthInfo(jthread thread) const {
+  jint n = 0;
+  jvmtiMonitorStackDepthInfo* info = nullptr;
+  jvmtiError err = env_->GetOwnedMonitorStackDepthInfo(thread, &n, &info);
+  if (err != JVMTI_ERROR_NONE) return VmFail(err, "GetOwnedMonitorStackDepthInfo");
+  std::vector<OwnedMonitor> out;
+  if (info) {
+    out.reserve(static_cast<size_t>(n));
+    for (jint i = 0; i < n; ++i) out.push_back({info[i].monitor, info[i].stack_depth});
+    env_->Deallocate(reinterpret_cast<unsigned char*>(info));
+  }
+  return out;
+}
+
+Result<jobject> Jvmti::GetCurrentContendedMonitor(jthread thread) const {
+  jobject monitor = nullptr;
+  jvmtiError err = env_->GetCurrentContendedMonitor(thread, &monitor);
+  if (err != JVMTI_ERROR_NONE) return VmFail(err, "GetCurrentContendedMonitor");
+  return monitor;
+}
+
+namespace {
+// Place of can_support_virtual_threads in jvmtiCapabilities: the 45th one-bit
+// field. GCC and Clang fill bit-fields from the low bit of each 32-bit unit on
+// little-endian ABIs, so it is bit 12 of the second unit: byte 5, mask 0x10.
+constexpr size_t kVirtualThreadsCapByte = 5;
+constexpr unsigned char kVirtualThreadsCapMask = 0x10;
+static_assert(sizeof(jvmtiCapabilities) >= 8, "jvmtiCapabilities too small");
+
+// JDK 21 function-table slots (0-based; the spec numbers them from 1).
+using SuspendOrResumeAllVirtualFn = jvmtiError(JNICALL*)(jvmtiEnv*, jint, const jthread*);
+constexpr size_t kSuspendAllVirtualThreadsSlot = 117;
+constexpr size_t kResumeAllVirtualThreadsSlot = 118;
+constexpr size_t kJniIsVirtualThreadSlot = 234;
+constexpr jint kJniVersion21 = 0x00150000;
+
+template <class Fn>
+Fn FunctionAt(const void* table, size_t slot) {
+  void* const* slots = static_cast<void* const*>(table);
+  return reinterpret_cast<Fn>(slots[slot]);
+}
+}  // namespace
+
+bool Jvmti::HasVirtualThreads() const {
+  auto v = GetVersion();
+  return v && v->first >= kVirtualThreadsVersion;
+}
+
+bool Jvmti::CanSupportVirtualThreads(const jvmtiCapabilities& caps) {
+  return (reinterpret_cast<const unsigned char*>(&caps)[kVirtualThreadsCapByte] & kVirtualThreadsCapMask) != 0;
+}
+
+void Jvmti::SetCanSupportVirtualThreads(jvmtiCapabilities& caps, bool on) {
+  auto* bytes = reinterpret_cast<unsigned char*>(&caps);
+  if (on)
+    bytes[kVirtualThreadsCapByte] |= kVirtualThreadsCapMask;
+  else
+    bytes[kVirtualThreadsCapByte] &= static_cast<unsigned char>(~kVirtualThreadsCapMask);
+}
+
+Result<void> Jvmti::SuspendAllVirtualThreads(const std::vector<jthread>& except) const {
+  if (!HasVirtualThreads()) return VmFail(JVMTI_ERROR_NOT_AVAILABLE, "SuspendAllVirtualThreads");
+  auto fn = FunctionAt<SuspendOrResumeAllVirtualFn>(env_->functions, kSuspendAllVirtualThreadsSlot);
+  jvmtiError err = fn(env_, static_cast<jint>(except.size()), except.data());
+  if (err != JVMTI_ERROR_NONE) return VmFail(err, "SuspendAllVirtualThreads");
+  return {};
+}
+
+Result<void> Jvmti::ResumeAllVirtualThreads(const std::vector<jthread>& except) const {
+  if (!HasVirtualThreads()) return VmFail(JVMTI_ERROR_NOT_AVAILABLE, "ResumeAllVirtualThreads");
+  auto fn = FunctionAt<SuspendOrResumeAllVirtualFn>(env_->functions, kResumeAllVirtualThreadsSlot);
+  jvmtiError err = fn(env_, static_cast<jint>(except.size()), except.data());
+  if (err != JVMTI_ERROR_NONE) return VmFail(err, "ResumeAllVirtualThreads");
+  return {};
+}
+
+bool Jvmti::IsVirtualThread(JNIEnv* jni, jobject thread) {
+  if (!thread || jni->GetVersion() < kJniVersion21) return false;
+  using IsVirtualThreadFn = jboolean(JNICALL*)(JNIEnv*, jobject);
+  auto fn = FunctionAt<IsVirtualThreadFn>(jni->functions, kJniIsVirtualThreadSlot);
+  return fn(jni, thread) == JNI_TRUE;
+}
+
+Result<void*> Jvmti::GetThreadLocalStorage(jthread thread) const {
+  void* data = nullptr;
+  jvmtiError err = env_->GetThreadLocalStorage(thread, &data);
+  if (err != JVMTI_ERROR_NONE) return VmFail(err, "GetThreadLocalStorage");
+  return data;
+}
+
+Result<void> Jvmti::SetThreadLocalStorage(jthread thread, const void* data) const {
+  jvmtiError err = env_->SetThreadLocalStorage(thread, data);
+  if (err != JVMTI_ERROR_NONE) return VmFail(err, "SetThreadLocalStorage");
+  return {};
+}
+
+}  // namespace jdwpx::vmcore

@@ -146,12 +146,78 @@ class Jvmti {
   Result<std::pair<jint, jint>> GetVersion() const;  // major, minor of JVMTI (major = JDK feature release)
 
   // Heap, modules, class loaders, constant pool
+  // GetConstantPool: constant_pool_count and the raw constant_pool[] bytes.
+  struct ConstantPoolBytes {
+    jint count = 0;
+    std::vector<uint8_t> bytes;
+  };
+  Result<jvmtiCapabilities> GetCapabilities() const;
+  // GetClassSignature without the generic signature (one JVMTI allocation less).
+  Result<std::string> GetClassSignatureOnly(jclass klass) const;
+  Result<std::vector<jobject>> GetAllModules() const;                      // local references
+  Result<std::vector<jclass>> GetClassLoaderClasses(jobject loader) const;  // local references; null = bootstrap
+  Result<ConstantPoolBytes> GetConstantPool(jclass klass) const;
+
+  // Heap walks (JVMTI FollowReferences: only objects reachable from the GC roots).
+  // Each runs in a scratch JVMTI environment made for the call and disposed after
+  // it, so its tags live in their own tag space: the tags of every other
+  // environment (the agent's object IDs) are never read or changed, and none of
+  // the walk's tags outlive it.
+  // Reachable instances of each class (exact class, as JVMTI's klass filter);
+  // a null entry counts 0; counts[i] belongs to classes[i].
+  static Result<std::vector<jlong>> CountReachableInstances(JNIEnv* jni, const std::vector<jclass>& classes);
+  // Up to `max` (0 = all) reachable instances of exactly `klass`, as local references.
+  static Result<std::vector<jobject>> ReachableInstances(JNIEnv* jni, jclass klass, jint max);
+  // Up to `max` (0 = all) heap objects holding a reference to `object` (the object
+  // itself when it refers to itself; roots such as stack slots are not objects),
+  // as local references.
+  static Result<std::vector<jobject>> Referrers(JNIEnv* jni, jobject object, jint max);
   // (end of heap section)
 
   // Monitors and objects
+  // GetObjectMonitorUsage (can_get_monitor_info). Thread references are local
+  // references the caller deletes. Which threads `waiters` holds depends on the
+  // JDK: up to 22 HotSpot lists the threads in Object.wait() there as well.
+  struct MonitorUsage {
+    jthread owner = nullptr;  // null when unowned
+    jint entry_count = 0;
+    std::vector<jthread> waiters;         // waiting to enter (or re-enter)
+    std::vector<jthread> notify_waiters;  // waiting to be notified
+  };
+  Result<MonitorUsage> GetObjectMonitorUsage(jobject object) const;
   // (end of monitors section)
 
   // Virtual threads and stacks
+  // Monitors a thread owns or waits for (can_get_owned_monitor_info,
+  // can_get_owned_monitor_stack_depth_info, can_get_current_contended_monitor);
+  // objects are local references the caller deletes.
+  struct OwnedMonitor {
+    jobject monitor = nullptr;
+    jint stack_depth = -1;  // -1 when not tied to a frame (JNI MonitorEnter)
+  };
+  Result<std::vector<jobject>> GetOwnedMonitorInfo(jthread thread) const;
+  Result<std::vector<OwnedMonitor>> GetOwnedMonitorStackDepthInfo(jthread thread) const;
+  Result<jobject> GetCurrentContendedMonitor(jthread thread) const;  // null when none
+
+  // JDK 21+ (JVMTI and JNI 21). Our headers are JDK 17's, so the capability bit,
+  // the functions and the events are reached by their place in the JDK 21 layouts
+  // (jvmti-21.txt), and only when the running JVMTI is 21 or newer.
+  static constexpr jint kVirtualThreadsVersion = 21;
+  static constexpr jvmtiEvent kEventVirtualThreadStart = static_cast<jvmtiEvent>(87);
+  static constexpr jvmtiEvent kEventVirtualThreadEnd = static_cast<jvmtiEvent>(88);
+  bool HasVirtualThreads() const;  // the running JVMTI is 21+
+  // can_support_virtual_threads: bit 44 of jvmtiCapabilities (after
+  // can_generate_sampled_object_alloc_events), i.e. byte 5, mask 0x10 on x86-64 and aarch64.
+  static bool CanSupportVirtualThreads(const jvmtiCapabilities& caps);
+  static void SetCanSupportVirtualThreads(jvmtiCapabilities& caps, bool on);
+  // Function table slots 118 and 119 (reserved118/119 in JDK 17's header).
+  Result<void> SuspendAllVirtualThreads(const std::vector<jthread>& except) const;
+  Result<void> ResumeAllVirtualThreads(const std::vector<jthread>& except) const;
+  // JNI IsVirtualThread (JNI function table index 234, JNI_VERSION_21); false before 21.
+  static bool IsVirtualThread(JNIEnv* jni, jobject thread);
+  // JVMTI thread-local storage; works for virtual threads on 21+ (null = current thread).
+  Result<void*> GetThreadLocalStorage(jthread thread) const;
+  Result<void> SetThreadLocalStorage(jthread thread, const void* data) const;
   // (end of virtual threads section)
 
  private:

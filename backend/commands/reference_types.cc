@@ -1,7 +1,9 @@
-// ReferenceType (2), ClassType (3), Method (6), ClassObjectReference (17) commands.
+// ReferenceType (2), ClassType (3), Method (6), ClassLoaderReference (14),
+// ClassObjectReference (17) commands.
 #include "backend/agent.h"
 #include "backend/errors.h"
 #include "backend/values.h"
+#include "jdwp/commands/class_loader_reference.h"
 #include "jdwp/commands/class_object_reference.h"
 #include "jdwp/commands/class_type.h"
 #include "jdwp/commands/method.h"
@@ -91,6 +93,21 @@ jdwp::Result<std::pair<int32_t, std::vector<Slot>>> VariablesOf(Context& c, JNIE
     slots.push_back(std::move(s));
   }
   return std::make_pair(static_cast<int32_t>(args), std::move(slots));
+}
+
+// Stock's rule for "directly nested" (JDWP leaves it to the back-end): a class of
+// the outer class's loader named Outer$Name or Outer#Name where Name holds no
+// further separator; a leading run of digits is allowed (local classes, Outer$1Local)
+// unless it is the whole name (anonymous classes, Outer$1).
+bool IsDirectlyNested(const std::string& outer_sig, const std::string& sig, char sep) {
+  // Signatures are "Lpkg/Outer;": compare without the trailing ';'.
+  if (outer_sig.empty() || sig.size() <= outer_sig.size()) return false;
+  size_t prefix = outer_sig.size() - 1;
+  if (sig.compare(0, prefix, outer_sig, 0, prefix) != 0 || sig[prefix] != sep) return false;
+  size_t pos = prefix + 1;
+  while (pos < sig.size() && sig[pos] >= '0' && sig[pos] <= '9') ++pos;
+  if (pos < sig.size() && sig[pos] == ';') return false;
+  return sig.find(sep, pos) == std::string::npos;
 }
 
 }  // namespace
@@ -194,6 +211,55 @@ void RegisterReferenceTypes(Dispatcher& d, Context& ctx, JNIEnv** jni_slot) {
     return RT::ClassObject::Reply{c->IdOf<jdwp::ClassObjectId>(J(), k)};
   });
 
+  d.Bind<RT::NestedTypes>([c, J](const RT::NestedTypes::Request& req) -> jdwp::Result<RT::NestedTypes::Reply> {
+    JNIEnv* jni = J();
+    ASSIGN_OR_RETURN(jclass k, c->Class(jni, req.ref_type));
+    VM_ASSIGN_OR_RETURN(jobject loader, c->jvmti.GetClassLoader(k));
+    VM_ASSIGN_OR_RETURN(std::string outer, c->jvmti.GetClassSignatureOnly(k));
+    auto candidates = c->jvmti.GetClassLoaderClasses(loader);
+    if (loader) jni->DeleteLocalRef(loader);
+    VM_ASSIGN_OR_RETURN(auto classes, std::move(candidates));
+    RT::NestedTypes::Reply r;
+    for (jclass candidate : classes) {
+      auto sig = c->jvmti.GetClassSignatureOnly(candidate);
+      if (sig && (IsDirectlyNested(outer, *sig, '$') || IsDirectlyNested(outer, *sig, '#'))) {
+        r.classes.push_back({c->TypeTagOf(candidate), c->IdOf<jdwp::ReferenceTypeId>(jni, candidate)});
+      }
+      jni->DeleteLocalRef(candidate);
+    }
+    return r;
+  });
+
+  d.Bind<RT::ClassFileVersion>([c, J](const RT::ClassFileVersion::Request& req)
+                                   -> jdwp::Result<RT::ClassFileVersion::Reply> {
+    ASSIGN_OR_RETURN(jclass k, c->Class(J(), req.ref_type));
+    // Arrays and primitive types: ABSENT_INFORMATION (from JVMTI).
+    VM_ASSIGN_OR_RETURN(auto version, c->jvmti.GetClassVersionNumbers(k));
+    return RT::ClassFileVersion::Reply{version.second, version.first};
+  });
+
+  d.Bind<RT::ConstantPool>([c, J](const RT::ConstantPool::Request& req) -> jdwp::Result<RT::ConstantPool::Reply> {
+    ASSIGN_OR_RETURN(jclass k, c->Class(J(), req.ref_type));
+    VM_ASSIGN_OR_RETURN(auto pool, c->jvmti.GetConstantPool(k));
+    return RT::ConstantPool::Reply{pool.count, std::move(pool.bytes)};
+  });
+
+  d.Bind<jdwp::ClassLoaderReference::VisibleClasses>(
+      [c, J](const jdwp::ClassLoaderReference::VisibleClasses::Request& req)
+          -> jdwp::Result<jdwp::ClassLoaderReference::VisibleClasses::Reply> {
+        JNIEnv* jni = J();
+        // ID 0 is the bootstrap loader (as stock).
+        ASSIGN_OR_RETURN(jobject loader, c->ClassLoader(jni, req.class_loader_object));
+        VM_ASSIGN_OR_RETURN(auto classes, c->jvmti.GetClassLoaderClasses(loader));
+        jdwp::ClassLoaderReference::VisibleClasses::Reply r;
+        r.classes.reserve(classes.size());
+        for (jclass k : classes) {
+          r.classes.push_back({c->TypeTagOf(k), c->IdOf<jdwp::ReferenceTypeId>(jni, k)});
+          jni->DeleteLocalRef(k);
+        }
+        return r;
+      });
+
   d.Bind<CT::Superclass>([c, J](const CT::Superclass::Request& req) -> jdwp::Result<CT::Superclass::Reply> {
     ASSIGN_OR_RETURN(jclass k, c->Class(J(), req.clazz));
     if (c->TypeTagOf(k) == jdwp::TypeTag::kInterface) return jdwp::Fail(ErrorCode::kInvalidClass, "an interface");
@@ -230,14 +296,18 @@ void RegisterReferenceTypes(Dispatcher& d, Context& ctx, JNIEnv** jni_slot) {
 
   d.Bind<M::Bytecodes>([c, J](const M::Bytecodes::Request& req) -> jdwp::Result<M::Bytecodes::Reply> {
     ASSIGN_OR_RETURN(jmethodID m, MethodOf(*c, J(), req.ref_type, req.method_id));
+    // A native method has no bytecodes: an empty array, not an error (as stock).
+    VM_ASSIGN_OR_RETURN(bool native, c->jvmti.IsMethodNative(m));
+    if (native) return M::Bytecodes::Reply{};
     VM_ASSIGN_OR_RETURN(auto code, c->jvmti.GetBytecodes(m));
     return M::Bytecodes::Reply{std::move(code)};
   });
 
   d.Bind<M::IsObsolete>([c, J](const M::IsObsolete::Request& req) -> jdwp::Result<M::IsObsolete::Reply> {
     ASSIGN_OR_RETURN(jmethodID m, MethodOf(*c, J(), req.ref_type, req.method_id));
-    VM_ASSIGN_OR_RETURN(bool obsolete, c->jvmti.IsMethodObsolete(m));
-    return M::IsObsolete::Reply{obsolete};
+    // A method JVMTI cannot answer for is reported obsolete (as stock).
+    auto obsolete = c->jvmti.IsMethodObsolete(m);
+    return M::IsObsolete::Reply{obsolete ? *obsolete : true};
   });
 
   d.Bind<jdwp::ClassObjectReference::ReflectedType>(

@@ -3,7 +3,7 @@
 
 #include "backend/agent.h"
 #include "backend/errors.h"
-#include "jdwp/commands/virtual_machine.h"
+#include "jdwp/commands/all.h"
 #include "vmcore/mutf8.h"
 
 namespace jdwpx::backend {
@@ -46,19 +46,47 @@ std::string Property(Context& ctx, JNIEnv* jni, const char* name) {
   return v && *v ? vmcore::ModifiedUtf8ToUtf8(**v) : std::string();
 }
 
-// Every loaded type with what AllClasses* report; classes not yet prepared are
-// left out (their content cannot be read), as stock does.
+// A loaded type as AllClasses* and ClassesBySignature see it.
+struct LoadedType {
+  jclass klass;
+  jint jvmti_status;
+  int32_t status;  // JDWP ClassStatus bits
+  bool is_array;
+};
+
+jdwp::TypeTag TypeTagOf(Context& ctx, const LoadedType& t) {
+  if (t.is_array) return jdwp::TypeTag::kArray;
+  auto i = ctx.jvmti.IsInterface(t.klass);
+  return i && *i ? jdwp::TypeTag::kInterface : jdwp::TypeTag::kClass;
+}
+
+// Every loaded type that is prepared or an array (the content of others cannot be
+// read yet), as stock; `fill` decides on each and fills its entry. Runs over
+// 10,000s of classes: one JVMTI status call per class before `fill`, and each
+// class's local reference is deleted as soon as it is done.
 template <class Entry, class Fill>
 jdwp::Result<std::vector<Entry>> LoadedTypes(Context& ctx, JNIEnv* jni, Fill fill) {
   VM_ASSIGN_OR_RETURN(auto classes, ctx.jvmti.LoadedClasses());
   std::vector<Entry> out;
   out.reserve(classes.size());
+  size_t next = 0;
   for (jclass k : classes) {
-    int32_t status = ctx.ClassStatusOf(k);
-    bool is_array = ctx.TypeTagOf(k) == jdwp::TypeTag::kArray;
-    if ((status & jdwp::ClassStatus::kPrepared) || is_array) {
+    ++next;
+    auto jvmti_status = ctx.jvmti.GetClassStatus(k);
+    if (!jvmti_status) {
+      jni->DeleteLocalRef(k);
+      if (jvmti_status.error().code == JVMTI_ERROR_INVALID_CLASS) continue;  // unloaded meanwhile
+      for (size_t i = next; i < classes.size(); ++i) jni->DeleteLocalRef(classes[i]);
+      return tl::unexpected(FromVm(jvmti_status.error()));
+    }
+    if (*jvmti_status & (JVMTI_CLASS_STATUS_PREPARED | JVMTI_CLASS_STATUS_ARRAY)) {
+      LoadedType t{k, *jvmti_status, 0, (*jvmti_status & JVMTI_CLASS_STATUS_ARRAY) != 0};
+      if (t.jvmti_status & JVMTI_CLASS_STATUS_VERIFIED) t.status |= jdwp::ClassStatus::kVerified;
+      if (t.jvmti_status & JVMTI_CLASS_STATUS_PREPARED) t.status |= jdwp::ClassStatus::kPrepared;
+      if (t.jvmti_status & JVMTI_CLASS_STATUS_INITIALIZED) t.status |= jdwp::ClassStatus::kInitialized;
+      if (t.jvmti_status & JVMTI_CLASS_STATUS_ERROR) t.status |= jdwp::ClassStatus::kError;
       Entry e{};
-      if (fill(k, status, e)) out.push_back(std::move(e));
+      if (fill(t, e)) out.push_back(std::move(e));
     }
     jni->DeleteLocalRef(k);
   }
@@ -93,12 +121,12 @@ void RegisterVirtualMachine(Dispatcher& d, Context& ctx, Agent& agent, JNIEnv** 
     std::string wanted = vmcore::Utf8ToModifiedUtf8(req.signature);
     VM::ClassesBySignature::Reply r;
     ASSIGN_OR_RETURN(r.classes, LoadedTypes<VM::ClassesBySignature::Class>(
-                                    *c, J(), [&](jclass k, int32_t status, VM::ClassesBySignature::Class& e) {
-                                      auto sig = c->jvmti.GetClassSignature(k);
-                                      if (!sig || sig->signature != wanted) return false;
-                                      e.ref_type_tag = c->TypeTagOf(k);
-                                      e.type_id = c->IdOf<jdwp::ReferenceTypeId>(J(), k);
-                                      e.status = status;
+                                    *c, J(), [&](const LoadedType& t, VM::ClassesBySignature::Class& e) {
+                                      auto sig = c->jvmti.GetClassSignatureOnly(t.klass);
+                                      if (!sig || *sig != wanted) return false;
+                                      e.ref_type_tag = TypeTagOf(*c, t);
+                                      e.type_id = c->IdOf<jdwp::ReferenceTypeId>(J(), t.klass);
+                                      e.status = t.status;
                                       return true;
                                     }));
     return r;
@@ -107,13 +135,13 @@ void RegisterVirtualMachine(Dispatcher& d, Context& ctx, Agent& agent, JNIEnv** 
   d.Bind<VM::AllClasses>([c, J](const VM::AllClasses::Request&) -> jdwp::Result<VM::AllClasses::Reply> {
     VM::AllClasses::Reply r;
     ASSIGN_OR_RETURN(r.classes, LoadedTypes<VM::AllClasses::Class>(
-                                    *c, J(), [&](jclass k, int32_t status, VM::AllClasses::Class& e) {
-                                      auto sig = c->jvmti.GetClassSignature(k);
+                                    *c, J(), [&](const LoadedType& t, VM::AllClasses::Class& e) {
+                                      auto sig = c->jvmti.GetClassSignatureOnly(t.klass);
                                       if (!sig) return false;
-                                      e.ref_type_tag = c->TypeTagOf(k);
-                                      e.type_id = c->IdOf<jdwp::ReferenceTypeId>(J(), k);
-                                      e.signature = vmcore::ModifiedUtf8ToUtf8(sig->signature);
-                                      e.status = status;
+                                      e.ref_type_tag = TypeTagOf(*c, t);
+                                      e.type_id = c->IdOf<jdwp::ReferenceTypeId>(J(), t.klass);
+                                      e.signature = vmcore::ModifiedUtf8ToUtf8(*sig);
+                                      e.status = t.status;
                                       return true;
                                     }));
     return r;
@@ -123,14 +151,14 @@ void RegisterVirtualMachine(Dispatcher& d, Context& ctx, Agent& agent, JNIEnv** 
                                         -> jdwp::Result<VM::AllClassesWithGeneric::Reply> {
     VM::AllClassesWithGeneric::Reply r;
     ASSIGN_OR_RETURN(r.classes, LoadedTypes<VM::AllClassesWithGeneric::Class>(
-                                    *c, J(), [&](jclass k, int32_t status, VM::AllClassesWithGeneric::Class& e) {
-                                      auto sig = c->jvmti.GetClassSignature(k);
+                                    *c, J(), [&](const LoadedType& t, VM::AllClassesWithGeneric::Class& e) {
+                                      auto sig = c->jvmti.GetClassSignature(t.klass);
                                       if (!sig) return false;
-                                      e.ref_type_tag = c->TypeTagOf(k);
-                                      e.type_id = c->IdOf<jdwp::ReferenceTypeId>(J(), k);
+                                      e.ref_type_tag = TypeTagOf(*c, t);
+                                      e.type_id = c->IdOf<jdwp::ReferenceTypeId>(J(), t.klass);
                                       e.signature = vmcore::ModifiedUtf8ToUtf8(sig->signature);
                                       e.generic_signature = vmcore::ModifiedUtf8ToUtf8(sig->generic);
-                                      e.status = status;
+                                      e.status = t.status;
                                       return true;
                                     }));
     return r;
@@ -192,22 +220,66 @@ void RegisterVirtualMachine(Dispatcher& d, Context& ctx, Agent& agent, JNIEnv** 
     return VM::CreateString::Reply{c->IdOf<jdwp::StringId>(J(), s)};
   });
 
-  d.Bind<VM::Capabilities>([](const VM::Capabilities::Request&) -> jdwp::Result<VM::Capabilities::Reply> {
+  // A capability is reported when the VM granted what it needs and the commands
+  // it promises are bound (asked at reply time, after every command set has
+  // registered). Event-based ones (field watchpoints, monitor events) stay false
+  // until the event manager reports those kinds.
+  Dispatcher* dispatcher = &d;
+  auto has = [dispatcher](jdwp::CommandId id) { return dispatcher->Has(static_cast<uint8_t>(id.set), id.command); };
+  auto caps_of = [c, has]() {
+    auto vm = c->jvmti.GetCapabilities();
+    jvmtiCapabilities granted = vm ? *vm : jvmtiCapabilities{};
+    VM::CapabilitiesNew::Reply r{};
+    r.can_watch_field_modification = false;
+    r.can_watch_field_access = false;
+    r.can_get_bytecodes = granted.can_get_bytecodes && has(jdwp::Method::Bytecodes::kId);
+    r.can_get_synthetic_attribute = granted.can_get_synthetic_attribute;
+    r.can_get_owned_monitor_info =
+        granted.can_get_owned_monitor_info && has(jdwp::ThreadReference::OwnedMonitors::kId);
+    r.can_get_current_contended_monitor =
+        granted.can_get_current_contended_monitor && has(jdwp::ThreadReference::CurrentContendedMonitor::kId);
+    r.can_get_monitor_info = granted.can_get_monitor_info && has(jdwp::ObjectReference::MonitorInfo::kId);
+    r.can_redefine_classes = granted.can_redefine_classes && has(VM::RedefineClasses::kId);
+    r.can_add_method = false;  // deprecated since JDK 15; no JVMTI agent can
+    r.can_unrestrictedly_redefine_classes = false;
+    r.can_pop_frames = granted.can_pop_frame && has(jdwp::StackFrame::PopFrames::kId);
+    r.can_use_instance_filters = true;
+    r.can_get_source_debug_extension =
+        granted.can_get_source_debug_extension && has(jdwp::ReferenceType::SourceDebugExtension::kId);
+    r.can_request_vm_death_event = true;
+    r.can_set_default_stratum = has(VM::SetDefaultStratum::kId);
+    r.can_get_instance_info = granted.can_tag_objects && has(VM::InstanceCounts::kId) &&
+                              has(jdwp::ReferenceType::Instances::kId) &&
+                              has(jdwp::ObjectReference::ReferringObjects::kId);
+    r.can_request_monitor_events = false;
+    r.can_get_monitor_frame_info = granted.can_get_owned_monitor_stack_depth_info &&
+                                   has(jdwp::ThreadReference::OwnedMonitorsStackDepthInfo::kId);
+    r.can_use_source_name_filters = false;  // the SourceNameMatch modifier is not implemented
+    r.can_get_constant_pool = granted.can_get_constant_pool && has(jdwp::ReferenceType::ConstantPool::kId);
+    r.can_force_early_return = granted.can_force_early_return && has(jdwp::ThreadReference::ForceEarlyReturn::kId);
+    return r;
+  };
+
+  d.Bind<VM::Capabilities>([caps_of](const VM::Capabilities::Request&) -> jdwp::Result<VM::Capabilities::Reply> {
+    auto all = caps_of();
     VM::Capabilities::Reply r{};
-    r.can_get_bytecodes = true;
-    r.can_get_synthetic_attribute = true;
+    r.can_watch_field_modification = all.can_watch_field_modification;
+    r.can_watch_field_access = all.can_watch_field_access;
+    r.can_get_bytecodes = all.can_get_bytecodes;
+    r.can_get_synthetic_attribute = all.can_get_synthetic_attribute;
+    r.can_get_owned_monitor_info = all.can_get_owned_monitor_info;
+    r.can_get_current_contended_monitor = all.can_get_current_contended_monitor;
+    r.can_get_monitor_info = all.can_get_monitor_info;
     return r;
   });
 
-  d.Bind<VM::CapabilitiesNew>([](const VM::CapabilitiesNew::Request&) -> jdwp::Result<VM::CapabilitiesNew::Reply> {
-    // Only what jdwpx implements today; the rest follows with the commands.
-    VM::CapabilitiesNew::Reply r{};
-    r.can_get_bytecodes = true;
-    r.can_get_synthetic_attribute = true;
-    r.can_use_instance_filters = true;
-    r.can_get_source_debug_extension = true;
-    r.can_request_vm_death_event = true;
-    return r;
+  d.Bind<VM::CapabilitiesNew>([caps_of](const VM::CapabilitiesNew::Request&)
+                                  -> jdwp::Result<VM::CapabilitiesNew::Reply> { return caps_of(); });
+
+  d.Bind<VM::SetDefaultStratum>([c](const VM::SetDefaultStratum::Request& req)
+                                    -> jdwp::Result<VM::SetDefaultStratum::Reply> {
+    c->default_stratum = req.stratum_id;
+    return VM::SetDefaultStratum::Reply{};
   });
 
   d.Bind<VM::ClassPaths>([c, J](const VM::ClassPaths::Request&) -> jdwp::Result<VM::ClassPaths::Reply> {
