@@ -1,5 +1,6 @@
 #include "backend/agent.h"
 
+#include <cstddef>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -79,6 +80,40 @@ void JNICALL CbException(jvmtiEnv*, JNIEnv* jni, jthread thread, jmethodID metho
   });
 }
 
+// Virtual threads: JVMTI 21 posts VirtualThreadStart/End on the virtual thread
+// itself. Started ones are listed only with includevirtualthreads=y (the event
+// is enabled only then) and reported as ThreadStart, as stock does.
+void JNICALL CbVirtualThreadStart(jvmtiEnv*, JNIEnv* jni, jthread thread) {
+  GuardThread("VirtualThreadStart", jni, thread, [&](Agent& a) {
+    a.context().threads.VirtualThreadStarted(jni, thread);
+    a.events().OnThreadStart(jni, thread);
+  });
+}
+// Enabled whenever virtual threads are supported, to drop the state of those
+// that met the debugger; one JVMTI call for the others.
+void JNICALL CbVirtualThreadEnd(jvmtiEnv*, JNIEnv* jni, jthread thread) {
+  Agent* agent = g_agent;
+  if (!agent) return;
+  ThreadControl& threads = agent->context().threads;
+  try {
+    if (!threads.CurrentVirtualHasSlot()) return;
+  } catch (...) {
+    return;
+  }
+  GuardThread("VirtualThreadEnd", jni, thread, [&](Agent& a) {
+    if (a.context().options.include_virtual_threads) a.events().OnThreadEnd(jni, thread);
+  }, true);
+  Guard("VirtualThreadEnd", [&](Agent& a) { a.context().threads.VirtualThreadEnded(jni); });
+}
+
+// jvmtiEventCallbacks as of JVMTI 21: JDK 17's struct ends at event 86.
+struct CallbacksWithVirtualThreads {
+  jvmtiEventCallbacks base;
+  void(JNICALL* virtual_thread_start)(jvmtiEnv*, JNIEnv*, jthread);  // event 87
+  void(JNICALL* virtual_thread_end)(jvmtiEnv*, JNIEnv*, jthread);    // event 88
+};
+static_assert(offsetof(CallbacksWithVirtualThreads, virtual_thread_start) == sizeof(jvmtiEventCallbacks));
+
 int JdkFeatureVersion(jvmtiEnv* jvmti) {
   auto v = vmcore::Jvmti(jvmti).GetVersion();
   return v ? v->first : 17;
@@ -137,9 +172,14 @@ bool Agent::Initialize() {
   caps.can_force_early_return = potential.can_force_early_return;
   caps.can_get_owned_monitor_stack_depth_info = potential.can_get_owned_monitor_stack_depth_info;
   caps.can_generate_all_class_hook_events = potential.can_generate_all_class_hook_events;
+  // JDK 21+: without it, virtual threads cannot be suspended nor their frames read.
+  bool virtual_threads = ctx_.jvmti.HasVirtualThreads() && vmcore::Jvmti::CanSupportVirtualThreads(potential);
+  vmcore::Jvmti::SetCanSupportVirtualThreads(caps, virtual_threads);
   if (env->AddCapabilities(&caps) != JVMTI_ERROR_NONE) return false;
+  if (virtual_threads) ctx_.threads.EnableVirtualThreads(ctx_.options.include_virtual_threads);
 
-  jvmtiEventCallbacks cb{};
+  CallbacksWithVirtualThreads all{};
+  jvmtiEventCallbacks& cb = all.base;
   cb.VMInit = CbVmInit;
   cb.VMDeath = CbVmDeath;
   cb.ThreadStart = CbThreadStart;
@@ -149,10 +189,21 @@ bool Agent::Initialize() {
   cb.SingleStep = CbSingleStep;
   cb.FramePop = CbFramePop;
   cb.Exception = CbException;
-  if (env->SetEventCallbacks(&cb, sizeof(cb)) != JVMTI_ERROR_NONE) return false;
+  all.virtual_thread_start = CbVirtualThreadStart;
+  all.virtual_thread_end = CbVirtualThreadEnd;
+  jint callbacks_size = virtual_threads ? static_cast<jint>(sizeof(all)) : static_cast<jint>(sizeof(cb));
+  if (env->SetEventCallbacks(&cb, callbacks_size) != JVMTI_ERROR_NONE) return false;
   for (jvmtiEvent e : {JVMTI_EVENT_VM_INIT, JVMTI_EVENT_VM_DEATH, JVMTI_EVENT_THREAD_START, JVMTI_EVENT_THREAD_END,
                        JVMTI_EVENT_BREAKPOINT, JVMTI_EVENT_FRAME_POP}) {
     if (!ctx_.jvmti.SetEventMode(true, e)) return false;
+  }
+  if (virtual_threads) {
+    // Failing these only costs the listing and the cleanup, never the agent.
+    if (!ctx_.jvmti.SetEventMode(true, vmcore::Jvmti::kEventVirtualThreadEnd))
+      Log().warn("cannot enable VirtualThreadEnd events");
+    if (ctx_.options.include_virtual_threads &&
+        !ctx_.jvmti.SetEventMode(true, vmcore::Jvmti::kEventVirtualThreadStart))
+      Log().warn("cannot enable VirtualThreadStart events");
   }
   return true;
 }

@@ -369,8 +369,10 @@ bool EventManager::Matches(JNIEnv* jni, Request& r, jthread thread, jclass klass
             return instance && r.resolved[i] && jni->IsSameObject(instance, r.resolved[i]);
           } else if constexpr (std::is_same_v<T, mod::Step>) {
             return thread && r.step && jni->IsSameObject(thread, r.step->thread);
+          } else if constexpr (std::is_same_v<T, mod::PlatformThreadsOnly>) {
+            return !thread || !ctx_.threads.IsVirtual(jni, thread);
           } else {
-            return true;  // Conditional, SourceNameMatch, PlatformThreadsOnly: not filtering yet
+            return true;  // Conditional, SourceNameMatch: not filtering yet
           }
         },
         r.modifiers[i]);

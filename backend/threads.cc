@@ -1,5 +1,6 @@
 #include "backend/threads.h"
 
+#include <algorithm>
 #include <unordered_set>
 
 #include "backend/errors.h"
@@ -55,7 +56,53 @@ jdwp::Result<std::vector<jthread>> ThreadControl::DebuggeeThreads(JNIEnv* jni) {
     }
     out.push_back(t);
   }
+  if (list_virtual_threads_) {
+    // Agent thread: it may make JNI calls under this leaf lock (it is never suspended).
+    std::lock_guard lock(vthreads_mu_);
+    out.reserve(out.size() + vthreads_.size());
+    for (jobject v : vthreads_) out.push_back(static_cast<jthread>(jni->NewLocalRef(v)));
+  }
   return out;
+}
+
+ThreadControl::VirtualSlot* ThreadControl::CurrentSlot(bool create) {
+  auto stored = jvmti_.GetThreadLocalStorage(nullptr);
+  if (!stored) return nullptr;
+  auto* slot = static_cast<VirtualSlot*>(*stored);
+  if (slot || !create) return slot;
+  slot = new VirtualSlot();
+  if (!jvmti_.SetThreadLocalStorage(nullptr, slot)) {
+    delete slot;
+    return nullptr;
+  }
+  return slot;
+}
+
+bool ThreadControl::CurrentVirtualHasSlot() { return CurrentSlot(false) != nullptr; }
+
+void ThreadControl::VirtualThreadStarted(JNIEnv* jni, jthread self) {
+  if (!list_virtual_threads_) return;
+  VirtualSlot* slot = CurrentSlot(true);
+  if (!slot || slot->listed) return;
+  jobject ref = jni->NewGlobalRef(self);  // before the lock: this thread may be suspended at a JNI call
+  std::lock_guard lock(vthreads_mu_);
+  vthreads_.push_back(ref);
+  slot->listed = ref;
+}
+
+void ThreadControl::VirtualThreadEnded(JNIEnv* jni) {
+  VirtualSlot* slot = CurrentSlot(false);
+  if (!slot) return;
+  if (slot->listed) {
+    {
+      std::lock_guard lock(vthreads_mu_);
+      auto it = std::find(vthreads_.begin(), vthreads_.end(), slot->listed);
+      if (it != vthreads_.end()) vthreads_.erase(it);
+    }
+    jni->DeleteGlobalRef(slot->listed);
+  }
+  (void)jvmti_.SetThreadLocalStorage(nullptr, nullptr);
+  delete slot;
 }
 
 ThreadControl::State& ThreadControl::StateOf(JNIEnv* jni, jthread thread) {
@@ -63,6 +110,7 @@ ThreadControl::State& ThreadControl::StateOf(JNIEnv* jni, jthread thread) {
     if (jni->IsSameObject(s->thread, thread)) return *s;
   auto s = std::make_unique<State>();
   s->thread = jni->NewGlobalRef(thread);
+  s->is_virtual = IsVirtual(jni, thread);
   s->count = suspend_all_count_;
   if (s->count > 0) (void)ForceSuspendLocked(*s);  // dead or unstarted threads refuse; then it runs when they do
   states_.push_back(std::move(s));
@@ -144,9 +192,11 @@ jdwp::Result<void> ThreadControl::SuspendAll(JNIEnv* jni) {
     jni->DeleteLocalRef(t);
   }
   // Threads we know that GetAllThreads did not list (starting: inside their
-  // ThreadStart callback) are suspended too, deferred to the callback's end.
+  // ThreadStart callback) are suspended too, deferred to the callback's end;
+  // so are the virtual threads we know (a dead one refuses and is not counted).
+  // Virtual threads we have never seen keep running: see the header comment.
   for (auto& s : states_)
-    if (s->round != round && s->in_callback > 0) suspend(*s);
+    if (s->round != round && (s->in_callback > 0 || s->is_virtual)) suspend(*s);
   ++suspend_all_count_;
   return {};
 }
@@ -206,7 +256,22 @@ ThreadControl::State* ThreadControl::SelfState(JNIEnv* jni, jthread self) {
   // with mu_ released and takes mu_ only for plain reads and stores. An agent
   // thread may add this thread's state meanwhile (StateOf): the insert happens
   // only if no state was added since the comparison, else it compares again.
-  if (auto* cached = static_cast<State*>(t_self_state)) return cached;
+  // A virtual thread runs on a carrier whose thread_local cache names the
+  // carrier (or another virtual thread): its cache is its JVMTI thread-local slot.
+  bool is_virtual = IsVirtual(jni, self);
+  VirtualSlot* slot = nullptr;
+  if (is_virtual) {
+    slot = CurrentSlot(true);
+    if (slot && slot->state) return slot->state;
+  } else if (auto* cached = static_cast<State*>(t_self_state)) {
+    return cached;
+  }
+  auto remember = [&](State* s) {
+    if (!is_virtual)
+      t_self_state = s;
+    else if (slot)
+      slot->state = s;
+  };
   std::unordered_set<State*> compared;
   std::unique_ptr<State> fresh;
   while (true) {
@@ -232,12 +297,13 @@ ThreadControl::State* ThreadControl::SelfState(JNIEnv* jni, jthread self) {
     for (auto& d : dead) jni->DeleteGlobalRef(d->thread);
     if (found) {
       if (fresh) jni->DeleteGlobalRef(fresh->thread);
-      t_self_state = found;
+      remember(found);
       return found;
     }
     if (!fresh) {
       fresh = std::make_unique<State>();
       fresh->thread = jni->NewGlobalRef(self);
+      fresh->is_virtual = is_virtual;
     }
     std::lock_guard lock(mu_);
     if (states_version_ != version) continue;
@@ -247,7 +313,7 @@ ThreadControl::State* ThreadControl::SelfState(JNIEnv* jni, jthread self) {
     states_.push_back(std::move(fresh));
     ++states_version_;
     State* s = states_.back().get();
-    t_self_state = s;
+    remember(s);
     return s;
   }
 }
@@ -295,6 +361,8 @@ void ThreadControl::ForgetSelf(JNIEnv* jni, void* token) {
     if (scanners_ == 0) dead = TakeGraveyardLocked();
   }
   if (t_self_state == s) t_self_state = nullptr;
+  if (s->is_virtual)
+    if (VirtualSlot* slot = CurrentSlot(false); slot && slot->state == s) slot->state = nullptr;
   for (auto& d : dead) jni->DeleteGlobalRef(d->thread);
 }
 

@@ -19,6 +19,18 @@
 //
 // Lock rank: mu_ is taken after ObjectTable's mutex is released, never while
 // waiting for another agent thread.
+//
+// Virtual threads (JDK 21+, once EnableVirtualThreads was called): callbacks of
+// a virtual thread run on its carrier's native thread, so the thread_local
+// cache of platform threads cannot name them; their State is cached in JVMTI
+// thread-local storage, which follows the virtual thread (a VirtualSlot owned
+// by the virtual thread itself, freed at its VirtualThreadEnd). With
+// includevirtualthreads=y the virtual threads seen starting are listed for
+// DebuggeeThreads (vthreads_mu_: a leaf lock; Java threads make no JNI call
+// while holding it). SuspendAll also JVMTI-suspends the virtual threads we have
+// no State for with SuspendAllVirtualThreads, excepting every virtual thread we
+// know (those are counted one by one, with the usual deferral in callbacks);
+// such a thread, met later, starts with the VM-level count as any other.
 #pragma once
 
 #include <jni.h>
@@ -52,7 +64,25 @@ class ThreadControl {
   bool CurrentIsAgent(JNIEnv* jni, jthread self);
   static bool CurrentIsAgent();
   // Live threads the debugger may see (agent threads left out); local references.
+  // With includevirtualthreads=y, the live virtual threads seen starting follow
+  // the platform threads.
   jdwp::Result<std::vector<jthread>> DebuggeeThreads(JNIEnv* jni);
+
+  // JDK 21+ with can_support_virtual_threads granted (set once at load).
+  void EnableVirtualThreads(bool list_them) {
+    virtual_threads_ = true;
+    list_virtual_threads_ = list_them;
+  }
+  bool virtual_threads() const { return virtual_threads_; }
+  bool IsVirtual(JNIEnv* jni, jthread thread) const {
+    return virtual_threads_ && vmcore::Jvmti::IsVirtualThread(jni, thread);
+  }
+  // VirtualThreadStart / VirtualThreadEnd callbacks, on the virtual thread itself
+  // (End after ForgetSelf).
+  void VirtualThreadStarted(JNIEnv* jni, jthread self);
+  void VirtualThreadEnded(JNIEnv* jni);
+  // Whether the current virtual thread has state to drop at its end.
+  bool CurrentVirtualHasSlot();
 
   jdwp::Result<void> Suspend(JNIEnv* jni, jthread thread);
   jdwp::Result<void> Resume(JNIEnv* jni, jthread thread);
@@ -104,7 +134,14 @@ class ThreadControl {
     std::function<void(JNIEnv*)> invoke;
     bool invoking = false;
     std::vector<jobject> resumed_for_invoke;  // global refs of threads resumed for the call
+    bool is_virtual = false;
   };
+  // JVMTI thread-local storage of a virtual thread; touched only by that thread.
+  struct VirtualSlot {
+    State* state = nullptr;   // cached SelfState
+    jobject listed = nullptr;  // its global ref in vthreads_, or null
+  };
+  VirtualSlot* CurrentSlot(bool create);
   State& StateOf(JNIEnv* jni, jthread thread);  // mu_ held; agent threads only
   State* SelfState(JNIEnv* jni, jthread self);   // mu_ not held; Java threads
   jdwp::Result<void> ForceSuspendLocked(State& s);
@@ -128,6 +165,10 @@ class ThreadControl {
   std::mutex agent_mu_;  // leaf lock; never taken by Java threads
   std::vector<jobject> agent_threads_;  // global refs
   uint64_t next_generation_ = 2;
+  bool virtual_threads_ = false;
+  bool list_virtual_threads_ = false;
+  std::mutex vthreads_mu_;  // leaf lock
+  std::vector<jobject> vthreads_;  // global refs of live virtual threads (includevirtualthreads=y)
 };
 
 }  // namespace jdwpx::backend

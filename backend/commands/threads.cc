@@ -78,12 +78,13 @@ void RegisterThreads(Dispatcher& d, Context& ctx, JNIEnv** jni_slot) {
     RETURN_IF_ERROR(RequireAlive(*c, t));
     RETURN_IF_ERROR(RequireSuspended(*c, J(), t));
     VM_ASSIGN_OR_RETURN(jint count, c->jvmti.GetFrameCount(t));
-    if (req.start_frame < 0 || req.start_frame > count) return jdwp::Fail(ErrorCode::kInvalidIndex, "bad start frame");
+    // Stock's order: an empty range is fine anywhere; then the start, then the length.
     int32_t length = req.length == -1 ? count - req.start_frame : req.length;
-    if (length < 0 || req.start_frame + static_cast<int64_t>(length) > count)
-      return jdwp::Fail(ErrorCode::kInvalidLength, "bad length");
     TR::Frames::Reply r;
     if (length == 0) return r;
+    if (req.start_frame < 0 || req.start_frame >= count) return jdwp::Fail(ErrorCode::kInvalidIndex, "bad start frame");
+    if (length < 0 || req.start_frame + static_cast<int64_t>(length) > count)
+      return jdwp::Fail(ErrorCode::kInvalidLength, "bad length");
     VM_ASSIGN_OR_RETURN(auto frames, c->jvmti.GetStackTrace(t, req.start_frame, length));
     r.frames.reserve(frames.size());
     for (size_t i = 0; i < frames.size(); ++i) {
@@ -108,18 +109,45 @@ void RegisterThreads(Dispatcher& d, Context& ctx, JNIEnv** jni_slot) {
 
   d.Bind<TR::IsVirtual>([c, J](const TR::IsVirtual::Request& req) -> jdwp::Result<TR::IsVirtual::Reply> {
     ASSIGN_OR_RETURN(jthread t, c->Thread(J(), req.thread));
-    // Thread.isVirtual() exists from JDK 21 on; before that no thread is virtual.
-    jmethodID is_virtual = J()->GetMethodID(c->thread_class, "isVirtual", "()Z");
-    if (!is_virtual) {
-      J()->ExceptionClear();
-      return TR::IsVirtual::Reply{false};
+    // JNI IsVirtualThread (JNI 21); before 21 no thread is virtual. Runs no Java code.
+    return TR::IsVirtual::Reply{vmcore::Jvmti::IsVirtualThread(J(), t)};
+  });
+
+  d.Bind<TR::OwnedMonitors>([c, J](const TR::OwnedMonitors::Request& req) -> jdwp::Result<TR::OwnedMonitors::Reply> {
+    ASSIGN_OR_RETURN(jthread t, c->Thread(J(), req.thread));
+    RETURN_IF_ERROR(RequireSuspended(*c, J(), t));
+    VM_ASSIGN_OR_RETURN(auto monitors, c->jvmti.GetOwnedMonitorInfo(t));
+    TR::OwnedMonitors::Reply r;
+    r.owned.reserve(monitors.size());
+    for (jobject m : monitors) {
+      r.owned.push_back(c->TaggedId(J(), m));
+      J()->DeleteLocalRef(m);
     }
-    bool result = J()->CallBooleanMethod(t, is_virtual) == JNI_TRUE;
-    if (J()->ExceptionCheck()) {
-      J()->ExceptionClear();
-      return jdwp::Fail(ErrorCode::kInternal, "Thread.isVirtual failed");
+    return r;
+  });
+
+  d.Bind<TR::CurrentContendedMonitor>([c, J](const TR::CurrentContendedMonitor::Request& req)
+                                          -> jdwp::Result<TR::CurrentContendedMonitor::Reply> {
+    ASSIGN_OR_RETURN(jthread t, c->Thread(J(), req.thread));
+    RETURN_IF_ERROR(RequireSuspended(*c, J(), t));
+    VM_ASSIGN_OR_RETURN(jobject monitor, c->jvmti.GetCurrentContendedMonitor(t));
+    TR::CurrentContendedMonitor::Reply r{c->TaggedId(J(), monitor)};
+    if (monitor) J()->DeleteLocalRef(monitor);
+    return r;
+  });
+
+  d.Bind<TR::OwnedMonitorsStackDepthInfo>([c, J](const TR::OwnedMonitorsStackDepthInfo::Request& req)
+                                              -> jdwp::Result<TR::OwnedMonitorsStackDepthInfo::Reply> {
+    ASSIGN_OR_RETURN(jthread t, c->Thread(J(), req.thread));
+    RETURN_IF_ERROR(RequireSuspended(*c, J(), t));
+    VM_ASSIGN_OR_RETURN(auto monitors, c->jvmti.GetOwnedMonitorStackDepthInfo(t));
+    TR::OwnedMonitorsStackDepthInfo::Reply r;
+    r.owned.reserve(monitors.size());
+    for (const auto& m : monitors) {
+      r.owned.push_back({c->TaggedId(J(), m.monitor), m.stack_depth});
+      J()->DeleteLocalRef(m.monitor);
     }
-    return TR::IsVirtual::Reply{result};
+    return r;
   });
 
   d.Bind<TG::Name>([c, J](const TG::Name::Request& req) -> jdwp::Result<TG::Name::Reply> {
