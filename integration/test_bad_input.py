@@ -19,8 +19,10 @@ short windows that check a connection stays open with nothing sent back.
 from __future__ import annotations
 
 import re
+import shutil
 import socket
 import struct
+import tempfile
 import time
 import unittest
 
@@ -38,6 +40,7 @@ REPLY_FLAG = 0x80
 LISTENING = "Listening for transport dt_socket at address: "
 # Never handed out by either agent: stock counts objects up from 1.
 NEVER_ISSUED_ID = 0x7EADBEEFCAFE1234
+ACC_STATIC = 0x0008
 
 # Error codes (jdwp-layouts.md, Error constants).
 NONE = 0
@@ -49,12 +52,17 @@ INVALID_CLASS = 21
 INVALID_METHODID = 23
 INVALID_FIELDID = 25
 INVALID_FRAMEID = 30
+TYPE_MISMATCH = 34
+INVALID_SLOT = 35
+INVALID_MODULE = 42
 NOT_IMPLEMENTED = 99
 INVALID_EVENT_TYPE = 102
 INTERNAL = 113
+INVALID_TAG = 500
 INVALID_INDEX = 503
 INVALID_LENGTH = 504
 INVALID_STRING = 506
+INVALID_CLASS_LOADER = 507
 INVALID_ARRAY = 508
 
 # (command set, command)
@@ -67,9 +75,14 @@ VM_RESUME = (1, 9)
 VM_CREATE_STRING = (1, 11)
 VM_DISPOSE_OBJECTS = (1, 14)
 RT_SIGNATURE = (2, 1)
+RT_CLASS_LOADER = (2, 2)
+RT_FIELDS = (2, 4)
+RT_METHODS = (2, 5)
 RT_GET_VALUES = (2, 6)
+RT_MODULE = (2, 19)
 METHOD_LINE_TABLE = (6, 1)
 OR_REFERENCE_TYPE = (9, 1)
+OR_GET_VALUES = (9, 2)
 SR_VALUE = (10, 1)
 TR_NAME = (11, 1)
 TR_SUSPEND = (11, 2)
@@ -77,9 +90,16 @@ TR_RESUME = (11, 3)
 TR_FRAMES = (11, 6)
 TR_FRAME_COUNT = (11, 7)
 TGR_NAME = (12, 1)
+TGR_PARENT = (12, 2)
+TGR_CHILDREN = (12, 3)
 AR_LENGTH = (13, 1)
+AR_GET_VALUES = (13, 2)
+CLR_VISIBLE_CLASSES = (14, 1)
 ER_SET = (15, 1)
 SF_GET_VALUES = (16, 1)
+COR_REFLECTED_TYPE = (17, 1)
+MR_NAME = (18, 1)
+MR_CLASS_LOADER = (18, 2)
 EVENT_COMPOSITE = (64, 100)
 
 
@@ -235,6 +255,23 @@ class JdwpClient:
         r.byte()  # refTypeTag
         return r.id("referenceType")
 
+    def fields(self, type_id: int) -> dict:
+        """ReferenceType.Fields -> {name: (fieldID, signature, modBits)}."""
+        r = self.reply_reader(*RT_FIELDS, self.type_id(type_id))
+        declared = {}
+        for _ in range(r.int()):
+            field, name, signature, mod_bits = r.id("field"), r.string(), r.string(), r.int()
+            declared[name] = (field, signature, mod_bits)
+        return declared
+
+    def method_named(self, type_id: int, name: str, signature: str) -> int:
+        r = self.reply_reader(*RT_METHODS, self.type_id(type_id))
+        for _ in range(r.int()):
+            method, method_name, method_signature, _ = r.id("method"), r.string(), r.string(), r.int()
+            if (method_name, method_signature) == (name, signature):
+                return method
+        raise AssertionError(f"no method {name}{signature} in type {type_id}")
+
     def wait_closed_without_reply(self):
         """Reads until EOF; only Event.Composite packets may come first."""
         try:
@@ -313,6 +350,10 @@ class BadInputTest(unittest.TestCase):
             self.debuggee.__exit__(None, None, None)
 
     def launch(self, jvm_args=()) -> JdwpClient:
+        if self.debuggee is not None:  # a case that needs a fresh VM
+            self.debuggee.kill()
+            self.debuggee.__exit__(None, None, None)
+            self.sessions = 1
         # Hello prints a line, then sleeps long enough to outlive the test.
         self.debuggee = harness.Debuggee(self.cfg, "Hello", args=("0", "600000"), jvm_args=jvm_args)
         client = JdwpClient(self.debuggee.port)
@@ -449,6 +490,167 @@ class BadInputTest(unittest.TestCase):
         self.assertEqual(c.command(*TR_RESUME, main_id)[0], NONE)
         self.assert_error(c, THREAD_NOT_SUSPENDED, TR_FRAMES, main_id + i32(0) + i32(-1),
                           "Frames after the thread was resumed")
+
+    def suspend_main_while_it_sleeps(self, c: JdwpClient) -> tuple:
+        """Resumes the VM, waits for Hello's line and suspends main inside
+        Thread.sleep -> (main's threadID bytes, frameID of Hello.main)."""
+        main_id = c.object_id(c.thread_named("main"))
+        self.assertEqual(c.command(*VM_RESUME)[0], NONE)
+        self.debuggee.wait_for_output("hello from fixture", READ_TIMEOUT_S)
+        self.assertEqual(c.command(*TR_SUSPEND, main_id)[0], NONE)
+        r = c.reply_reader(*TR_FRAMES, main_id + i32(0) + i32(-1))
+        frames = []
+        for _ in range(r.int()):
+            frames.append(r.id("frame"))
+            r.location()
+        return main_id, frames[-1]
+
+    def test_ids_of_the_wrong_kind(self):
+        c = self.launch()
+        main = c.thread_named("main")
+        string = c.create_string("not a container")
+        string_class = c.class_by_signature("Ljava/lang/String;")
+        module = c.reply_reader(*RT_MODULE, c.type_id(string_class)).id("object")
+
+        self.assert_error(c, INVALID_CLASS, RT_SIGNATURE, c.type_id(main), "thread as classID")
+        self.assert_error(c, INVALID_CLASS, RT_SIGNATURE, c.type_id(module), "module as classID")
+        self.assert_error(c, INVALID_THREAD, TR_NAME, c.object_id(string_class), "classID as threadID")
+        self.assert_error(c, INVALID_THREAD, TR_FRAMES, c.object_id(string_class) + i32(0) + i32(-1),
+                          "classID as threadID, Frames")
+        self.assert_error(c, INVALID_THREAD, TR_NAME, c.object_id(module), "module as threadID")
+        self.assert_error(c, INVALID_ARRAY, AR_GET_VALUES, c.object_id(string) + i32(0) + i32(0),
+                          "String to ArrayReference.GetValues")
+        self.assert_error(c, INVALID_STRING, SR_VALUE, c.object_id(string_class), "class object as stringID")
+        self.assert_error(c, INVALID_CLASS_LOADER, CLR_VISIBLE_CLASSES, c.object_id(main), "thread as classLoaderID")
+        self.assert_error(c, INVALID_CLASS_LOADER, CLR_VISIBLE_CLASSES, c.object_id(module), "module as classLoaderID")
+        self.assert_error(c, INVALID_THREAD_GROUP, TGR_PARENT, c.object_id(main), "thread to ThreadGroup.Parent")
+        self.assert_error(c, INVALID_THREAD_GROUP, TGR_CHILDREN, c.object_id(main), "thread to ThreadGroup.Children")
+        self.assert_error(c, INVALID_MODULE, MR_NAME, c.object_id(NEVER_ISSUED_ID), "moduleID never handed out")
+        self.assert_error(c, INVALID_MODULE, MR_CLASS_LOADER, c.object_id(NEVER_ISSUED_ID),
+                          "moduleID never handed out, ClassLoader")
+        if self.cfg.agent == "stock":
+            # spec: ModuleReference lists INVALID_MODULE. Stock checks only that
+            # the ID is known and calls Module.getName/getClassLoader on whatever
+            # object it names (a thread answers ""). Pinned; ours must say INVALID_MODULE.
+            for command in (MR_NAME, MR_CLASS_LOADER):
+                self.assert_error(c, NONE, command, c.object_id(main), f"thread to ModuleReference {command}")
+        else:
+            self.assert_error(c, INVALID_MODULE, MR_NAME, c.object_id(main), "thread as moduleID")
+            self.assert_error(c, INVALID_MODULE, MR_CLASS_LOADER, c.object_id(main), "thread as moduleID, ClassLoader")
+        # The real ones still work.
+        self.assertEqual(c.reply_reader(*MR_NAME, c.object_id(module)).string(), "java.base")
+        self.assertEqual(c.reply_reader(*SR_VALUE, c.object_id(string)).string(), "not a container")
+
+    def test_members_of_another_class(self):
+        c = self.launch()
+        string = c.create_string("members")
+        string_class = c.class_by_signature("Ljava/lang/String;")
+        integer_class = c.class_by_signature("Ljava/lang/Integer;")
+        thread_class = c.class_by_signature("Ljava/lang/Thread;")
+
+        # A static field of another class: stock does not check where it is
+        # declared and answers with that field's value (HotSpot's static field
+        # IDs name their class), and so do we.
+        min_value = c.fields(integer_class)["MIN_VALUE"][0]
+        r = c.reply_reader(*RT_GET_VALUES, c.type_id(string_class) + i32(1) + c.field_id(min_value))
+        self.assertEqual(r.int(), 1)
+        self.assertEqual((r.byte(), r.int()), (ord("I"), -2**31))
+
+        # An instance field of another class that lies outside the object's
+        # layout (Thread.name is far past String's few fields): INVALID_FIELDID.
+        # (HotSpot's instance field IDs are offsets, so a foreign field at an
+        # offset the object also has reads the object's own field, in stock
+        # and through JVMTI alike; not pinned.)
+        thread_name = c.fields(thread_class)["name"][0]
+        self.assert_error(c, INVALID_FIELDID, OR_GET_VALUES, c.object_id(string) + i32(1) + c.field_id(thread_name),
+                          "ObjectReference.GetValues of a String with Thread.name")
+
+        # Method.LineTable does not check refType against the method: the
+        # method's own table comes back.
+        int_value = c.method_named(integer_class, "intValue", "()I")
+        own = c.command(*METHOD_LINE_TABLE, c.type_id(integer_class) + c.method_id(int_value))
+        self.assertEqual(own[0], NONE)
+        foreign = c.command(*METHOD_LINE_TABLE, c.type_id(string_class) + c.method_id(int_value))
+        self.assertEqual(foreign, own, "LineTable of Integer.intValue asked through String")
+        self.assert_alive(c)
+
+    def test_members_and_objects_stock_does_not_check(self):
+        # spec: each of these has a spec error, but stock hands the IDs to JNI
+        # unchecked and the VM dies (SIGSEGV; pinned so the day it is fixed
+        # shows up). Ours must give the spec's answer and stay up.
+        error_files = tempfile.mkdtemp(prefix="jdwpx-bad-input-")
+        self.addCleanup(shutil.rmtree, error_files, True)
+        jvm_args = ("-XX:-CreateCoredumpOnCrash", f"-XX:ErrorFile={error_files}/hs_err_%p.log")
+
+        def cases(c: JdwpClient):
+            string_class = c.class_by_signature("Ljava/lang/String;")
+            integer_class = c.class_by_signature("Ljava/lang/Integer;")
+            string = c.create_string("unchecked")
+            hash_field = c.fields(string_class)["hash"][0]
+            min_value = c.fields(integer_class)["MIN_VALUE"][0]
+            return [
+                ("ReferenceType.GetValues with an instance field", INVALID_FIELDID, RT_GET_VALUES,
+                 c.type_id(string_class) + i32(1) + c.field_id(hash_field)),
+                # Stock reads through this one at random: it sometimes answers
+                # NONE and sometimes dies, so for stock it is not sent.
+                ("ObjectReference.GetValues with another class's static field", INVALID_FIELDID, OR_GET_VALUES,
+                 c.object_id(string) + i32(1) + c.field_id(min_value)),
+                # The spec lists only INVALID_OBJECT for ReflectedType.
+                ("ClassObjectReference.ReflectedType of a String", INVALID_OBJECT, COR_REFLECTED_TYPE,
+                 c.object_id(string)),
+            ]
+
+        if self.cfg.agent != "stock":
+            c = self.launch(jvm_args)
+            for what, expected, command, data in cases(c):
+                self.assert_error(c, expected, command, data, what)
+            return
+        for index in (0, 2):
+            c = self.launch(jvm_args)
+            what, _, command, data = cases(c)[index]
+            with self.subTest(what):
+                c.send_command(*command, data)
+                c.wait_closed_without_reply()
+                self.assertNotEqual(self.debuggee.wait(READ_TIMEOUT_S), 0, what)
+
+    def test_frame_slots_and_array_ranges(self):
+        c = self.launch()
+        main_id, frame = self.suspend_main_while_it_sleeps(c)
+
+        def slots(*pairs) -> bytes:
+            return main_id + c.frame_id(frame) + i32(len(pairs)) + b"".join(i32(n) + tag.encode() for n, tag in pairs)
+
+        # Hello.main's locals (javac -g): 0 args String[2], 1 exitCode int 0,
+        # 2-3 sleepMillis long 600000.
+        r = c.reply_reader(*SF_GET_VALUES, slots((0, "["), (1, "I"), (2, "J")))
+        self.assertEqual(r.int(), 3)
+        self.assertEqual(r.byte(), ord("["))
+        args = r.id("object")
+        self.assertEqual((r.byte(), r.int()), (ord("I"), 0))
+        self.assertEqual((r.byte(), r.long()), (ord("J"), 600000))
+
+        for slot in (4, 99, -1):
+            self.assert_error(c, INVALID_SLOT, SF_GET_VALUES, slots((slot, "I")), f"slot {slot}")
+        for slot, tag in ((0, "I"), (1, "L"), (1, "J"), (1, "F"), (2, "I")):
+            self.assert_error(c, TYPE_MISMATCH, SF_GET_VALUES, slots((slot, tag)), f"slot {slot} read as {tag}")
+        self.assert_error(c, INVALID_TAG, SF_GET_VALUES, slots((1, "X")), "tag X")
+        # An int slot read with a narrower int tag is answered (JVMTI reads the int).
+        r = c.reply_reader(*SF_GET_VALUES, slots((1, "Z")))
+        self.assertEqual((r.int(), r.byte(), r.byte()), (1, ord("Z"), 0))
+
+        args_id = c.object_id(args)
+        self.assertEqual(c.reply_reader(*AR_LENGTH, args_id).int(), 2)
+        for first, length in ((2, 0), (2, 1), (-1, 1)):
+            self.assert_error(c, INVALID_INDEX, AR_GET_VALUES, args_id + i32(first) + i32(length),
+                              f"args[{first}, length {length}]")
+        for first, length in ((0, 3), (1, 2), (0, -2)):
+            self.assert_error(c, INVALID_LENGTH, AR_GET_VALUES, args_id + i32(first) + i32(length),
+                              f"args[{first}, length {length}]")
+        # Length -1: to the end.
+        r = c.reply_reader(*AR_GET_VALUES, args_id + i32(1) + i32(-1))
+        self.assertEqual((r.byte(), r.int(), r.byte()), (ord("L"), 1, ord("s")))
+        self.assertEqual(c.reply_reader(*SR_VALUE, c.object_id(r.id("object"))).string(), "600000")
+        self.assert_error(c, INVALID_STRING, SR_VALUE, args_id, "String[] as stringID")
 
     def test_length_below_header_size_drops_the_connection(self):
         c = self.launch()
