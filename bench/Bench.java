@@ -9,8 +9,16 @@
 // start or accept an attach is skipped for the remaining scenarios so a stub
 // costs one timeout, not one per scenario.
 //
+// The inspection scenarios (huge arrays and strings, a deep stack, many
+// classes, many instances) talk raw JDWP instead of JDI (see Jdwp): JDI would
+// add a mirror per array element and its own frame caches to the figures. A
+// command the agent answers with NOT_IMPLEMENTED shows as such; an agent that
+// fails or dies on the measured command shows "failed" (stock has been known
+// to on huge object arrays) and does not fail the run.
+//
 // Usage: java -cp <classes> Bench --source BenchTarget.java [--classes DIR] [--java PATH]
-//            [--ours LIB|stock|none] [--stock stock|none] [--quick]
+//            [--ours LIB|stock|none] [--stock stock|none] [--quick] [--only TEXT]
+// --only runs just the scenarios whose name contains TEXT (e.g. "stack walk").
 // Exit status: 0 when the stock column is complete, 1 otherwise (a failing
 // "ours" column never fails the run; it is what we are measuring), 2 on usage.
 
@@ -35,10 +43,18 @@ import com.sun.jdi.request.ClassPrepareRequest;
 import com.sun.jdi.request.EventRequest;
 import com.sun.jdi.request.EventRequestManager;
 import com.sun.jdi.request.StepRequest;
+import java.io.BufferedInputStream;
+import java.io.BufferedOutputStream;
 import java.io.BufferedReader;
+import java.io.ByteArrayOutputStream;
+import java.io.DataInputStream;
+import java.io.DataOutputStream;
 import java.io.IOException;
 import java.io.InputStreamReader;
 import java.lang.management.ManagementFactory;
+import java.net.InetSocketAddress;
+import java.net.Socket;
+import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -87,11 +103,15 @@ public final class Bench {
       Path source,
       List<Agent> agents,
       boolean quick,
+      String only,
       int attachRuns,
       int rounds,
       int roundTrips,
       int breakpointHits,
       int steps,
+      int inspectRuns,
+      int inspectCalls,
+      int stackWalks,
       long launchTimeoutMs,
       long eventTimeoutMs,
       long cellTimeoutMs) {
@@ -103,11 +123,12 @@ public final class Bench {
       String ours = "none";
       String stock = "stock";
       boolean quick = false;
+      String only = "";
       for (int i = 0; i < args.length; i++) {
         String flag = args[i];
         switch (flag) {
           case "--quick" -> quick = true;
-          case "--java", "--classes", "--source", "--ours", "--stock" -> {
+          case "--java", "--classes", "--source", "--ours", "--stock", "--only" -> {
             if (i + 1 >= args.length) {
               throw new IllegalArgumentException(flag + " needs a value");
             }
@@ -117,6 +138,7 @@ public final class Bench {
               case "--classes" -> classes = Path.of(value);
               case "--source" -> source = Path.of(value);
               case "--ours" -> ours = value;
+              case "--only" -> only = value;
               default -> stock = value;
             }
           }
@@ -143,8 +165,9 @@ public final class Bench {
         throw new IllegalArgumentException("nothing to run: both --ours and --stock are none");
       }
       return quick
-          ? new Settings(java, classes, source, agents, true, 2, 1, 200, 200, 100, 5_000, 5_000, 20_000)
-          : new Settings(java, classes, source, agents, false, 10, 4, 20_000, 20_000, 5_000, 10_000, 10_000, 60_000);
+          ? new Settings(java, classes, source, agents, true, only, 2, 1, 200, 200, 100, 1, 2, 1, 5_000, 5_000, 30_000)
+          : new Settings(java, classes, source, agents, false, only, 10, 4, 20_000, 20_000, 5_000, 3, 5, 5, 10_000,
+              10_000, 120_000);
     }
   }
 
@@ -171,14 +194,32 @@ public final class Bench {
 
   // ---------------------------------------------------------------- failures
 
+  /**
+   * How a cell failed. SETUP: the scenario could not get to its measurement
+   * (for stock that fails the run: the benchmark itself is broken). MEASURED:
+   * the agent failed or died on the command being measured. NOT_IMPLEMENTED:
+   * the agent answered that command with NOT_IMPLEMENTED.
+   */
+  enum FailureKind { SETUP, MEASURED, NOT_IMPLEMENTED }
+
   /** A cell failed for a reason we can state in one line. */
   static final class BenchFailure extends Exception {
     private static final long serialVersionUID = 1L;
     final boolean agentUnusable;
+    final FailureKind kind;
 
     BenchFailure(String reason, boolean agentUnusable) {
+      this(reason, agentUnusable, FailureKind.SETUP);
+    }
+
+    BenchFailure(String reason, boolean agentUnusable, FailureKind kind) {
       super(reason);
       this.agentUnusable = agentUnusable;
+      this.kind = kind;
+    }
+
+    static BenchFailure measured(String reason) {
+      return new BenchFailure(reason, false, FailureKind.MEASURED);
     }
   }
 
@@ -191,9 +232,15 @@ public final class Bench {
 
   /** Last lines the debuggee printed (stdout and stderr merged), for failure reasons. */
   static final class OutputTail {
+    // A crashing VM's last lines are its stack; the first error line says why.
+    private static final Pattern ERROR_LINE = Pattern.compile("(?i)error|SIGSEGV|SIGBUS|SIGABRT|exception");
     private final ArrayDeque<String> lines = new ArrayDeque<>();
+    private String firstError;
 
     synchronized void add(String line) {
+      if (firstError == null && ERROR_LINE.matcher(line).find()) {
+        firstError = line;
+      }
       if (lines.size() == 8) {
         lines.removeFirst();
       }
@@ -201,7 +248,8 @@ public final class Bench {
     }
 
     synchronized String text() {
-      return lines.isEmpty() ? "(no output)" : String.join(" | ", lines);
+      String tail = lines.isEmpty() ? "(no output)" : String.join(" | ", lines);
+      return firstError == null || lines.contains(firstError) ? tail : firstError + " ... " + tail;
     }
   }
 
@@ -224,6 +272,7 @@ public final class Bench {
     final long launchedAt;
     final OutputTail tail = new OutputTail();
     private final CompletableFuture<Integer> port = new CompletableFuture<>();
+    private final CompletableFuture<Void> ready = new CompletableFuture<>();
     private final ScheduledFuture<?> deadline;
     private volatile boolean deadlineHit;
     private volatile boolean attachTimedOut;
@@ -232,10 +281,22 @@ public final class Bench {
     VirtualMachine vm;
 
     Debuggee(Settings settings, Agent agent) throws BenchFailure {
+      this(settings, agent, null);
+    }
+
+    /** {@code mode}: BenchTarget's data-building mode, or null for its hot loop. */
+    Debuggee(Settings settings, Agent agent, String mode) throws BenchFailure {
       this.settings = settings;
-      List<String> command = List.of(settings.java(), agent.jvmOption(), "-Xshare:auto",
+      // An agent that crashes the VM (stock does on huge object arrays) leaves
+      // its hs_err file in the temp directory, not in the caller's tree, and no core.
+      String errorFile = Path.of(System.getProperty("java.io.tmpdir"), "jdwpx-bench-hs_err_%p.log").toString();
+      List<String> command = new ArrayList<>(List.of(settings.java(), agent.jvmOption(), "-Xshare:auto",
+          "-XX:-CreateCoredumpOnCrash", "-XX:ErrorFile=" + errorFile,
           "-cp", settings.classes().toString(), TARGET_CLASS,
-          Long.toString(settings.cellTimeoutMs() / 1000 + 30));
+          Long.toString(settings.cellTimeoutMs() / 1000 + 30)));
+      if (mode != null) {
+        command.add(mode);
+      }
       launchedAt = System.nanoTime();
       try {
         process = new ProcessBuilder(command).redirectErrorStream(true).start();
@@ -261,11 +322,32 @@ public final class Bench {
             listeningAt = System.nanoTime();
             port.complete(Integer.parseInt(m.group(1)));
           }
+          if (line.equals(BenchTarget.READY_LINE)) {
+            ready.complete(null);
+          }
         }
       } catch (IOException ignored) {
         // The process was killed; whatever we read is in the tail.
       }
       port.completeExceptionally(new IOException("output closed"));
+      ready.completeExceptionally(new IOException("output closed"));
+    }
+
+    /** Waits until BenchTarget has built its mode's data (it prints READY_LINE). */
+    void awaitReady() throws BenchFailure {
+      phase = "waiting for the target to build its data";
+      try {
+        ready.get(settings.cellTimeoutMs(), TimeUnit.MILLISECONDS);
+      } catch (TimeoutException e) {
+        throw new BenchFailure("no " + BenchTarget.READY_LINE + " line within " + settings.cellTimeoutMs() / 1000
+            + " s; output: " + tail.text(), false);
+      } catch (Exception e) {
+        if (e instanceof InterruptedException) {
+          Thread.currentThread().interrupt();
+        }
+        throw new BenchFailure("debuggee ended before " + BenchTarget.READY_LINE + " (" + exitDescription()
+            + "); output: " + tail.text(), false);
+      }
     }
 
     /** Waits for the agent's "Listening for transport ..." line; returns the port. */
@@ -410,6 +492,295 @@ public final class Bench {
     }
   }
 
+  // ---------------------------------------------------------------- raw JDWP
+
+  /** An error reply: the command set/command, what we asked, and the code. */
+  static final class JdwpError extends Exception {
+    private static final long serialVersionUID = 1L;
+    static final int NOT_IMPLEMENTED = 99;
+    static final int ABSENT_INFORMATION = 101;
+    static final int NATIVE_METHOD = 511;
+    final int code;
+
+    JdwpError(String what, int code) {
+      super(what + " answered JDWP error " + code);
+      this.code = code;
+    }
+  }
+
+  /** Bytes of a command's data, big-endian, IDs sized by the agent's IDSizes. */
+  static final class Body {
+    private final ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+
+    Body id(long value, int size) {
+      for (int shift = 8 * (size - 1); shift >= 0; shift -= 8) {
+        bytes.write((int) (value >>> shift));
+      }
+      return this;
+    }
+
+    Body i32(int value) {
+      return id(value, 4);
+    }
+
+    Body u8(int value) {
+      bytes.write(value);
+      return this;
+    }
+
+    Body string(String text) {
+      byte[] utf8 = text.getBytes(StandardCharsets.UTF_8);
+      i32(utf8.length);
+      bytes.write(utf8, 0, utf8.length);
+      return this;
+    }
+
+    byte[] toByteArray() {
+      return bytes.toByteArray();
+    }
+  }
+
+  /** A reply's data, read front to back. */
+  static final class Reply {
+    final ByteBuffer data;
+    private final Jdwp sizes;
+
+    Reply(byte[] data, Jdwp sizes) {
+      this.data = ByteBuffer.wrap(data);
+      this.sizes = sizes;
+    }
+
+    int u8() {
+      return data.get() & 0xFF;
+    }
+
+    int i32() {
+      return data.getInt();
+    }
+
+    long i64() {
+      return data.getLong();
+    }
+
+    long id(int size) {
+      long value = 0;
+      for (int i = 0; i < size; i++) {
+        value = value << 8 | (data.get() & 0xFF);
+      }
+      return value;
+    }
+
+    long objectId() {
+      return id(sizes.objectIdSize);
+    }
+
+    String string() {
+      byte[] utf8 = new byte[data.getInt()];
+      data.get(utf8);
+      return new String(utf8, StandardCharsets.UTF_8);
+    }
+
+    int remaining() {
+      return data.remaining();
+    }
+  }
+
+  /**
+   * A bare JDWP client: handshake, IDSizes, numbered commands whose replies are
+   * matched by id; events are read past (only VMStart is noted). Reads block at
+   * most the socket timeout, and the cell deadline kills the debuggee, which
+   * ends any read.
+   */
+  static final class Jdwp implements AutoCloseable {
+    static final int HEADER_SIZE = 11;
+    static final int REPLY_FLAG = 0x80;
+    static final byte[] HANDSHAKE = "JDWP-Handshake".getBytes(StandardCharsets.US_ASCII);
+
+    private final Socket socket = new Socket();
+    private final DataInputStream in;
+    private final DataOutputStream out;
+    private int nextId = 1;
+    private boolean vmStarted;
+    int objectIdSize = 8;
+    int referenceTypeIdSize = 8;
+    int methodIdSize = 8;
+    int fieldIdSize = 8;
+    int frameIdSize = 8;
+
+    Jdwp(int port, int handshakeTimeoutMs) throws IOException, JdwpError {
+      socket.connect(new InetSocketAddress("127.0.0.1", port), handshakeTimeoutMs);
+      socket.setSoTimeout(handshakeTimeoutMs);
+      socket.setTcpNoDelay(true);
+      in = new DataInputStream(new BufferedInputStream(socket.getInputStream(), 1 << 16));
+      out = new DataOutputStream(new BufferedOutputStream(socket.getOutputStream(), 1 << 12));
+      out.write(HANDSHAKE);
+      out.flush();
+      byte[] answer = new byte[HANDSHAKE.length];
+      in.readFully(answer);
+      if (!Arrays.equals(answer, HANDSHAKE)) {
+        throw new IOException("bad handshake answer " + new String(answer, StandardCharsets.ISO_8859_1));
+      }
+      Reply sizes = command("VirtualMachine.IDSizes", 1, 7, new Body());
+      fieldIdSize = sizes.i32();
+      methodIdSize = sizes.i32();
+      objectIdSize = sizes.i32();
+      referenceTypeIdSize = sizes.i32();
+      frameIdSize = sizes.i32();
+    }
+
+    void readTimeout(int millis) throws IOException {
+      socket.setSoTimeout(millis);
+    }
+
+    /** Sends a command and returns its reply's data; an error reply throws JdwpError. */
+    Reply command(String what, int commandSet, int command, Body body) throws IOException, JdwpError {
+      byte[] data = body.toByteArray();
+      int id = nextId++;
+      out.writeInt(HEADER_SIZE + data.length);
+      out.writeInt(id);
+      out.writeByte(0);
+      out.writeByte(commandSet);
+      out.writeByte(command);
+      out.write(data);
+      out.flush();
+      while (true) {
+        int length = in.readInt();
+        int packetId = in.readInt();
+        int flags = in.readUnsignedByte();
+        int errorOrCommand = in.readUnsignedShort();
+        if (length < HEADER_SIZE) {
+          throw new IOException("packet length " + length);
+        }
+        byte[] payload = new byte[length - HEADER_SIZE];
+        in.readFully(payload);
+        if ((flags & REPLY_FLAG) == 0) {
+          noteEvent(errorOrCommand, payload);
+        } else if (packetId == id) {
+          if (errorOrCommand != 0) {
+            throw new JdwpError(what, errorOrCommand);
+          }
+          return new Reply(payload, this);
+        }
+      }
+    }
+
+    private void noteEvent(int commandSetAndCommand, byte[] payload) {
+      // Event.Composite (64/100): suspendPolicy, count, then the first event's kind.
+      if (commandSetAndCommand == (64 << 8 | 100) && payload.length > 5 && payload[5] == 90) {
+        vmStarted = true;
+      }
+    }
+
+    /** Reads packets until VMStart has come: from then on the start's suspension is in force. */
+    void awaitVmStart() throws IOException {
+      while (!vmStarted) {
+        int length = in.readInt();
+        in.readInt();
+        int flags = in.readUnsignedByte();
+        int commandSetAndCommand = in.readUnsignedShort();
+        byte[] payload = new byte[Math.max(0, length - HEADER_SIZE)];
+        in.readFully(payload);
+        if ((flags & REPLY_FLAG) == 0) {
+          noteEvent(commandSetAndCommand, payload);
+        }
+      }
+    }
+
+    long classBySignature(String signature) throws IOException, JdwpError, BenchFailure {
+      Reply r = command("VirtualMachine.ClassesBySignature " + signature, 1, 2, new Body().string(signature));
+      if (r.i32() != 1) {
+        throw new BenchFailure(signature + " is not loaded exactly once", false);
+      }
+      r.u8();
+      return r.id(referenceTypeIdSize);
+    }
+
+    /** The object in static field {@code name} of {@code type}. */
+    long staticObject(long type, String name) throws IOException, JdwpError, BenchFailure {
+      Reply fields = command("ReferenceType.Fields", 2, 4, new Body().id(type, referenceTypeIdSize));
+      long field = -1;
+      for (int n = fields.i32(); n > 0; n--) {
+        long id = fields.id(fieldIdSize);
+        String fieldName = fields.string();
+        fields.string();
+        fields.i32();
+        if (fieldName.equals(name)) {
+          field = id;
+        }
+      }
+      if (field == -1) {
+        throw new BenchFailure("no field " + name + " in " + TARGET_CLASS, false);
+      }
+      Reply value = command("ReferenceType.GetValues", 2, 6,
+          new Body().id(type, referenceTypeIdSize).i32(1).id(field, fieldIdSize));
+      value.i32();
+      value.u8();
+      long object = value.objectId();
+      if (object == 0) {
+        throw new BenchFailure(TARGET_CLASS + "." + name + " is null", false);
+      }
+      return object;
+    }
+
+    long threadNamed(String name) throws IOException, JdwpError, BenchFailure {
+      Reply threads = command("VirtualMachine.AllThreads", 1, 4, new Body());
+      int count = threads.i32();
+      for (int i = 0; i < count; i++) {
+        long thread = threads.objectId();
+        if (command("ThreadReference.Name", 11, 1, new Body().id(thread, objectIdSize)).string().equals(name)) {
+          return thread;
+        }
+      }
+      throw new BenchFailure("no thread named " + name, false);
+    }
+
+    @Override
+    public void close() {
+      try {
+        socket.close();
+      } catch (IOException ignored) {
+        // Closing after the debuggee died: nothing left to release.
+      }
+    }
+  }
+
+  /** The debuggee's memory as /proc/<pid>/status reports it, in kB. */
+  record Memory(long rssKb, long peakKb) {
+    static Memory of(long pid) throws IOException {
+      long rss = -1;
+      long peak = -1;
+      for (String line : Files.readAllLines(Path.of("/proc", Long.toString(pid), "status"))) {
+        if (line.startsWith("VmRSS:")) {
+          rss = kilobytes(line);
+        } else if (line.startsWith("VmHWM:")) {
+          peak = kilobytes(line);
+        }
+      }
+      if (rss < 0 || peak < 0) {
+        throw new IOException("no VmRSS/VmHWM in /proc/" + pid + "/status");
+      }
+      return new Memory(rss, peak);
+    }
+
+    private static long kilobytes(String line) {
+      return Long.parseLong(line.replaceAll("[^0-9]", ""));
+    }
+
+    /**
+     * Resets VmHWM to the current RSS (Linux: "5" into clear_refs), so the peak
+     * read after a command is the command's own. False where that is refused;
+     * the growth is then measured from the earlier peak and may read low.
+     */
+    static boolean resetPeak(long pid) {
+      try {
+        Files.writeString(Path.of("/proc", Long.toString(pid), "clear_refs"), "5");
+        return true;
+      } catch (IOException e) {
+        return false;
+      }
+    }
+  }
+
   // --------------------------------------------------------------- scenarios
 
   enum Better { LOWER, HIGHER }
@@ -428,8 +799,29 @@ public final class Bench {
       new Metric("breakpoint hits + resume", "hits/s", Better.HIGHER, "%.0f");
   static final Metric STEP_RATE =
       new Metric("single steps LINE/OVER", "steps/s", Better.HIGHER, "%.0f");
+  // Inspection (raw JDWP; sizes from BenchTarget).
+  static final Metric OBJECT_ARRAY_CALL =
+      new Metric("ArrayReference.GetValues Object[1M] (per call)", "ms", Better.LOWER, "%.1f");
+  static final Metric OBJECT_ARRAY_RSS =
+      new Metric("  debuggee RSS growth, Object[1M]", "MB", Better.LOWER, "%.1f");
+  static final Metric LONG_ARRAY_CALL =
+      new Metric("ArrayReference.GetValues long[10M] (per call)", "ms", Better.LOWER, "%.1f");
+  static final Metric LONG_ARRAY_RSS =
+      new Metric("  debuggee RSS growth, long[10M]", "MB", Better.LOWER, "%.1f");
+  static final Metric STRING_CALL =
+      new Metric("StringReference.Value 50 MB (per call)", "ms", Better.LOWER, "%.1f");
+  static final Metric STRING_RSS =
+      new Metric("  debuggee RSS growth, 50 MB string", "MB", Better.LOWER, "%.1f");
+  static final Metric STACK_WALK =
+      new Metric("Frames + GetValues of each, 2000 frames (walk)", "ms", Better.LOWER, "%.1f");
+  static final Metric ALL_CLASSES_FIRST =
+      new Metric("VirtualMachine.AllClasses 10k+ classes (first)", "ms", Better.LOWER, "%.1f");
+  static final Metric INSTANCE_COUNTS =
+      new Metric("VirtualMachine.InstanceCounts 1M objects", "ms", Better.LOWER, "%.1f");
   static final List<Metric> METRICS = List.of(LAUNCH_TO_LISTEN, ATTACH_TO_BREAKPOINT,
-      ROUND_TRIP_MEDIAN, ROUND_TRIP_MEAN, BREAKPOINT_RATE, STEP_RATE);
+      ROUND_TRIP_MEDIAN, ROUND_TRIP_MEAN, BREAKPOINT_RATE, STEP_RATE,
+      OBJECT_ARRAY_CALL, OBJECT_ARRAY_RSS, LONG_ARRAY_CALL, LONG_ARRAY_RSS, STRING_CALL, STRING_RSS,
+      STACK_WALK, ALL_CLASSES_FIRST, INSTANCE_COUNTS);
 
   interface Scenario {
     Map<Metric, Double> run(Debuggee debuggee) throws Exception;
@@ -548,6 +940,288 @@ public final class Bench {
     return Map.of(STEP_RATE, settings.steps() / seconds);
   }
 
+  // ------------------------------------------------ inspection (raw JDWP)
+
+  /**
+   * Attaches the raw client to a debuggee started in one of BenchTarget's data
+   * modes, resumes it from VMStart and waits until its data is built.
+   */
+  Jdwp attachRaw(Debuggee debuggee) throws BenchFailure {
+    int port = debuggee.awaitListening();
+    debuggee.phase = "raw attach";
+    Jdwp jdwp = null;
+    try {
+      jdwp = new Jdwp(port, (int) settings.launchTimeoutMs());
+      debuggee.phase = "waiting for VMStart";
+      jdwp.awaitVmStart();
+      jdwp.readTimeout((int) settings.cellTimeoutMs());
+      jdwp.command("VirtualMachine.Resume", 1, 9, new Body());
+    } catch (IOException | JdwpError e) {
+      if (jdwp != null) {
+        jdwp.close();
+      }
+      throw new BenchFailure("raw JDWP attach to port " + port + " failed while " + debuggee.phase + ": " + e
+          + " (" + debuggee.exitDescription() + ")", true);
+    }
+    try {
+      debuggee.awaitReady();
+    } catch (BenchFailure e) {
+      jdwp.close();
+      throw e;
+    }
+    return jdwp;
+  }
+
+  /** The measured part of an inspection scenario. */
+  interface Measured<T> {
+    T run() throws IOException, JdwpError, BenchFailure;
+  }
+
+  /**
+   * Runs measured commands: an error reply or a dying debuggee here is the
+   * agent's failure (MEASURED), NOT_IMPLEMENTED its own kind.
+   */
+  static <T> T measure(Debuggee debuggee, String what, Measured<T> body) throws BenchFailure {
+    debuggee.phase = what;
+    try {
+      return body.run();
+    } catch (JdwpError e) {
+      if (e.code == JdwpError.NOT_IMPLEMENTED) {
+        throw new BenchFailure(e.getMessage(), false, FailureKind.NOT_IMPLEMENTED);
+      }
+      throw BenchFailure.measured(e.getMessage());
+    } catch (IOException e) {
+      // Usually the debuggee died: give it a moment to, so the reason says so.
+      try {
+        debuggee.process.waitFor(2, TimeUnit.SECONDS);
+      } catch (InterruptedException interrupted) {
+        Thread.currentThread().interrupt();
+      }
+      throw BenchFailure.measured(what + ": " + e + " (" + debuggee.exitDescription() + "); output: "
+          + debuggee.tail.text());
+    }
+  }
+
+  record Timing(double medianMs, double rssGrowthMb) {}
+
+  /**
+   * settings.inspectCalls() calls, timed one by one (median), and how far the
+   * debuggee's resident set peaked above where it was before the first.
+   */
+  Timing timeCalls(Debuggee debuggee, String what, Measured<Void> call) throws BenchFailure, IOException {
+    long pid = debuggee.process.pid();
+    boolean peakReset = Memory.resetPeak(pid);
+    Memory before = Memory.of(pid);
+    long[] nanos = new long[settings.inspectCalls()];
+    for (int i = 0; i < nanos.length; i++) {
+      long start = System.nanoTime();
+      measure(debuggee, what + " (call " + (i + 1) + ")", call);
+      nanos[i] = System.nanoTime() - start;
+    }
+    Memory after = Memory.of(pid);
+    long baselineKb = peakReset ? before.rssKb() : before.peakKb();
+    Arrays.sort(nanos);
+    return new Timing(median(nanos) / 1e6, Math.max(0, after.peakKb() - baselineKb) / 1024.0);
+  }
+
+  static void expectRegion(Reply region, char tag, int length, long valueBytes) throws BenchFailure {
+    int gotTag = region.u8();
+    int count = region.i32();
+    if (gotTag != tag || count != length || region.remaining() != valueBytes) {
+      throw BenchFailure.measured(String.format("arrayregion of tag '%c', %d values in %d bytes; expected '%c', %d in %d",
+          (char) gotTag, count, region.remaining(), tag, length, valueBytes));
+    }
+  }
+
+  long targetClass(Jdwp jdwp) throws IOException, JdwpError, BenchFailure {
+    return jdwp.classBySignature("L" + TARGET_CLASS + ";");
+  }
+
+  /** ArrayReference.GetValues of the whole Object[] of BenchTarget.OBJECT_COUNT distinct objects. */
+  Map<Metric, Double> objectArray(Debuggee debuggee) throws Exception {
+    try (Jdwp jdwp = attachRaw(debuggee)) {
+      long array = jdwp.staticObject(targetClass(jdwp), "objects");
+      int length = BenchTarget.OBJECT_COUNT;
+      Timing timing = timeCalls(debuggee, "ArrayReference.GetValues of Object[" + length + "]", () -> {
+        Reply region = jdwp.command("ArrayReference.GetValues", 13, 2,
+            new Body().id(array, jdwp.objectIdSize).i32(0).i32(length));
+        expectRegion(region, 'L', length, (long) length * (1 + jdwp.objectIdSize));
+        return null;
+      });
+      return Map.of(OBJECT_ARRAY_CALL, timing.medianMs(), OBJECT_ARRAY_RSS, timing.rssGrowthMb());
+    }
+  }
+
+  /** ArrayReference.GetValues of the whole long[] of BenchTarget.LONG_COUNT. */
+  Map<Metric, Double> longArray(Debuggee debuggee) throws Exception {
+    try (Jdwp jdwp = attachRaw(debuggee)) {
+      long array = jdwp.staticObject(targetClass(jdwp), "longs");
+      int length = BenchTarget.LONG_COUNT;
+      Timing timing = timeCalls(debuggee, "ArrayReference.GetValues of long[" + length + "]", () -> {
+        Reply region = jdwp.command("ArrayReference.GetValues", 13, 2,
+            new Body().id(array, jdwp.objectIdSize).i32(0).i32(length));
+        expectRegion(region, 'J', length, 8L * length);
+        long last = region.data.getLong(region.data.limit() - 8);
+        if (last != (length - 1) * 3L) {
+          throw BenchFailure.measured("last long is " + last + ", expected " + (length - 1) * 3L);
+        }
+        return null;
+      });
+      return Map.of(LONG_ARRAY_CALL, timing.medianMs(), LONG_ARRAY_RSS, timing.rssGrowthMb());
+    }
+  }
+
+  /** StringReference.Value of a Latin-1 string of BenchTarget.STRING_CHARS chars. */
+  Map<Metric, Double> stringValue(Debuggee debuggee) throws Exception {
+    try (Jdwp jdwp = attachRaw(debuggee)) {
+      long string = jdwp.staticObject(targetClass(jdwp), "bigString");
+      int chars = BenchTarget.STRING_CHARS;
+      Timing timing = timeCalls(debuggee, "StringReference.Value of " + chars + " chars", () -> {
+        Reply value = jdwp.command("StringReference.Value", 10, 1, new Body().id(string, jdwp.objectIdSize));
+        // Checked without decoding: the driver's own 50 MB decode is no part of the figure.
+        int bytes = value.i32();
+        if (bytes != chars || value.remaining() != chars || value.u8() != 'a') {
+          throw BenchFailure.measured("string of " + bytes + " bytes, expected " + chars + " starting 'a'");
+        }
+        return null;
+      });
+      return Map.of(STRING_CALL, timing.medianMs(), STRING_RSS, timing.rssGrowthMb());
+    }
+  }
+
+  /** One entry of a method's variable table, with the tag StackFrame.GetValues asks for. */
+  record Variable(long codeIndex, int length, int slot, int tag) {
+    boolean visibleAt(long index) {
+      return codeIndex <= index && index < codeIndex + length;
+    }
+  }
+
+  static List<Variable> variableTable(Jdwp jdwp, long type, long method) throws IOException, JdwpError {
+    Reply table;
+    try {
+      table = jdwp.command("Method.VariableTable", 6, 2,
+          new Body().id(type, jdwp.referenceTypeIdSize).id(method, jdwp.methodIdSize));
+    } catch (JdwpError e) {
+      // No -g locals (most JDK classes) or a native method: no variables to read, as in a debugger's view.
+      if (e.code == JdwpError.ABSENT_INFORMATION || e.code == JdwpError.NATIVE_METHOD) {
+        return List.of();
+      }
+      throw e;
+    }
+    table.i32();  // argCnt
+    List<Variable> variables = new ArrayList<>();
+    for (int n = table.i32(); n > 0; n--) {
+      long codeIndex = table.i64();
+      table.string();
+      String signature = table.string();
+      int length = table.i32();
+      int slot = table.i32();
+      variables.add(new Variable(codeIndex, length, slot, signature.charAt(0)));
+    }
+    return variables;
+  }
+
+  /**
+   * One walk as a debugger's variables view does it: ThreadReference.Frames of
+   * the whole stack, then StackFrame.GetValues of each frame's visible locals.
+   * Variable tables come from {@code tables} (a debugger caches them per
+   * method), read on first sight. Returns the number of frames.
+   */
+  static int walkStack(Jdwp jdwp, long thread, Map<Long, List<Variable>> tables)
+      throws IOException, JdwpError, BenchFailure {
+    Reply frames = jdwp.command("ThreadReference.Frames", 11, 6,
+        new Body().id(thread, jdwp.objectIdSize).i32(0).i32(-1));
+    int count = frames.i32();
+    long[] frameIds = new long[count];
+    long[] types = new long[count];
+    long[] methods = new long[count];
+    long[] indexes = new long[count];
+    for (int i = 0; i < count; i++) {
+      frameIds[i] = frames.id(jdwp.frameIdSize);
+      frames.u8();
+      types[i] = frames.id(jdwp.referenceTypeIdSize);
+      methods[i] = frames.id(jdwp.methodIdSize);
+      indexes[i] = frames.i64();
+    }
+    for (int i = 0; i < count; i++) {
+      List<Variable> table = tables.get(methods[i]);
+      if (table == null) {
+        table = variableTable(jdwp, types[i], methods[i]);
+        tables.put(methods[i], table);
+      }
+      long index = indexes[i];
+      List<Variable> visible = table.stream().filter(v -> v.visibleAt(index)).toList();
+      if (visible.isEmpty()) {
+        continue;
+      }
+      Body body = new Body().id(thread, jdwp.objectIdSize).id(frameIds[i], jdwp.frameIdSize).i32(visible.size());
+      for (Variable v : visible) {
+        body.i32(v.slot()).u8(v.tag());
+      }
+      Reply values = jdwp.command("StackFrame.GetValues", 16, 1, body);
+      if (values.i32() != visible.size()) {
+        throw BenchFailure.measured("StackFrame.GetValues returned a different number of values than asked");
+      }
+    }
+    return count;
+  }
+
+  /** Full walks of a suspended thread BenchTarget.STACK_DEPTH frames deep. */
+  Map<Metric, Double> stackWalk(Debuggee debuggee) throws Exception {
+    try (Jdwp jdwp = attachRaw(debuggee)) {
+      long thread = jdwp.threadNamed("main");
+      jdwp.command("ThreadReference.Suspend", 11, 2, new Body().id(thread, jdwp.objectIdSize));
+      Map<Long, List<Variable>> tables = new HashMap<>();
+      // The first walk also fills the variable tables: not timed.
+      int depth = measure(debuggee, "first stack walk", () -> walkStack(jdwp, thread, tables));
+      if (depth < BenchTarget.STACK_DEPTH) {
+        throw BenchFailure.measured("ThreadReference.Frames listed " + depth + " frames, expected at least "
+            + BenchTarget.STACK_DEPTH);
+      }
+      long[] nanos = new long[settings.stackWalks()];
+      for (int i = 0; i < nanos.length; i++) {
+        long start = System.nanoTime();
+        measure(debuggee, "stack walk " + (i + 1), () -> walkStack(jdwp, thread, tables));
+        nanos[i] = System.nanoTime() - start;
+      }
+      Arrays.sort(nanos);
+      return Map.of(STACK_WALK, median(nanos) / 1e6);
+    }
+  }
+
+  /** The first VirtualMachine.AllClasses of a connection, with BenchTarget.GENERATED_CLASSES extra classes loaded. */
+  Map<Metric, Double> allClassesFirstCall(Debuggee debuggee) throws Exception {
+    try (Jdwp jdwp = attachRaw(debuggee)) {
+      long start = System.nanoTime();
+      int classes = measure(debuggee, "VirtualMachine.AllClasses",
+          () -> jdwp.command("VirtualMachine.AllClasses", 1, 3, new Body()).i32());
+      double ms = (System.nanoTime() - start) / 1e6;
+      if (classes < BenchTarget.GENERATED_CLASSES) {
+        throw BenchFailure.measured("AllClasses listed " + classes + " classes, expected over "
+            + BenchTarget.GENERATED_CLASSES);
+      }
+      return Map.of(ALL_CLASSES_FIRST, ms);
+    }
+  }
+
+  /** VirtualMachine.InstanceCounts of the class of BenchTarget.OBJECT_COUNT live objects. */
+  Map<Metric, Double> instanceCounts(Debuggee debuggee) throws Exception {
+    try (Jdwp jdwp = attachRaw(debuggee)) {
+      long item = jdwp.classBySignature("L" + TARGET_CLASS + "$Item;");
+      Timing timing = timeCalls(debuggee, "VirtualMachine.InstanceCounts", () -> {
+        Reply counts = jdwp.command("VirtualMachine.InstanceCounts", 1, 21,
+            new Body().i32(1).id(item, jdwp.referenceTypeIdSize));
+        long counted = counts.i32() == 1 ? counts.i64() : -1;
+        if (counted < BenchTarget.OBJECT_COUNT) {
+          throw BenchFailure.measured("InstanceCounts says " + counted + ", expected at least "
+              + BenchTarget.OBJECT_COUNT);
+        }
+        return null;
+      });
+      return Map.of(INSTANCE_COUNTS, timing.medianMs());
+    }
+  }
+
   Stop attachAndStop(Debuggee debuggee, String marker) throws Exception {
     debuggee.attach(debuggee.awaitListening());
     return debuggee.runToBreakpoint(lines.get(marker), EventRequest.SUSPEND_EVENT_THREAD);
@@ -567,33 +1241,38 @@ public final class Bench {
   // ------------------------------------------------------------------ runner
 
   /** A measured value, or why there is none. */
-  record Cell(Double value, String failure) {}
+  record Cell(Double value, String failure, FailureKind kind) {}
 
-  /** What one debuggee run produced: values, or a failure reason. */
-  record Outcome(Map<Metric, Double> values, String failure) {}
+  /** What one debuggee run produced: values, or a failure reason and its kind. */
+  record Outcome(Map<Metric, Double> values, String failure, FailureKind kind) {
+    static Outcome failed(String reason) {
+      return new Outcome(null, reason, FailureKind.SETUP);
+    }
+  }
 
   final Map<Metric, Map<String, Cell>> results = new LinkedHashMap<>();
   // Agents that could not start or accept an attach: later cells reuse the reason.
   final Map<String, String> unusable = new HashMap<>();
 
-  Outcome attempt(Agent agent, String scenarioName, Scenario body) {
+  /** One run of a scenario in a fresh debuggee; {@code mode}: BenchTarget's data mode or null. */
+  Outcome attempt(Agent agent, String scenarioName, String mode, Scenario body) {
     String known = unusable.get(agent.column());
     if (known != null) {
-      return new Outcome(null, known);
+      return Outcome.failed(known);
     }
     System.err.printf("bench: %-24s %s%n", scenarioName, agent.column());
     Debuggee debuggee = null;
     try {
-      debuggee = new Debuggee(settings, agent);
-      return new Outcome(body.run(debuggee), null);
+      debuggee = new Debuggee(settings, agent, mode);
+      return new Outcome(body.run(debuggee), null, null);
     } catch (BenchFailure failure) {
       String reason = oneLine(failure.getMessage(), 300);
       if (failure.agentUnusable) {
         unusable.put(agent.column(), reason);
       }
-      return new Outcome(null, reason);
+      return new Outcome(null, reason, failure.kind);
     } catch (VMDisconnectedException e) {
-      return new Outcome(null, oneLine("VM disconnected while " + debuggee.phase + " ("
+      return Outcome.failed(oneLine("VM disconnected while " + debuggee.phase + " ("
           + debuggee.exitDescription() + "); output: " + debuggee.tail.text(), 300));
     } catch (Exception | Error e) {
       if (e instanceof InterruptedException) {
@@ -603,7 +1282,7 @@ public final class Bench {
       String what = debuggee != null && debuggee.deadlineHit()
           ? "cell deadline of " + settings.cellTimeoutMs() / 1000 + " s hit"
           : e.toString();
-      return new Outcome(null, oneLine(what + " while " + where, 300));
+      return Outcome.failed(oneLine(what + " while " + where, 300));
     } finally {
       if (debuggee != null) {
         debuggee.close();
@@ -622,8 +1301,15 @@ public final class Bench {
    * agent's first failure ends its repetitions and becomes its cell.
    */
   void runRepeated(String name, int repetitions, List<Metric> metrics, Scenario body) {
+    runRepeated(name, repetitions, metrics, null, body);
+  }
+
+  void runRepeated(String name, int repetitions, List<Metric> metrics, String mode, Scenario body) {
+    if (!name.contains(settings.only())) {
+      return;
+    }
     Map<String, Map<Metric, List<Double>>> samples = new HashMap<>();
-    Map<String, String> failures = new HashMap<>();
+    Map<String, Outcome> failures = new HashMap<>();
     for (int run = 0; run < repetitions; run++) {
       List<Agent> order = new ArrayList<>(settings.agents());
       if (run % 2 == 1) {
@@ -633,9 +1319,9 @@ public final class Bench {
         if (failures.containsKey(agent.column())) {
           continue;
         }
-        Outcome outcome = attempt(agent, name + " " + (run + 1) + "/" + repetitions, body);
+        Outcome outcome = attempt(agent, name + " " + (run + 1) + "/" + repetitions, mode, body);
         if (outcome.failure() != null) {
-          failures.put(agent.column(), outcome.failure());
+          failures.put(agent.column(), outcome);
           continue;
         }
         outcome.values().forEach((metric, value) -> samples
@@ -645,11 +1331,11 @@ public final class Bench {
       }
     }
     for (Agent agent : settings.agents()) {
-      String failure = failures.get(agent.column());
+      Outcome failure = failures.get(agent.column());
       for (Metric metric : metrics) {
         record(metric, agent, failure != null
-            ? new Cell(null, failure)
-            : new Cell(median(samples.get(agent.column()).get(metric)), null));
+            ? new Cell(null, failure.failure(), failure.kind())
+            : new Cell(median(samples.get(agent.column()).get(metric)), null, null));
       }
     }
   }
@@ -657,17 +1343,25 @@ public final class Bench {
   int runAll() {
     // One discarded attach first, so JDI's class loading in this driver is not
     // charged to whichever agent happens to go first.
-    attempt(settings.agents().get(settings.agents().size() - 1), "warm-up", this::attachToFirstBreakpoint);
+    attempt(settings.agents().get(settings.agents().size() - 1), "warm-up", null, this::attachToFirstBreakpoint);
     unusable.clear();
     runRepeated("attach", settings.attachRuns(), List.of(LAUNCH_TO_LISTEN, ATTACH_TO_BREAKPOINT),
         this::attachToFirstBreakpoint);
     runRepeated("round trip", settings.rounds(), List.of(ROUND_TRIP_MEDIAN, ROUND_TRIP_MEAN), this::roundTrip);
     runRepeated("breakpoint rate", settings.rounds(), List.of(BREAKPOINT_RATE), this::breakpointRate);
     runRepeated("step rate", settings.rounds(), List.of(STEP_RATE), this::stepRate);
+    int runs = settings.inspectRuns();
+    runRepeated("Object[] values", runs, List.of(OBJECT_ARRAY_CALL, OBJECT_ARRAY_RSS), "objects", this::objectArray);
+    runRepeated("long[] values", runs, List.of(LONG_ARRAY_CALL, LONG_ARRAY_RSS), "longs", this::longArray);
+    runRepeated("string value", runs, List.of(STRING_CALL, STRING_RSS), "string", this::stringValue);
+    runRepeated("stack walk", runs, List.of(STACK_WALK), "stack", this::stackWalk);
+    runRepeated("AllClasses", runs, List.of(ALL_CLASSES_FIRST), "classes", this::allClassesFirstCall);
+    runRepeated("InstanceCounts", runs, List.of(INSTANCE_COUNTS), "objects", this::instanceCounts);
     printTable();
+    // Stock failing on a measured command is a finding, not a broken bench.
     boolean stockComplete = results.values().stream()
         .map(byAgent -> byAgent.get("stock"))
-        .allMatch(cell -> cell == null || cell.failure() == null);
+        .allMatch(cell -> cell == null || cell.failure() == null || cell.kind() == FailureKind.MEASURED);
     return stockComplete ? 0 : 1;
   }
 
@@ -686,19 +1380,24 @@ public final class Bench {
     List<List<String>> rows = new ArrayList<>();
     rows.add(header);
     for (Metric metric : METRICS) {
-      Map<String, Cell> byAgent = results.getOrDefault(metric, Map.of());
+      if (!results.containsKey(metric)) {
+        continue;  // scenario left out by --only
+      }
+      Map<String, Cell> byAgent = results.get(metric);
       List<String> row = new ArrayList<>(List.of(metric.name(), metric.unit()));
       for (String column : columns) {
         Cell cell = byAgent.get(column);
         if (cell == null) {
           row.add("-");
+        } else if (cell.kind() == FailureKind.NOT_IMPLEMENTED) {
+          row.add("n/a (NOT_IMPLEMENTED)");
         } else if (cell.failure() != null) {
           int index = footnotes.indexOf(cell.failure());
           if (index < 0) {
             footnotes.add(cell.failure());
             index = footnotes.size() - 1;
           }
-          row.add("n/a [" + (index + 1) + "]");
+          row.add((cell.kind() == FailureKind.MEASURED ? "failed [" : "n/a [") + (index + 1) + "]");
         } else {
           row.add(String.format(metric.format(), cell.value()));
         }
@@ -734,6 +1433,9 @@ public final class Bench {
     System.out.printf("  attach runs %d; %d round(s) of %d round trips, %d breakpoint hits, %d steps (after warm-up);"
         + " medians over runs%n", settings.attachRuns(), settings.rounds(), settings.roundTrips(),
         settings.breakpointHits(), settings.steps());
+    System.out.printf("  inspection (raw JDWP): %d run(s) of %d calls / %d stack walks (median); RSS growth ="
+        + " debuggee's peak RSS during the calls minus its RSS before%n", settings.inspectRuns(),
+        settings.inspectCalls(), settings.stackWalks());
     // Figures from a busy machine are noisy; say so next to them.
     System.out.printf("  host: %d CPUs, load average %.2f at the end%n",
         Runtime.getRuntime().availableProcessors(),

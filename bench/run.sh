@@ -2,16 +2,19 @@
 # Benchmarks our agent against the JDK's stock JDWP agent (same JDK) and prints
 # one table with both figures and ours/stock.
 #
-#   run.sh [--agent-lib PATH|stock] [--jdk HOME] [--quick] [--classes DIR]
+#   run.sh [--agent-lib PATH|stock] [--jdk HOME] [--quick] [--classes DIR] [--only TEXT]
 #
 #   --agent-lib  our libjdwpx.so (loaded with -agentpath); "stock" runs the stock
 #                agent in both columns, to check the ratio plumbing. Without it
 #                only the stock column is measured.
 #   --jdk        JDK whose java runs the debuggees (and whose libjdwp is "stock");
 #                default $JDWPX_JDK17_HOME or /usr/lib/jvm/java-17-openjdk-amd64.
-#   --quick      tiny iteration counts (smoke test).
+#   --quick      tiny iteration counts (smoke test); the inspection data keeps
+#                its full size.
 #   --classes    directory with Bench.class and BenchTarget.class (the build's
 #                <build>/bench); without it both are compiled into a temp dir.
+#   --only       run only the scenarios whose name contains TEXT
+#                (e.g. "stack walk", "values", "AllClasses").
 #
 # The driver itself always runs on JDK 17 ($JDWPX_DRIVER_JDK overrides), which
 # has jdk.jdi in its default image.
@@ -26,7 +29,7 @@ classes=""
 extra=()
 
 usage() {
-  sed -n '2,17p' "$0" | sed 's/^# \{0,1\}//' >&2
+  sed -n '2,20p' "$0" | sed 's/^# \{0,1\}//' >&2
   exit 2
 }
 
@@ -36,6 +39,7 @@ while [[ $# -gt 0 ]]; do
     --jdk)       [[ $# -ge 2 ]] || usage; debuggee_jdk="$2"; shift 2 ;;
     --classes)   [[ $# -ge 2 ]] || usage; classes="$2"; shift 2 ;;
     --quick)     extra+=(--quick); shift ;;
+    --only)      [[ $# -ge 2 ]] || usage; extra+=(--only "$2"); shift 2 ;;
     -h|--help)   usage ;;
     *) echo "run.sh: unknown argument $1" >&2; usage ;;
   esac
