@@ -273,12 +273,23 @@ void Agent::OnVmInit(JNIEnv* jni, jthread thread) {
 }
 
 void Agent::OnVmDeath(JNIEnv* jni) {
-  if (events_.attached()) {
+  bool attached = events_.attached();
+  if (attached) {
     events_.ReportVmDeath(jni);
     events_.Drain(2000);
   }
   ctx_.vm_dead = true;
-  CloseConnectionAndWait();
+  if (!attached || !transport_) return;
+  // As stock, the connection stays open until the process exits: a debugger may
+  // still send commands after reading VMDeath (Eclipse resumes), and those are
+  // answered (VM_DEAD outside the VirtualMachine set) rather than cut off.
+  // Commands already received are finished and every reply is written first.
+  {
+    std::unique_lock lock(mu_);
+    idle_cv_.wait_for(lock, std::chrono::seconds(2),
+                      [&] { return !commands_open_ || stopping_ || (inbox_.empty() && !command_busy_); });
+  }
+  transport_->Flush(std::chrono::seconds(2));
 }
 
 void Agent::SetListenerAddressProperty(JNIEnv* jni, uint16_t port) {
@@ -420,6 +431,7 @@ void Agent::RunCommands(JNIEnv* jni) {
       if (inbox_.empty()) return;
       message = std::move(inbox_.front());
       inbox_.pop_front();
+      command_busy_ = true;
     }
     switch (message.kind) {
       case Message::kAttached:
@@ -431,6 +443,11 @@ void Agent::RunCommands(JNIEnv* jni) {
         EndSession(jni);
         break;
     }
+    {
+      std::lock_guard lock(mu_);
+      command_busy_ = false;
+    }
+    idle_cv_.notify_all();
   }
 }
 

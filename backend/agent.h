@@ -89,6 +89,10 @@ class Agent : public transport::Listener {
   void OpenCommands();
   bool detached_ = true;
   std::condition_variable detached_cv_;
+  // The command thread is handling a message (VM death waits for it to finish
+  // what the debugger sent before, as stock does, so no reply is lost).
+  bool command_busy_ = false;
+  std::condition_variable idle_cv_;
 };
 
 // Registers every command handler (backend/commands/*.cc).

@@ -22,7 +22,9 @@
 #include <cstring>
 #include <deque>
 #include <exception>
+#include <condition_variable>
 #include <functional>
+#include <mutex>
 
 #include <asio.hpp>
 #include <spdlog/spdlog.h>
@@ -132,6 +134,7 @@ class SocketTransport final : public Transport {
   tl::expected<void, TransportError> Accept() override;
   void Run() override;
   void Send(std::vector<uint8_t> packet) override;
+  bool Flush(std::chrono::milliseconds timeout) override;
   void CloseConnection() override;
   void Shutdown() override;
 
@@ -151,6 +154,8 @@ class SocketTransport final : public Transport {
   void RunUntilIdle();
 
   void Spawn(asio::awaitable<void> task, std::function<void()> on_done = {});
+  // A queued packet was written or dropped.
+  void PacketsDone(size_t n);
 
   // Listener calls never throw into asio.
   template <typename F>
@@ -178,6 +183,10 @@ class SocketTransport final : public Transport {
   // Epoch of the attached session, 0 when none: Send() drops early on 0, and
   // its queued handler drops a packet meant for an earlier session.
   std::atomic<uint64_t> attached_epoch_{0};
+  // Packets accepted by Send() and not yet written or dropped (for Flush).
+  std::mutex unwritten_mu_;
+  std::condition_variable unwritten_cv_;
+  size_t unwritten_ = 0;
 
   // ---- I/O state (io_ thread only) ----
   tcp::acceptor acceptor_;
@@ -534,6 +543,7 @@ void SocketTransport::WriteNext(const std::shared_ptr<Session>& session) {
       return;
     }
     session->queue.pop_front();
+    PacketsDone(1);
     WriteNext(session);
   });
 }
@@ -541,6 +551,7 @@ void SocketTransport::WriteNext(const std::shared_ptr<Session>& session) {
 void SocketTransport::EndSession(const std::shared_ptr<Session>& session, const std::string& reason) {
   if (session->ended) return;
   session->ended = true;
+  PacketsDone(session->queue.size());
   session->queue.clear();
   asio::error_code ignored;
   session->socket.shutdown(tcp::socket::shutdown_both, ignored);
@@ -583,20 +594,42 @@ void SocketTransport::Run() {
   }
 }
 
+void SocketTransport::PacketsDone(size_t n) {
+  if (n == 0) return;
+  {
+    std::lock_guard lock(unwritten_mu_);
+    unwritten_ -= std::min(n, unwritten_);
+  }
+  unwritten_cv_.notify_all();
+}
+
 void SocketTransport::Send(std::vector<uint8_t> packet) {
   try {
     uint64_t epoch = attached_epoch_;
     if (epoch == 0 || stopping_) return;
+    {
+      std::lock_guard lock(unwritten_mu_);
+      ++unwritten_;
+    }
     asio::post(io_, [this, epoch, packet = std::move(packet)]() mutable {
       auto session = session_;
-      if (!session || session->epoch != epoch || session->ended || session->close_when_drained) return;
+      if (!session || session->epoch != epoch || session->ended || session->close_when_drained) {
+        PacketsDone(1);
+        return;
+      }
       session->queue.push_back(std::move(packet));
       // Before Run() the reader has not started; StartReader starts the writer too.
       if (!session->writing && session->reader_started) WriteNext(session);
     });
   } catch (...) {
+    PacketsDone(1);
     if (log_) log_->error("Send failed to queue a packet");
   }
+}
+
+bool SocketTransport::Flush(std::chrono::milliseconds timeout) {
+  std::unique_lock lock(unwritten_mu_);
+  return unwritten_cv_.wait_for(lock, timeout, [&] { return unwritten_ == 0 || stopping_; });
 }
 
 void SocketTransport::CloseConnection() {

@@ -7,6 +7,7 @@
 // called from any thread.
 #pragma once
 
+#include <chrono>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -88,6 +89,11 @@ class Transport {
 
   // Queues one whole packet for the attached debugger; dropped if none is attached.
   virtual void Send(std::vector<uint8_t> packet) = 0;
+
+  // Waits until every packet queued so far is written (or dropped because the
+  // connection ended), at most `timeout`. False on timeout. For VM death: the
+  // process exits right after, and the last packets must reach the debugger.
+  virtual bool Flush(std::chrono::milliseconds timeout) = 0;
 
   // Ends the current debugger connection after the queued packets are written
   // (Dispose); OnDetached follows. Server mode keeps listening.

@@ -494,6 +494,27 @@ TEST(Transport, PacketLargerThanTheReadBufferArrivesWhole) {
   EXPECT_TRUE(*echoed == big);
 }
 
+TEST(Transport, FlushWaitsUntilQueuedPacketsAreWritten) {
+  Harness h(Harness::Server());
+  ASSERT_TRUE(h.transport);
+  h.StartRun();
+  EXPECT_TRUE(h.transport->Flush(std::chrono::milliseconds(0))) << "nothing queued, nothing to wait for";
+  Peer peer = h.AttachDebugger();
+  // Larger than any socket buffer: cannot be written until the peer reads.
+  auto big = MakePacket(11, 32 * 1024 * 1024, 0x5a);
+  auto last = MakePacket(12, 3);
+  h.transport->Send(big);
+  h.transport->Send(last);
+  EXPECT_FALSE(h.transport->Flush(std::chrono::milliseconds(200))) << "the peer has read nothing yet";
+  auto first = peer.ReadPacket();
+  ASSERT_TRUE(first);
+  EXPECT_TRUE(*first == big);
+  EXPECT_TRUE(h.transport->Flush(std::chrono::seconds(10)));
+  auto second = peer.ReadPacket();
+  ASSERT_TRUE(second);
+  EXPECT_TRUE(*second == last);
+}
+
 void ExpectBadLengthClosesAndListensAgain(uint32_t length) {
   Harness h(Harness::Server());
   ASSERT_TRUE(h.transport);
