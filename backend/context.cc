@@ -182,30 +182,26 @@ int32_t Context::LineOf(jmethodID method, jlocation location) {
   return line;
 }
 
+// A frame ID is the thread's generation (unique across threads, new at every
+// resume) and the frame's depth: no table to grow with every Frames reply, and
+// an ID goes stale by itself when its thread resumes.
+namespace {
+constexpr int kDepthBits = 24;
+constexpr uint64_t kDepthMask = (uint64_t{1} << kDepthBits) - 1;
+}  // namespace
+
 jdwp::FrameId Context::FrameIdOf(JNIEnv* jni, jthread thread, int32_t depth) {
-  uint64_t thread_id = objects.IdOf(jni, thread).value;
   uint64_t generation = threads.Generation(jni, thread);
-  std::lock_guard lock(frames_mu_);
-  frames_.push_back({thread_id, generation, depth});
-  return jdwp::FrameId{frames_.size()};
+  return jdwp::FrameId{generation << kDepthBits | (static_cast<uint64_t>(depth) & kDepthMask)};
 }
 
 jdwp::Result<int32_t> Context::FrameDepth(JNIEnv* jni, jthread thread, jdwp::FrameId frame) {
-  FrameEntry entry{};
-  {
-    std::lock_guard lock(frames_mu_);
-    if (frame.value == 0 || frame.value > frames_.size()) return jdwp::Fail(ErrorCode::kInvalidFrameid, "unknown frame");
-    entry = frames_[frame.value - 1];
-  }
-  if (entry.thread != objects.IdOf(jni, thread).value) return jdwp::Fail(ErrorCode::kInvalidFrameid, "frame of another thread");
+  uint64_t generation = frame.value >> kDepthBits;
+  auto depth = static_cast<int32_t>(frame.value & kDepthMask);
+  if (generation == 0) return jdwp::Fail(ErrorCode::kInvalidFrameid, "unknown frame");
   if (threads.SuspendCount(jni, thread) == 0) return jdwp::Fail(ErrorCode::kThreadNotSuspended, "thread not suspended");
-  if (entry.generation != threads.Generation(jni, thread)) return jdwp::Fail(ErrorCode::kInvalidFrameid, "stale frame");
-  return entry.depth;
-}
-
-void Context::ResetFrames() {
-  std::lock_guard lock(frames_mu_);
-  frames_.clear();
+  if (generation != threads.Generation(jni, thread)) return jdwp::Fail(ErrorCode::kInvalidFrameid, "stale frame or another thread's");
+  return depth;
 }
 
 }  // namespace jdwpx::backend

@@ -87,7 +87,6 @@ struct Context {
   jdwp::FrameId FrameIdOf(JNIEnv* jni, jthread thread, int32_t depth);
   // The depth a frame ID names, or INVALID_FRAMEID when stale or of another thread.
   jdwp::Result<int32_t> FrameDepth(JNIEnv* jni, jthread thread, jdwp::FrameId frame);
-  void ResetFrames();
 
   bool IsInstance(JNIEnv* jni, jobject obj, jclass klass) { return obj && jni->IsInstanceOf(obj, klass); }
 
@@ -95,13 +94,6 @@ struct Context {
   std::mutex cache_mu_;
   std::unordered_map<jmethodID, std::shared_ptr<const std::vector<vmcore::LineEntry>>> line_tables_;
   std::unordered_map<jmethodID, std::pair<jdwp::TypeTag, jdwp::ClassId>> declaring_;
-  struct FrameEntry {
-    uint64_t thread;
-    uint64_t generation;
-    int32_t depth;
-  };
-  std::mutex frames_mu_;
-  std::vector<FrameEntry> frames_;
 };
 
 }  // namespace jdwpx::backend

@@ -111,6 +111,7 @@ ThreadControl::State& ThreadControl::StateOf(JNIEnv* jni, jthread thread) {
   auto s = std::make_unique<State>();
   s->thread = jni->NewGlobalRef(thread);
   s->is_virtual = IsVirtual(jni, thread);
+  s->generation = next_generation_++;
   s->count = suspend_all_count_;
   if (s->count > 0) (void)ForceSuspendLocked(*s);  // dead or unstarted threads refuse; then it runs when they do
   states_.push_back(std::move(s));
@@ -308,6 +309,7 @@ ThreadControl::State* ThreadControl::SelfState(JNIEnv* jni, jthread self) {
     std::lock_guard lock(mu_);
     if (states_version_ != version) continue;
     // Inside a callback: a VM-level suspension in force applies when it ends.
+    fresh->generation = next_generation_++;
     fresh->count = suspend_all_count_;
     fresh->deferred = fresh->count > 0;
     states_.push_back(std::move(fresh));

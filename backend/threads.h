@@ -89,7 +89,8 @@ class ThreadControl {
   jdwp::Result<void> SuspendAll(JNIEnv* jni);
   jdwp::Result<void> ResumeAll(JNIEnv* jni);
   int32_t SuspendCount(JNIEnv* jni, jthread thread);
-  // Changes every time the thread actually resumes; frame IDs carry it.
+  // Changes every time the thread actually resumes, and is never shared by two
+  // threads (one counter for all), so a frame ID carrying it names its thread too.
   uint64_t Generation(JNIEnv* jni, jthread thread);
   // Session end: every count back to 0, everything the debugger suspended runs.
   void ResumeEverything(JNIEnv* jni);
@@ -129,7 +130,7 @@ class ThreadControl {
     int in_callback = 0;     // nesting depth of our callbacks on this thread
     uint64_t round = 0;      // last SuspendAll that counted this thread
     bool deferred = false;   // counted as suspended; JVMTI suspension waits for the callback's end
-    uint64_t generation = 1;
+    uint64_t generation = 0;  // unique across threads: a frame ID carries it
     bool parked = false;  // between PrepareToPark and the end of Park
     std::function<void(JNIEnv*)> invoke;
     bool invoking = false;

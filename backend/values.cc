@@ -1,5 +1,7 @@
 #include "backend/values.h"
 
+#include <cstdint>
+
 #include <algorithm>
 #include <bit>
 #include <new>
@@ -83,7 +85,10 @@ namespace {
 
 // Elements are read through a small buffer, so a huge array is never copied
 // whole anywhere but into the reply.
-constexpr jint kChunkElements = 8192;
+// Elements read per JNI call: a stack buffer of at most 8 KiB.
+constexpr jint kChunkElements = 1024;
+// The most a reply body can hold: a packet's length field is a signed 32-bit int.
+constexpr size_t kMaxReplyBody = static_cast<size_t>(INT32_MAX) - 11;
 
 template <size_t N> struct BitsOf;
 template <> struct BitsOf<1> { using type = uint8_t; };
@@ -152,8 +157,8 @@ jdwp::Result<jdwp::ArrayRegion> ReadArray(Context& ctx, JNIEnv* jni, jarray arra
   // (so any request on an empty array is INVALID_INDEX); 64-bit sums, so no
   // overflow slips through (stock crashes the VM on first + length > INT_MAX).
   const jint size = jni->GetArrayLength(array);
-  if (length == -1) length = size - first;
   if (first < 0 || first >= size) return jdwp::Fail(ErrorCode::kInvalidIndex, "first index out of range");
+  if (length == -1) length = size - first;
   if (length < 0 || static_cast<int64_t>(first) + length > size) {
     return jdwp::Fail(ErrorCode::kInvalidLength, "length out of range");
   }
@@ -168,6 +173,10 @@ jdwp::Result<jdwp::ArrayRegion> ReadArray(Context& ctx, JNIEnv* jni, jarray arra
   const bool objects = component == 'L' || component == '[';
   const size_t item_size = objects ? 9 : jdwp::TagDataSize(region_tag);
   if (item_size == 0) return jdwp::Fail(ErrorCode::kInvalidArray, "unknown component type");
+  if (5 + item_size * static_cast<size_t>(length) > kMaxReplyBody) {
+    // Would not fit in one packet (a long[] of 300M elements); debuggers ask in slices.
+    return jdwp::Fail(ErrorCode::kOutOfMemory, "array region larger than a packet can hold");
+  }
 
   // Built straight in wire form (see jdwp::ArrayRegion): the reply's bytes are
   // the only copy of the elements the agent makes.
@@ -279,6 +288,7 @@ jdwp::Result<std::string> ReadString(JNIEnv* jni, jstring s) {
   CountingSink counter;
   EncodeString(jni, s, length, counter);
   std::string out;
+  if (counter.size + 4 > kMaxReplyBody) return jdwp::Fail(ErrorCode::kOutOfMemory, "string larger than a packet can hold");
   try {
     out.resize(counter.size);
   } catch (const std::bad_alloc&) {

@@ -79,13 +79,13 @@ void RegisterThreads(Dispatcher& d, Context& ctx, JNIEnv** jni_slot) {
     RETURN_IF_ERROR(RequireSuspended(*c, J(), t));
     VM_ASSIGN_OR_RETURN(jint count, c->jvmti.GetFrameCount(t));
     // Stock's order: an empty range is fine anywhere; then the start, then the length.
-    int32_t length = req.length == -1 ? count - req.start_frame : req.length;
+    // 64-bit: a start of INT_MIN with length -1 must not overflow.
+    int64_t length = req.length == -1 ? int64_t{count} - req.start_frame : req.length;
     TR::Frames::Reply r;
     if (length == 0) return r;
     if (req.start_frame < 0 || req.start_frame >= count) return jdwp::Fail(ErrorCode::kInvalidIndex, "bad start frame");
-    if (length < 0 || req.start_frame + static_cast<int64_t>(length) > count)
-      return jdwp::Fail(ErrorCode::kInvalidLength, "bad length");
-    VM_ASSIGN_OR_RETURN(auto frames, c->jvmti.GetStackTrace(t, req.start_frame, length));
+    if (length < 0 || req.start_frame + length > count) return jdwp::Fail(ErrorCode::kInvalidLength, "bad length");
+    VM_ASSIGN_OR_RETURN(auto frames, c->jvmti.GetStackTrace(t, req.start_frame, static_cast<jint>(length)));
     r.frames.reserve(frames.size());
     for (size_t i = 0; i < frames.size(); ++i) {
       int32_t depth = req.start_frame + static_cast<int32_t>(i);
