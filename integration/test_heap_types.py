@@ -28,12 +28,12 @@ from __future__ import annotations
 
 import os
 import re
-import socket
-import struct
 import time
 import unittest
 
 import harness
+from jdwp_client import (ClassLoaderReference, Client, Error, Method, ModuleReference, ObjectReference, Reader,
+                         ReferenceType, VirtualMachine, i32, jdwp_string)
 
 READ_TIMEOUT_S = 60
 READY_TIMEOUT_S = 120
@@ -43,44 +43,10 @@ SERVER_OPTIONS = "transport=dt_socket,server=y,address=0,suspend=n"
 NEVER_ISSUED_ID = 0x7EADBEEFCAFE1234
 SDE_TEXT = "SMAP\nGenSde.java\nJava\n*S Java\n*F\n1 GenSde.java\n*L\n1#1:1\n*E\n"
 
-NONE = 0
-INVALID_OBJECT = 20
-INVALID_CLASS = 21
-INVALID_MODULE = 42
-ABSENT_INFORMATION = 101
-ILLEGAL_ARGUMENT = 103
-INVALID_CLASS_LOADER = 507
-
 TAG_OBJECT = ord("L")
 TAG_ARRAY = ord("[")
 TAG_CLASS = 1
 TAG_INTERFACE = 2
-
-VM_CLASSES_BY_SIGNATURE = (1, 2)
-VM_ALL_CLASSES = (1, 3)
-VM_CAPABILITIES_NEW = (1, 17)
-VM_SET_DEFAULT_STRATUM = (1, 19)
-VM_ALL_CLASSES_WITH_GENERIC = (1, 20)
-VM_INSTANCE_COUNTS = (1, 21)
-VM_ALL_MODULES = (1, 22)
-RT_SIGNATURE = (2, 1)
-RT_CLASS_LOADER = (2, 2)
-RT_FIELDS = (2, 4)
-RT_METHODS = (2, 5)
-RT_GET_VALUES = (2, 6)
-RT_NESTED_TYPES = (2, 8)
-RT_SOURCE_DEBUG_EXTENSION = (2, 12)
-RT_INSTANCES = (2, 16)
-RT_CLASS_FILE_VERSION = (2, 17)
-RT_CONSTANT_POOL = (2, 18)
-RT_MODULE = (2, 19)
-METHOD_BYTECODES = (6, 3)
-METHOD_IS_OBSOLETE = (6, 4)
-OR_GET_VALUES = (9, 2)
-OR_REFERRING_OBJECTS = (9, 10)
-CLR_VISIBLE_CLASSES = (14, 1)
-MR_NAME = (18, 1)
-MR_CLASS_LOADER = (18, 2)
 
 
 def start_fixture(test: unittest.TestCase) -> harness.Debuggee:
@@ -158,144 +124,29 @@ class JdiHeapTypes(unittest.TestCase):
         self.assertEqual(fact("SDE generated"), SDE_TEXT.replace("\n", "|"))
 
 
-class Reader:
-    def __init__(self, data: bytes):
-        self.data = data
-        self.pos = 0
-
-    def take(self, n: int) -> bytes:
-        if self.pos + n > len(self.data):
-            raise AssertionError(f"reply too short: need {n} at {self.pos} of {len(self.data)}")
-        chunk = self.data[self.pos:self.pos + n]
-        self.pos += n
-        return chunk
-
-    def byte(self) -> int:
-        return self.take(1)[0]
-
-    def boolean(self) -> bool:
-        return self.byte() != 0
-
-    def int(self) -> int:
-        return struct.unpack(">i", self.take(4))[0]
-
-    def long(self) -> int:
-        return struct.unpack(">q", self.take(8))[0]
-
-    def id(self) -> int:  # both agents use 8-byte IDs (checked by IDSizes in connect)
-        return struct.unpack(">Q", self.take(8))[0]
-
-    def string(self) -> str:
-        return self.take(self.int()).decode("utf-8")
-
-    def value(self) -> tuple:
-        tag = self.byte()
-        if tag in (ord("L"), ord("["), ord("s"), ord("t"), ord("g"), ord("l"), ord("c")):
-            return tag, self.id()
-        sizes = {ord("B"): 1, ord("Z"): 1, ord("C"): 2, ord("S"): 2, ord("I"): 4, ord("F"): 4, ord("J"): 8,
-                 ord("D"): 8, ord("V"): 0}
-        return tag, self.take(sizes[tag])
-
-
-def i32(v: int) -> bytes:
-    return struct.pack(">i", v)
-
-
-def oid(v: int) -> bytes:
-    return struct.pack(">Q", v)
-
-
-def jstr(text: str) -> bytes:
-    data = text.encode("utf-8")
-    return i32(len(data)) + data
-
-
-class JdwpClient:
-    def __init__(self, port: int):
-        self.sock = socket.create_connection(("127.0.0.1", port), timeout=READ_TIMEOUT_S)
-        self.sock.sendall(b"JDWP-Handshake")
-        self._exact(14)
-        self.next_id = 1
-        sizes = self.ok((1, 7))
-        if [sizes.int() for _ in range(5)] != [8] * 5:
-            raise AssertionError("IDSizes: this test expects 8-byte IDs")
-
-    def close(self):
-        self.sock.close()
-
-    def _exact(self, n: int) -> bytes:
-        buf = b""
-        while len(buf) < n:
-            chunk = self.sock.recv(n - len(buf))
-            if not chunk:
-                raise AssertionError("connection closed")
-            buf += chunk
-        return buf
-
-    def command(self, cmd: tuple, data: bytes = b"") -> tuple:
-        """(error code, Reader of the reply data); events in between are skipped."""
-        packet_id = self.next_id
-        self.next_id += 1
-        self.sock.sendall(struct.pack(">IIBBB", 11 + len(data), packet_id, 0, cmd[0], cmd[1]) + data)
-        while True:
-            length, pid, flags = struct.unpack(">IIB", self._exact(9))
-            rest = self._exact(length - 9)
-            if flags & 0x80 and pid == packet_id:
-                error = struct.unpack(">H", rest[:2])[0]
-                return error, Reader(rest[2:])
-
-    def ok(self, cmd: tuple, data: bytes = b"") -> Reader:
-        error, reader = self.command(cmd, data)
-        if error != NONE:
-            raise AssertionError(f"command {cmd} failed with error {error}")
-        return reader
-
-    def error(self, cmd: tuple, data: bytes = b"") -> int:
-        return self.command(cmd, data)[0]
-
-    def type_id(self, signature: str) -> int:
-        r = self.ok(VM_CLASSES_BY_SIGNATURE, jstr(signature))
-        n = r.int()
-        if n != 1:
-            raise AssertionError(f"{n} types with signature {signature}")
-        r.byte()
-        return r.id()
-
-    def signature(self, type_id: int) -> str:
-        return self.ok(RT_SIGNATURE, oid(type_id)).string()
-
-    def field_id(self, type_id: int, name: str) -> int:
-        r = self.ok(RT_FIELDS, oid(type_id))
-        for _ in range(r.int()):
-            fid, fname, _sig, _mods = r.id(), r.string(), r.string(), r.int()
-            if fname == name:
-                return fid
-        raise AssertionError(f"no field {name}")
-
-    def method_id(self, type_id: int, name: str) -> int:
-        r = self.ok(RT_METHODS, oid(type_id))
-        for _ in range(r.int()):
-            mid, mname, _sig, _mods = r.id(), r.string(), r.string(), r.int()
-            if mname == name:
-                return mid
-        raise AssertionError(f"no method {name}")
+class HeapClient(Client):
+    """The shared raw client plus the reads only this test needs."""
 
     def static_object(self, type_id: int, name: str) -> int:
-        r = self.ok(RT_GET_VALUES, oid(type_id) + i32(1) + oid(self.field_id(type_id, name)))
-        assert r.int() == 1
-        return r.value()[1]
+        """The object ID held by a static field."""
+        values = self.static_values(type_id, [self.fields(type_id)[name].id])
+        assert len(values) == 1
+        return values[0][1]
 
     def object_field(self, obj: int, type_id: int, name: str) -> int:
-        r = self.ok(OR_GET_VALUES, oid(obj) + i32(1) + oid(self.field_id(type_id, name)))
-        assert r.int() == 1
-        return r.value()[1]
-
-    def tagged_list(self, r: Reader) -> list:
-        return [(r.byte(), r.id()) for _ in range(r.int())]
+        """The object ID held by an instance field of `obj` (declared in `type_id`)."""
+        values = self.object_values(obj, [self.fields(type_id)[name].id])
+        assert len(values) == 1
+        return values[0][1]
 
     def counts(self, type_ids: list) -> list:
-        r = self.ok(VM_INSTANCE_COUNTS, i32(len(type_ids)) + b"".join(oid(t) for t in type_ids))
+        r = self.ok(VirtualMachine.InstanceCounts, i32(len(type_ids)) + self.ids(type_ids, "referenceType"))
         return [r.long() for _ in range(r.int())]
+
+
+def tagged_ids(r: Reader, kind: str = "object") -> list:
+    """A counted list of (tag byte, ID), as Instances, ReferringObjects and VisibleClasses reply."""
+    return [(r.byte(), r.id(kind)) for _ in range(r.int())]
 
 
 class RawHeapTypes(unittest.TestCase):
@@ -305,11 +156,11 @@ class RawHeapTypes(unittest.TestCase):
 
     def setUp(self):
         self.debuggee = start_fixture(self)
-        self.c = JdwpClient(self.debuggee.port)
+        self.c = HeapClient(self.debuggee.port, timeout=READ_TIMEOUT_S)
         self.addCleanup(self.c.close)
-        self.main = self.c.type_id("LHeapTypes;")
-        self.leaf = self.c.type_id("LHeapTypes$Leaf;")
-        self.holder = self.c.type_id("LHeapTypes$Holder;")
+        self.main = self.c.class_by_signature("LHeapTypes;")
+        self.leaf = self.c.class_by_signature("LHeapTypes$Leaf;")
+        self.holder = self.c.class_by_signature("LHeapTypes$Holder;")
 
     def test_instance_counts(self):
         c = self.c
@@ -321,7 +172,7 @@ class RawHeapTypes(unittest.TestCase):
         self.assertEqual(c.counts([self.holder, NEVER_ISSUED_ID, self.leaf]), [3, 0, LEAVES])
         # One HeapTypes exists: the outer instance of the Inner object.
         self.assertEqual(c.counts([self.holder, self.main]), [3, 1])
-        garbage = c.type_id("LHeapTypes$Garbage;")
+        garbage = c.class_by_signature("LHeapTypes$Garbage;")
         not_a_type = c.static_object(self.main, "arrayRef")
         self.assertEqual(c.counts([garbage, not_a_type, self.holder]), [0, 0, 3])
         if self.cfg.agent == "stock":
@@ -334,73 +185,77 @@ class RawHeapTypes(unittest.TestCase):
 
     def test_instances(self):
         c = self.c
-        r = c.ok(RT_INSTANCES, oid(self.leaf) + i32(10))
-        ten = c.tagged_list(r)
+        r = c.ok(ReferenceType.Instances, c.type_id(self.leaf) + i32(10))
+        ten = tagged_ids(r)
         self.assertEqual(len(ten), 10)
         self.assertEqual({tag for tag, _ in ten}, {TAG_OBJECT})
         self.assertEqual(len({obj for _, obj in ten}), 10)
         self.assertEqual(c.signature(self._type_of(ten[0][1])), "LHeapTypes$Leaf;")
-        self.assertEqual(len(c.tagged_list(c.ok(RT_INSTANCES, oid(self.holder) + i32(0)))), 3)
-        self.assertEqual(len(c.tagged_list(c.ok(RT_INSTANCES, oid(self.holder) + i32(5)))), 3)
-        leaf_array = c.type_id("[LHeapTypes$Leaf;")
-        self.assertEqual(c.tagged_list(c.ok(RT_INSTANCES, oid(leaf_array) + i32(0)))[0][0], TAG_ARRAY)
-        self.assertEqual(c.error(RT_INSTANCES, oid(self.holder) + i32(-1)), ILLEGAL_ARGUMENT)
-        self.assertEqual(c.error(RT_INSTANCES, oid(NEVER_ISSUED_ID) + i32(1)), INVALID_OBJECT)
+        self.assertEqual(len(tagged_ids(c.ok(ReferenceType.Instances, c.type_id(self.holder) + i32(0)))), 3)
+        self.assertEqual(len(tagged_ids(c.ok(ReferenceType.Instances, c.type_id(self.holder) + i32(5)))), 3)
+        leaf_array = c.class_by_signature("[LHeapTypes$Leaf;")
+        self.assertEqual(tagged_ids(c.ok(ReferenceType.Instances, c.type_id(leaf_array) + i32(0)))[0][0], TAG_ARRAY)
+        self.assertEqual(c.error(ReferenceType.Instances, c.type_id(self.holder) + i32(-1)), Error.ILLEGAL_ARGUMENT)
+        self.assertEqual(c.error(ReferenceType.Instances, c.type_id(NEVER_ISSUED_ID) + i32(1)), Error.INVALID_OBJECT)
 
     def _type_of(self, obj: int) -> int:
-        r = self.c.ok((9, 1), oid(obj))
+        r = self.c.ok(ObjectReference.ReferenceType, self.c.object_id(obj))
         r.byte()
-        return r.id()
+        return r.id("referenceType")
 
     def test_referring_objects(self):
         c = self.c
         ref_a = c.static_object(self.main, "refA")
         ref_b = c.static_object(self.main, "refB")
         array_ref = c.static_object(self.main, "arrayRef")
-        ref_type = c.type_id("LHeapTypes$Ref;")
+        ref_type = c.class_by_signature("LHeapTypes$Ref;")
         target = c.object_field(ref_a, ref_type, "field")
-        referrers = c.tagged_list(c.ok(OR_REFERRING_OBJECTS, oid(target) + i32(0)))
+
+        def request(obj: int, max_referrers: int) -> bytes:
+            return c.object_id(obj) + i32(max_referrers)
+
+        referrers = tagged_ids(c.ok(ObjectReference.ReferringObjects, request(target, 0)))
         self.assertEqual(sorted(referrers), sorted([(TAG_OBJECT, ref_a), (TAG_OBJECT, ref_b), (TAG_ARRAY, array_ref)]))
-        limited = c.tagged_list(c.ok(OR_REFERRING_OBJECTS, oid(target) + i32(2)))
+        limited = tagged_ids(c.ok(ObjectReference.ReferringObjects, request(target, 2)))
         self.assertEqual(len(limited), 2)
         self.assertTrue(set(limited) <= set(referrers))
         self_ref = c.static_object(self.main, "selfRef")
-        self.assertIn((TAG_OBJECT, self_ref), c.tagged_list(c.ok(OR_REFERRING_OBJECTS, oid(self_ref) + i32(0))))
-        self.assertEqual(c.error(OR_REFERRING_OBJECTS, oid(target) + i32(-1)), ILLEGAL_ARGUMENT)
-        self.assertEqual(c.error(OR_REFERRING_OBJECTS, oid(NEVER_ISSUED_ID) + i32(0)), INVALID_OBJECT)
+        self.assertIn((TAG_OBJECT, self_ref), tagged_ids(c.ok(ObjectReference.ReferringObjects, request(self_ref, 0))))
+        self.assertEqual(c.error(ObjectReference.ReferringObjects, request(target, -1)), Error.ILLEGAL_ARGUMENT)
+        self.assertEqual(c.error(ObjectReference.ReferringObjects, request(NEVER_ISSUED_ID, 0)), Error.INVALID_OBJECT)
 
     def test_modules(self):
         c = self.c
-        r = c.ok(VM_ALL_MODULES)
+        r = c.ok(VirtualMachine.AllModules)
         modules = [r.id() for _ in range(r.int())]
-        names = {c.ok(MR_NAME, oid(m)).string(): m for m in modules}
+        names = {c.ok(ModuleReference.Name, c.object_id(m)).string(): m for m in modules}
         self.assertIn("java.base", names)
-        self.assertEqual(c.ok(MR_CLASS_LOADER, oid(names["java.base"])).id(), 0)
-        string_module = c.ok(RT_MODULE, oid(c.type_id("Ljava/lang/String;"))).id()
+        self.assertEqual(c.ok(ModuleReference.ClassLoader, c.object_id(names["java.base"])).id(), 0)
+        string_module = c.ok(ReferenceType.Module, c.type_id(c.class_by_signature("Ljava/lang/String;"))).id()
         self.assertEqual(string_module, names["java.base"])
-        fixture_module = c.ok(RT_MODULE, oid(self.main)).id()
+        fixture_module = c.ok(ReferenceType.Module, c.type_id(self.main)).id()
         self.assertIn(fixture_module, modules)
         self.assertNotEqual(fixture_module, names["java.base"])
-        self.assertEqual(c.ok(MR_NAME, oid(fixture_module)).string(), "")  # unnamed
-        app_loader = c.ok(RT_CLASS_LOADER, oid(self.main)).id()
+        self.assertEqual(c.ok(ModuleReference.Name, c.object_id(fixture_module)).string(), "")  # unnamed
+        app_loader = c.ok(ReferenceType.ClassLoader, c.type_id(self.main)).id()
         self.assertNotEqual(app_loader, 0)
-        self.assertEqual(c.ok(MR_CLASS_LOADER, oid(fixture_module)).id(), app_loader)
-        self.assertEqual(c.error(MR_NAME, oid(NEVER_ISSUED_ID)), INVALID_MODULE)
-        self.assertEqual(c.error(MR_CLASS_LOADER, oid(NEVER_ISSUED_ID)), INVALID_MODULE)
+        self.assertEqual(c.ok(ModuleReference.ClassLoader, c.object_id(fixture_module)).id(), app_loader)
+        self.assertEqual(c.error(ModuleReference.Name, c.object_id(NEVER_ISSUED_ID)), Error.INVALID_MODULE)
+        self.assertEqual(c.error(ModuleReference.ClassLoader, c.object_id(NEVER_ISSUED_ID)), Error.INVALID_MODULE)
         if self.cfg.agent == "ours":
             # spec: a moduleID that is not a module is INVALID_MODULE. Stock calls
             # Module.getName on whatever object it is given (undefined in JNI), so
             # this is asserted for ours only.
-            self.assertEqual(c.error(MR_NAME, oid(self.main)), INVALID_MODULE)
-            self.assertEqual(c.error(MR_CLASS_LOADER, oid(app_loader)), INVALID_MODULE)
-            self.assertEqual(c.error(MR_NAME, oid(0)), INVALID_MODULE)
+            self.assertEqual(c.error(ModuleReference.Name, c.object_id(self.main)), Error.INVALID_MODULE)
+            self.assertEqual(c.error(ModuleReference.ClassLoader, c.object_id(app_loader)), Error.INVALID_MODULE)
+            self.assertEqual(c.error(ModuleReference.Name, c.object_id(0)), Error.INVALID_MODULE)
 
     def test_nested_types(self):
         c = self.c
 
         def nested(type_id):
-            r = c.ok(RT_NESTED_TYPES, oid(type_id))
-            return {(tag, c.signature(t)) for tag, t in ((r.byte(), r.id()) for _ in range(r.int()))}
+            r = c.ok(ReferenceType.NestedTypes, c.type_id(type_id))
+            return {(tag, c.signature(t)) for tag, t in tagged_ids(r, "referenceType")}
 
         # Directly nested only: the local class 1Local yes, the anonymous class
         # HeapTypes$1 and the doubly nested Leaf$Deep no.
@@ -410,57 +265,58 @@ class RawHeapTypes(unittest.TestCase):
         self.assertEqual(nested(self.main), expected)
         self.assertEqual(nested(self.leaf), {(TAG_CLASS, "LHeapTypes$Leaf$Deep;")})
         self.assertEqual(nested(self.holder), set())
-        self.assertEqual(c.error(RT_NESTED_TYPES, oid(NEVER_ISSUED_ID)), INVALID_OBJECT)
+        self.assertEqual(c.error(ReferenceType.NestedTypes, c.type_id(NEVER_ISSUED_ID)), Error.INVALID_OBJECT)
 
     def test_class_file_version_constant_pool_sde(self):
         c = self.c
-        r = c.ok(RT_CLASS_FILE_VERSION, oid(self.main))
+        r = c.ok(ReferenceType.ClassFileVersion, c.type_id(self.main))
         self.assertEqual((r.int(), r.int()), (61, 0))
-        leaf_array = c.type_id("[LHeapTypes$Leaf;")
-        self.assertEqual(c.error(RT_CLASS_FILE_VERSION, oid(leaf_array)), ABSENT_INFORMATION)
-        r = c.ok(RT_CONSTANT_POOL, oid(self.main))
-        count, data = r.int(), r.take(r.int())
+        leaf_array = c.class_by_signature("[LHeapTypes$Leaf;")
+        self.assertEqual(c.error(ReferenceType.ClassFileVersion, c.type_id(leaf_array)), Error.ABSENT_INFORMATION)
+        r = c.ok(ReferenceType.ConstantPool, c.type_id(self.main))
+        count, data = r.int(), r.raw(r.int())
         self.assertGreater(count, 10)
         self.assertGreater(len(data), count)
         # GenSde's pool as written by the fixture: 5 entries (count 6), the first
         # the Utf8 "GenSde".
-        gen_sde = c.type_id("LGenSde;")
-        r = c.ok(RT_CONSTANT_POOL, oid(gen_sde))
-        count, data = r.int(), r.take(r.int())
+        gen_sde = c.class_by_signature("LGenSde;")
+        r = c.ok(ReferenceType.ConstantPool, c.type_id(gen_sde))
+        count, data = r.int(), r.raw(r.int())
         self.assertEqual(count, 6)
         self.assertEqual(data[:9], b"\x01\x00\x06GenSde")
-        self.assertEqual(c.error(RT_CONSTANT_POOL, oid(leaf_array)), ABSENT_INFORMATION)
-        self.assertEqual(c.error(RT_SOURCE_DEBUG_EXTENSION, oid(self.main)), ABSENT_INFORMATION)
-        self.assertEqual(c.ok(RT_SOURCE_DEBUG_EXTENSION, oid(gen_sde)).string(), SDE_TEXT)
+        self.assertEqual(c.error(ReferenceType.ConstantPool, c.type_id(leaf_array)), Error.ABSENT_INFORMATION)
+        self.assertEqual(c.error(ReferenceType.SourceDebugExtension, c.type_id(self.main)), Error.ABSENT_INFORMATION)
+        self.assertEqual(c.ok(ReferenceType.SourceDebugExtension, c.type_id(gen_sde)).string(), SDE_TEXT)
 
     def test_visible_classes(self):
         c = self.c
-        app_loader = c.ok(RT_CLASS_LOADER, oid(self.main)).id()
-        r = c.ok(CLR_VISIBLE_CLASSES, oid(app_loader))
-        visible = {t for _, t in ((r.byte(), r.id()) for _ in range(r.int()))}
+        app_loader = c.ok(ReferenceType.ClassLoader, c.type_id(self.main)).id()
+        r = c.ok(ClassLoaderReference.VisibleClasses, c.object_id(app_loader))
+        visible = {t for _, t in tagged_ids(r, "referenceType")}
         self.assertIn(self.main, visible)
         self.assertIn(self.leaf, visible)
-        self.assertNotIn(c.type_id("LGen00042;"), visible)
+        self.assertNotIn(c.class_by_signature("LGen00042;"), visible)
         # ID 0: the bootstrap loader.
-        r = c.ok(CLR_VISIBLE_CLASSES, oid(0))
-        boot = {t for _, t in ((r.byte(), r.id()) for _ in range(r.int()))}
-        self.assertIn(c.type_id("Ljava/lang/String;"), boot)
+        r = c.ok(ClassLoaderReference.VisibleClasses, c.object_id(0))
+        boot = {t for _, t in tagged_ids(r, "referenceType")}
+        self.assertIn(c.class_by_signature("Ljava/lang/String;"), boot)
         self.assertNotIn(self.main, boot)
-        self.assertEqual(c.error(CLR_VISIBLE_CLASSES, oid(self.c.static_object(self.main, "refA"))),
-                         INVALID_CLASS_LOADER)
+        not_a_loader = c.static_object(self.main, "refA")
+        self.assertEqual(c.error(ClassLoaderReference.VisibleClasses, c.object_id(not_a_loader)),
+                         Error.INVALID_CLASS_LOADER)
 
     def test_methods_stratum_and_capabilities(self):
         c = self.c
-        main_method = c.method_id(self.main, "main")
-        self.assertFalse(c.ok(METHOD_IS_OBSOLETE, oid(self.main) + oid(main_method)).boolean())
-        r = c.ok(METHOD_BYTECODES, oid(self.main) + oid(main_method))
+        main_method = c.method_named(self.main, "main")
+        self.assertFalse(c.ok(Method.IsObsolete, c.type_id(self.main) + c.method_id(main_method)).boolean())
+        r = c.ok(Method.Bytecodes, c.type_id(self.main) + c.method_id(main_method))
         self.assertGreater(r.int(), 0)
-        obj = c.type_id("Ljava/lang/Object;")
-        r = c.ok(METHOD_BYTECODES, oid(obj) + oid(c.method_id(obj, "hashCode")))  # native
+        obj = c.class_by_signature("Ljava/lang/Object;")
+        r = c.ok(Method.Bytecodes, c.type_id(obj) + c.method_id(c.method_named(obj, "hashCode")))  # native
         self.assertEqual(r.int(), 0)
-        c.ok(VM_SET_DEFAULT_STRATUM, jstr("Java"))
-        c.ok(VM_SET_DEFAULT_STRATUM, jstr(""))
-        r = c.ok(VM_CAPABILITIES_NEW)
+        c.ok(VirtualMachine.SetDefaultStratum, jdwp_string("Java"))
+        c.ok(VirtualMachine.SetDefaultStratum, jdwp_string(""))
+        r = c.ok(VirtualMachine.CapabilitiesNew)
         caps = [r.boolean() for _ in range(32)]
         named = {3: "canGetBytecodes", 4: "canGetSyntheticAttribute", 12: "canUseInstanceFilters",
                  13: "canGetSourceDebugExtension", 14: "canRequestVMDeathEvent", 15: "canSetDefaultStratum",
@@ -473,7 +329,8 @@ class RawHeapTypes(unittest.TestCase):
 
     def test_all_classes_timing(self):
         c = self.c
-        for cmd, name in ((VM_ALL_CLASSES, "AllClasses"), (VM_ALL_CLASSES_WITH_GENERIC, "AllClassesWithGeneric")):
+        for cmd, name in ((VirtualMachine.AllClasses, "AllClasses"),
+                          (VirtualMachine.AllClassesWithGeneric, "AllClassesWithGeneric")):
             times = []
             for _ in range(4):
                 start = time.monotonic()
@@ -484,7 +341,7 @@ class RawHeapTypes(unittest.TestCase):
             print(f"{self.cfg.agent} raw {name} (>{GENERATED} classes): first {times[0] * 1000:.0f} ms, "
                   f"then best {min(times[1:]) * 1000:.0f} ms")
         start = time.monotonic()
-        self.assertEqual(c.type_id("LGen09999;"), c.type_id("LGen09999;"))
+        self.assertEqual(c.class_by_signature("LGen09999;"), c.class_by_signature("LGen09999;"))
         print(f"{self.cfg.agent} raw ClassesBySignature x2 {(time.monotonic() - start) * 1000:.0f} ms")
 
 

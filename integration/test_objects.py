@@ -22,171 +22,42 @@ from __future__ import annotations
 import hashlib
 import os
 import re
-import socket
 import struct
 import time
 import unittest
 
 import harness
+from jdwp_client import (ArrayReference, Client, Error, ObjectReference, Reader, StringReference, VirtualMachine,
+                         i32)
 
 READ_TIMEOUT_S = 120
-HANDSHAKE = b"JDWP-Handshake"
-HEADER_SIZE = 11
-REPLY_FLAG = 0x80
-EVENT_COMPOSITE = (64, 100)
-
-NONE = 0
-INVALID_OBJECT = 20
-INVALID_INDEX = 503
-INVALID_LENGTH = 504
-INVALID_STRING = 506
-INVALID_ARRAY = 508
-
-VM_CLASSES_BY_SIGNATURE = (1, 2)
-VM_ALL_THREADS = (1, 4)
-VM_ID_SIZES = (1, 7)
-VM_SUSPEND = (1, 8)
-VM_DISPOSE_OBJECTS = (1, 14)
-RT_FIELDS = (2, 4)
-RT_GET_VALUES = (2, 6)
-OR_REFERENCE_TYPE = (9, 1)
-OR_MONITOR_INFO = (9, 5)
-OR_IS_COLLECTED = (9, 9)
-SR_VALUE = (10, 1)
-TR_NAME = (11, 1)
-AR_LENGTH = (13, 1)
-AR_GET_VALUES = (13, 2)
-
 PRIMITIVE_FORMATS = {"Z": ">?", "B": ">b", "C": ">H", "S": ">h", "I": ">i", "J": ">q", "F": ">I", "D": ">Q"}
 PRIMITIVE_SIZES = {"Z": 1, "B": 1, "C": 2, "S": 2, "I": 4, "J": 8, "F": 4, "D": 8}
+ACC_STATIC = 0x0008
 
 
-class Reader:
-    def __init__(self, data):
-        self.data = memoryview(data)
-        self.pos = 0
+class ObjectsClient(Client):
+    """The shared raw client plus the reads only this test needs."""
 
-    def take(self, n: int):
-        if self.pos + n > len(self.data):
-            raise AssertionError(f"reply too short: need {n} bytes at {self.pos} of {len(self.data)}")
-        chunk = self.data[self.pos:self.pos + n]
-        self.pos += n
-        return chunk
-
-    def byte(self) -> int:
-        return self.take(1)[0]
-
-    def int(self) -> int:
-        return struct.unpack(">i", self.take(4))[0]
-
-    def id(self) -> int:
-        return int.from_bytes(self.take(8), "big")
-
-    def raw_string(self) -> bytes:
-        return bytes(self.take(self.int()))
-
-    def string(self) -> str:
-        return self.raw_string().decode("utf-8")
-
-    def at_end(self) -> bool:
-        return self.pos == len(self.data)
-
-
-class Client:
-    """One raw debugger connection; replies matched by id, events kept aside."""
-
-    def __init__(self, port: int):
-        self.sock = socket.create_connection(("127.0.0.1", port), timeout=READ_TIMEOUT_S)
-        self.next_id = 1
-        self.events = []
-        self.sock.sendall(HANDSHAKE)
-        if bytes(self.recv_exact(len(HANDSHAKE))) != HANDSHAKE:
-            raise AssertionError("bad handshake answer")
-        r = self.ok(*VM_ID_SIZES)
-        sizes = [r.int() for _ in range(5)]
-        if sizes != [8] * 5:
-            raise AssertionError(f"IDSizes {sizes}: this test assumes 8-byte IDs")
-
-    def close(self):
-        self.sock.close()
-
-    def recv_exact(self, n: int) -> bytearray:
-        buf = bytearray(n)
-        view = memoryview(buf)
-        got = 0
-        while got < n:
-            k = self.sock.recv_into(view[got:], n - got)
-            if k == 0:
-                raise AssertionError(f"connection closed after {got} of {n} bytes")
-            got += k
-        return buf
-
-    def command(self, command_set: int, command: int, data: bytes = b""):
-        """-> (error code, reply data)."""
-        packet_id = self.next_id
-        self.next_id += 1
-        self.sock.sendall(struct.pack(">IIBBB", HEADER_SIZE + len(data), packet_id, 0, command_set, command) + data)
-        while True:
-            header = self.recv_exact(HEADER_SIZE)
-            length, reply_id, flags = struct.unpack(">IIB", header[:9])
-            body = self.recv_exact(length - HEADER_SIZE)
-            if flags & REPLY_FLAG:
-                if reply_id != packet_id:
-                    raise AssertionError(f"reply id {reply_id}, expected {packet_id}")
-                return struct.unpack(">H", header[9:])[0], body
-            self.events.append(body)
-
-    def ok(self, command_set: int, command: int, data: bytes = b"") -> Reader:
-        error, body = self.command(command_set, command, data)
-        if error != NONE:
-            raise AssertionError(f"command {command_set}/{command} failed with error {error}")
-        return Reader(body)
-
-    def error_of(self, command: tuple, data: bytes) -> int:
-        return self.command(*command, data)[0]
-
-    def class_by_signature(self, signature: str) -> int:
-        r = self.ok(*VM_CLASSES_BY_SIGNATURE, jdwp_string(signature))
-        if r.int() != 1:
-            raise AssertionError(f"{signature} is not loaded exactly once")
-        r.byte()
-        return r.id()
-
-    def static_values(self, class_id: int) -> dict:
-        """Every static field of a class: name -> (tag, raw value)."""
-        r = self.ok(*RT_FIELDS, ref(class_id))
-        fields = []
-        for _ in range(r.int()):
-            field_id, name, _sig, mods = r.id(), r.string(), r.string(), r.int()
-            if mods & 0x0008:
-                fields.append((field_id, name))
-        request = ref(class_id) + i32(len(fields)) + b"".join(ref(f) for f, _ in fields)
-        r = self.ok(*RT_GET_VALUES, request)
-        if r.int() != len(fields):
+    def all_static_values(self, class_id: int) -> dict:
+        """Every static field of a class: name -> (tag, value)."""
+        statics = [(name, field.id) for name, field in self.fields(class_id).items() if field.mod_bits & ACC_STATIC]
+        values = self.static_values(class_id, [field_id for _, field_id in statics])
+        if len(values) != len(statics):
             raise AssertionError("GetValues count")
-        out = {}
-        for _, name in fields:
-            tag = chr(r.byte())
-            if tag in PRIMITIVE_SIZES:
-                out[name] = (tag, bytes(r.take(PRIMITIVE_SIZES[tag])))
-            else:
-                out[name] = (tag, r.id())
-        return out
+        return {name: value for (name, _), value in zip(statics, values)}
 
-    def thread_named(self, name: str) -> int:
-        r = self.ok(*VM_ALL_THREADS)
-        for thread in [r.id() for _ in range(r.int())]:
-            if self.ok(*TR_NAME, ref(thread)).string() == name:
-                return thread
-        raise AssertionError(f"no thread named {name!r}")
+    def region_error(self, array: int, first: int, length: int) -> int:
+        """The error code of ArrayReference.GetValues."""
+        return self.error(ArrayReference.GetValues, self.object_id(array) + i32(first) + i32(length))
 
     def array_region(self, array: int, first: int, length: int):
         """-> (region tag, [values]): primitives decoded, objects as (tag, id)."""
-        r = self.ok(*AR_GET_VALUES, ref(array) + i32(first) + i32(length))
+        r = self.ok(ArrayReference.GetValues, self.object_id(array) + i32(first) + i32(length))
         return decode_region(r)
 
     def string_bytes(self, string_id: int) -> bytes:
-        r = self.ok(*SR_VALUE, ref(string_id))
+        r = self.ok(StringReference.Value, self.object_id(string_id))
         data = r.raw_string()
         assert r.at_end()
         return data
@@ -206,19 +77,6 @@ def decode_region(r: Reader):
     if not r.at_end():
         raise AssertionError("bytes after the array region")
     return tag, values
-
-
-def ref(value: int) -> bytes:
-    return value.to_bytes(8, "big")
-
-
-def i32(value: int) -> bytes:
-    return struct.pack(">i", value)
-
-
-def jdwp_string(text: str) -> bytes:
-    data = text.encode("utf-8")
-    return i32(len(data)) + data
 
 
 def f32_bits(x: float) -> int:
@@ -271,10 +129,10 @@ class FixtureSession:
         try:
             port = self.debuggee.port
             self.debuggee.wait_for_output(r"(?m)^ready$", 180)
-            self.client = Client(port)
-            self.client.ok(*VM_SUSPEND)
+            self.client = ObjectsClient(port, timeout=READ_TIMEOUT_S)
+            self.client.ok(VirtualMachine.Suspend)
             self.fixture = self.client.class_by_signature("LObjectsFixture;")
-            self.statics = self.client.static_values(self.fixture)
+            self.statics = self.client.all_static_values(self.fixture)
         except BaseException:
             self.debuggee.__exit__(None, None, None)
             raise
@@ -318,7 +176,8 @@ class ObjectValues(unittest.TestCase):
         for name, want in expected.items():
             with self.subTest(name):
                 self.assertEqual(self.c.array_region(self.s.id(name), 0, -1), want)
-                self.assertEqual(self.c.ok(*AR_LENGTH, ref(self.s.id(name))).int(), len(want[1]))
+                length = self.c.ok(ArrayReference.Length, self.c.object_id(self.s.id(name))).int()
+                self.assertEqual(length, len(want[1]))
 
     def test_object_arrays_tag_each_element(self):
         tag, values = self.c.array_region(self.s.id("mixed"), 0, -1)
@@ -340,32 +199,33 @@ class ObjectValues(unittest.TestCase):
     def test_get_values_index_and_length_edges(self):
         ints = self.s.id("ints")  # 5 elements
         cases = [
-            ((4, 1), NONE), ((0, 5), NONE), ((2, -1), NONE), ((4, -1), NONE), ((0, 0), NONE),
-            ((5, 0), INVALID_INDEX), ((5, -1), INVALID_INDEX), ((6, 0), INVALID_INDEX),
-            ((-1, 0), INVALID_INDEX), ((-1, -1), INVALID_INDEX),
-            ((4, 2), INVALID_LENGTH), ((0, 6), INVALID_LENGTH), ((0, -2), INVALID_LENGTH),
+            ((4, 1), Error.NONE), ((0, 5), Error.NONE), ((2, -1), Error.NONE), ((4, -1), Error.NONE),
+            ((0, 0), Error.NONE),
+            ((5, 0), Error.INVALID_INDEX), ((5, -1), Error.INVALID_INDEX), ((6, 0), Error.INVALID_INDEX),
+            ((-1, 0), Error.INVALID_INDEX), ((-1, -1), Error.INVALID_INDEX),
+            ((4, 2), Error.INVALID_LENGTH), ((0, 6), Error.INVALID_LENGTH), ((0, -2), Error.INVALID_LENGTH),
         ]
         for (first, length), want in cases:
             with self.subTest(first=first, length=length):
-                self.assertEqual(self.c.error_of(AR_GET_VALUES, ref(ints) + i32(first) + i32(length)), want)
+                self.assertEqual(self.c.region_error(ints, first, length), want)
         self.assertEqual(self.c.array_region(ints, 2, -1), ("I", [0, 1, 2**31 - 1]))
         self.assertEqual(self.c.array_region(ints, 1, 0), ("I", []))
         # An empty array has no valid first index, not even with length 0.
         for first, length in [(0, 0), (0, -1), (0, 1)]:
             with self.subTest(empty=(first, length)):
-                self.assertEqual(self.c.error_of(AR_GET_VALUES, ref(self.s.id("empty")) + i32(first) + i32(length)),
-                                 INVALID_INDEX)
+                self.assertEqual(self.c.region_error(self.s.id("empty"), first, length), Error.INVALID_INDEX)
         if self.cfg.agent == "ours":
             # spec: stock crashes the VM here (first + length overflows its int).
-            self.assertEqual(self.c.error_of(AR_GET_VALUES, ref(ints) + i32(1) + i32(0x7FFFFFFF)), INVALID_LENGTH)
+            self.assertEqual(self.c.region_error(ints, 1, 0x7FFFFFFF), Error.INVALID_LENGTH)
 
     def test_wrong_kinds_of_object(self):
         special, ints = self.s.id("special"), self.s.id("ints")
-        self.assertEqual(self.c.error_of(AR_GET_VALUES, ref(special) + i32(0) + i32(1)), INVALID_ARRAY)
-        self.assertEqual(self.c.error_of(AR_LENGTH, ref(special)), INVALID_ARRAY)
-        self.assertEqual(self.c.error_of(SR_VALUE, ref(ints)), INVALID_STRING)
-        self.assertEqual(self.c.error_of(OR_MONITOR_INFO, ref(0)), INVALID_OBJECT)
-        self.assertEqual(self.c.error_of(OR_MONITOR_INFO, ref(0x7EADBEEFCAFE1234)), INVALID_OBJECT)
+        self.assertEqual(self.c.region_error(special, 0, 1), Error.INVALID_ARRAY)
+        self.assertEqual(self.c.error(ArrayReference.Length, self.c.object_id(special)), Error.INVALID_ARRAY)
+        self.assertEqual(self.c.error(StringReference.Value, self.c.object_id(ints)), Error.INVALID_STRING)
+        self.assertEqual(self.c.error(ObjectReference.MonitorInfo, self.c.object_id(0)), Error.INVALID_OBJECT)
+        self.assertEqual(self.c.error(ObjectReference.MonitorInfo, self.c.object_id(0x7EADBEEFCAFE1234)),
+                         Error.INVALID_OBJECT)
 
     def test_string_bytes_match_stock_encoding(self):
         # Standard UTF-8 (stock's default, mutf8=n): NUL is one 0 byte, a pair one
@@ -378,7 +238,7 @@ class ObjectValues(unittest.TestCase):
                          self.c.string_bytes(self.s.id("special")))
 
     def test_monitor_info_owner_entry_count_and_waiter(self):
-        r = self.c.ok(*OR_MONITOR_INFO, ref(self.s.id("lock")))
+        r = self.c.ok(ObjectReference.MonitorInfo, self.c.object_id(self.s.id("lock")))
         owner, entry_count = r.id(), r.int()
         waiters = [r.id() for _ in range(r.int())]
         self.assertTrue(r.at_end())
@@ -386,7 +246,7 @@ class ObjectValues(unittest.TestCase):
         self.assertEqual(entry_count, 2)
         self.assertEqual(waiters, [self.c.thread_named("objects-waiter")])
         # An object nobody locks: no owner, no waiters.
-        r = self.c.ok(*OR_MONITOR_INFO, ref(self.s.id("ints")))
+        r = self.c.ok(ObjectReference.MonitorInfo, self.c.object_id(self.s.id("ints")))
         self.assertEqual((r.id(), r.int(), r.int()), (0, 0, 0))
 
 
@@ -457,8 +317,8 @@ class HugeValues(unittest.TestCase):
         for i in (0, n // 2, n - 1):
             self.assertEqual(self.c.string_bytes(values[i][1]), f"e{i}".encode(), f"element {i}")
         # The IDs go back: DisposeObjects with each count of 1.
-        request = i32(n) + b"".join(ref(object_id) + i32(1) for _, object_id in values)
-        self.c.ok(*VM_DISPOSE_OBJECTS, request)
+        request = i32(n) + b"".join(self.c.object_id(object_id) + i32(1) for _, object_id in values)
+        self.c.ok(VirtualMachine.DisposeObjects, request)
 
     def check_huge_string(self, name: str, expected_length: int, expected_sha256: str):
         data = self.measure(f"{name} StringReference.Value", expected_length,
@@ -519,7 +379,8 @@ class ObjectTableSize(unittest.TestCase):
             n = 20_000
             tag, values = s.client.array_region(s.id("fresh"), 0, -1)
             self.assertEqual((tag, len(values)), ("L", n))
-            s.client.ok(*VM_DISPOSE_OBJECTS, i32(n) + b"".join(ref(i) + i32(1) for _, i in values))
+            s.client.ok(VirtualMachine.DisposeObjects,
+                        i32(n) + b"".join(s.client.object_id(i) + i32(1) for _, i in values))
             released = re.compile(r"object table: released id (\d+), (\d+) ids left")
             # IDs are released in request order: the last one's line ends the batch.
             s.debuggee.wait_for_output(rf"released id {values[-1][1]}, \d+ ids left", 30, "stderr")

@@ -18,230 +18,62 @@ message on older JDKs). No sleeps: every wait is a read with a timeout.
 from __future__ import annotations
 
 import os
-import socket
-import struct
 import time
 import unittest
 
 import harness
+from jdwp_client import Client, Error, Method, ReferenceType, StackFrame, ThreadReference, i32
 
 READ_TIMEOUT_S = 30
-HANDSHAKE = b"JDWP-Handshake"
 DEEP_FRAMES = 5000
-
-# Error codes (jdwp-layouts.md).
-NONE = 0
-INVALID_THREAD = 10
-THREAD_NOT_SUSPENDED = 13
-INVALID_OBJECT = 20
-INVALID_FRAMEID = 30
-OPAQUE_FRAME = 32
-TYPE_MISMATCH = 34
-INVALID_SLOT = 35
-INVALID_INDEX = 503
-INVALID_LENGTH = 504
 
 # Thread status
 MONITOR = 3
-ACC_STATIC = 0x0008
-ACC_NATIVE = 0x0100
+# The monitor commands that need a suspended thread.
+MONITOR_COMMANDS = (ThreadReference.OwnedMonitors, ThreadReference.CurrentContendedMonitor,
+                    ThreadReference.OwnedMonitorsStackDepthInfo)
 
 
-class Reader:
-    def __init__(self, data: bytes, sizes: dict):
-        self.data, self.pos, self.sizes = data, 0, sizes
-
-    def take(self, n):
-        if self.pos + n > len(self.data):
-            raise AssertionError(f"reply too short: {n} bytes at {self.pos} of {len(self.data)}")
-        out = self.data[self.pos:self.pos + n]
-        self.pos += n
-        return out
-
-    def byte(self):
-        return self.take(1)[0]
-
-    def int(self):
-        return struct.unpack(">i", self.take(4))[0]
-
-    def long(self):
-        return struct.unpack(">q", self.take(8))[0]
-
-    def id(self, kind="object"):
-        return int.from_bytes(self.take(self.sizes[kind]), "big")
-
-    def string(self):
-        return self.take(self.int()).decode("utf-8")
-
-    def location(self):
-        return (self.byte(), self.id("reftype"), self.id("method"), self.long())
-
-    def value(self, tag=None):
-        """(tag, python value); object values are their IDs."""
-        tag = chr(self.byte()) if tag is None else tag
-        if tag in "Z":
-            return tag, self.byte() != 0
-        if tag == "B":
-            return tag, struct.unpack(">b", self.take(1))[0]
-        if tag == "C":
-            return tag, chr(struct.unpack(">H", self.take(2))[0])
-        if tag == "S":
-            return tag, struct.unpack(">h", self.take(2))[0]
-        if tag == "I":
-            return tag, self.int()
-        if tag == "J":
-            return tag, self.long()
-        if tag == "F":
-            return tag, struct.unpack(">f", self.take(4))[0]
-        if tag == "D":
-            return tag, struct.unpack(">d", self.take(8))[0]
-        if tag == "V":
-            return tag, None
-        return tag, self.id()
-
-
-class JdwpError(Exception):
-    def __init__(self, code):
-        super().__init__(f"JDWP error {code}")
-        self.code = code
-
-
-class Client:
-    """A raw JDWP client; events sent meanwhile are kept in .events."""
-
-    def __init__(self, port: int):
-        self.sock = socket.create_connection(("127.0.0.1", port), timeout=READ_TIMEOUT_S)
-        self.sock.sendall(HANDSHAKE)
-        self.sock.settimeout(READ_TIMEOUT_S)
-        self.buf = b""
-        self.next_id = 1
-        self.events = []
-        if self._read(len(HANDSHAKE)) != HANDSHAKE:
-            raise AssertionError("bad handshake")
-        self.sizes = {"object": 8, "method": 8, "field": 8, "reftype": 8, "frame": 8}
-        r = self.ok(1, 7)
-        self.sizes = {"field": r.int(), "method": r.int(), "object": r.int(), "reftype": r.int(), "frame": r.int()}
-
-    def close(self):
-        self.sock.close()
-
-    def _read(self, n):
-        while len(self.buf) < n:
-            chunk = self.sock.recv(65536)
-            if not chunk:
-                raise AssertionError("connection closed")
-            self.buf += chunk
-        out, self.buf = self.buf[:n], self.buf[n:]
-        return out
-
-    def enc_id(self, value, kind="object"):
-        return value.to_bytes(self.sizes[kind], "big")
-
-    def command(self, cmd_set, cmd, body=b""):
-        """(error code, Reader of the reply data)."""
-        pid = self.next_id
-        self.next_id += 1
-        self.sock.sendall(struct.pack(">IIBBB", 11 + len(body), pid, 0, cmd_set, cmd) + body)
-        while True:
-            length, rid, flags = struct.unpack(">IIB", self._read(9))
-            rest = self._read(length - 9)
-            if flags & 0x80 and rid == pid:
-                err = struct.unpack(">H", rest[:2])[0]
-                return err, Reader(rest[2:], self.sizes)
-            if not flags & 0x80:
-                self.events.append(rest)
-
-    def ok(self, cmd_set, cmd, body=b""):
-        err, r = self.command(cmd_set, cmd, body)
-        if err != NONE:
-            raise JdwpError(err)
-        return r
-
-    def error(self, cmd_set, cmd, body=b""):
-        return self.command(cmd_set, cmd, body)[0]
-
-    # ---- conveniences ----
-    def threads_by_name(self):
-        r = self.ok(1, 4)
-        out = {}
-        for _ in range(r.int()):
-            tid = r.id()
-            err, nr = self.command(11, 1, self.enc_id(tid))
-            if err == NONE:
-                out[nr.string()] = tid
-        return out
-
-    def class_id(self, signature):
-        r = self.ok(1, 2, struct.pack(">I", len(signature)) + signature.encode())
-        n = r.int()
-        if n != 1:
-            raise AssertionError(f"{n} classes for {signature}")
-        r.byte()
-        return r.id("reftype")
-
-    def methods(self, ref):
-        r = self.ok(2, 5, self.enc_id(ref, "reftype"))
-        out = {}
-        for _ in range(r.int()):
-            mid = r.id("method")
-            name, sig, mods = r.string(), r.string(), r.int()
-            out[mid] = (name, sig, mods)
-        return out
-
-    def fields(self, ref):
-        r = self.ok(2, 4, self.enc_id(ref, "reftype"))
-        out = {}
-        for _ in range(r.int()):
-            fid = r.id("field")
-            name, _sig, _mods = r.string(), r.string(), r.int()
-            out[name] = fid
-        return out
+class ThreadsClient(Client):
+    """The shared raw client plus the frame requests only this test needs."""
 
     def static_value(self, ref, field_id):
-        r = self.ok(2, 6, self.enc_id(ref, "reftype") + struct.pack(">i", 1) + self.enc_id(field_id, "field"))
-        r.int()
-        return r.value()
+        return self.static_values(ref, [field_id])[0]
 
     def variables(self, ref, method):
-        r = self.ok(6, 2, self.enc_id(ref, "reftype") + self.enc_id(method, "method"))
-        r.int()
+        """Method.VariableTable -> {name: (slot, signature)}."""
+        r = self.ok(Method.VariableTable, self.type_id(ref) + self.method_id(method))
+        r.int()  # argCnt
         out = {}
         for _ in range(r.int()):
-            r.long()
+            r.long()  # codeIndex
             name, sig = r.string(), r.string()
-            r.int()
+            r.int()  # length
             out[name] = (r.int(), sig)
         return out
 
     def frames_body(self, thread, start, length):
-        return self.enc_id(thread) + struct.pack(">ii", start, length)
-
-    def frames(self, thread, start=0, length=-1):
-        r = self.ok(11, 6, self.frames_body(thread, start, length))
-        return [(r.id("frame"), r.location()) for _ in range(r.int())]
+        return self.object_id(thread) + i32(start) + i32(length)
 
     def get_values_body(self, thread, frame, slots):
-        body = self.enc_id(thread) + self.enc_id(frame, "frame") + struct.pack(">i", len(slots))
+        body = self.object_id(thread) + self.frame_id(frame) + i32(len(slots))
         for slot, tag in slots:
-            body += struct.pack(">iB", slot, ord(tag))
+            body += i32(slot) + tag.encode()
         return body
 
     def get_values(self, thread, frame, slots):
-        r = self.ok(16, 1, self.get_values_body(thread, frame, slots))
+        r = self.ok(StackFrame.GetValues, self.get_values_body(thread, frame, slots))
         return [r.value() for _ in range(r.int())]
 
     def this_object(self, thread, frame):
-        r = self.ok(16, 3, self.enc_id(thread) + self.enc_id(frame, "frame"))
+        r = self.ok(StackFrame.ThisObject, self.object_id(thread) + self.frame_id(frame))
         return r.value()
 
     def suspend(self, thread):
-        self.ok(11, 2, self.enc_id(thread))
+        self.ok(ThreadReference.Suspend, self.object_id(thread))
 
     def resume(self, thread):
-        self.ok(11, 3, self.enc_id(thread))
-
-    def string_value(self, sid):
-        return self.ok(10, 1, self.enc_id(sid)).string()
+        self.ok(ThreadReference.Resume, self.object_id(thread))
 
 
 class ThreadsFrames(unittest.TestCase):
@@ -251,15 +83,14 @@ class ThreadsFrames(unittest.TestCase):
         cls.debuggee = harness.Debuggee(cls.cfg, "ThreadsFrames",
                                         options="transport=dt_socket,server=y,address=0,suspend=n")
         cls.debuggee.wait_for_output(r"(?m)^all-ready$", 60)
-        cls.client = Client(cls.debuggee.port)
+        cls.client = ThreadsClient(cls.debuggee.port, timeout=READ_TIMEOUT_S)
         c = cls.client
         cls.threads = c.threads_by_name()
-        cls.klass = c.class_id("LThreadsFrames;")
-        cls.methods = c.methods(cls.klass)
-        cls.method_by_name = {v[0]: k for k, v in cls.methods.items()}
+        cls.klass = c.class_by_signature("LThreadsFrames;")
+        cls.method_by_name = {method.name: method.id for method in c.methods(cls.klass)}
         fields = c.fields(cls.klass)
-        cls.lock_a = c.static_value(cls.klass, fields["lockA"])[1]
-        cls.lock_b = c.static_value(cls.klass, fields["lockB"])[1]
+        cls.lock_a = c.static_value(cls.klass, fields["lockA"].id)[1]
+        cls.lock_b = c.static_value(cls.klass, fields["lockB"].id)[1]
 
     @classmethod
     def tearDownClass(cls):
@@ -299,42 +130,42 @@ class ThreadsFrames(unittest.TestCase):
     def test_owned_monitors_and_their_depths(self):
         c = self.client
         with self.suspended("tf-owner") as t:
-            r = c.ok(11, 8, c.enc_id(t))
+            r = c.ok(ThreadReference.OwnedMonitors, c.object_id(t))
             owned = [r.value() for _ in range(r.int())]
             self.assertEqual(sorted(owned), sorted([("L", self.lock_a), ("L", self.lock_b)]))
             frames = c.frames(t)
             depth_a, _ = self.frame_of(frames, "holdA")
             depth_b, _ = self.frame_of(frames, "holdB")
-            r = c.ok(11, 13, c.enc_id(t))
+            r = c.ok(ThreadReference.OwnedMonitorsStackDepthInfo, c.object_id(t))
             info = []
             for _ in range(r.int()):
                 info.append((r.value(), r.int()))
             self.assertEqual(sorted(info, key=lambda x: x[1]),
                              sorted([(("L", self.lock_a), depth_a), (("L", self.lock_b), depth_b)], key=lambda x: x[1]))
             # Parked on a latch, not on a monitor.
-            r = c.ok(11, 9, c.enc_id(t))
+            r = c.ok(ThreadReference.CurrentContendedMonitor, c.object_id(t))
             self.assertEqual(r.value(), ("L", 0))
 
     def test_contended_monitor_of_a_blocked_thread(self):
         c = self.client
         with self.suspended("tf-blocked") as t:
-            r = c.ok(11, 4, c.enc_id(t))
+            r = c.ok(ThreadReference.Status, c.object_id(t))
             self.assertEqual(r.int(), MONITOR)
-            r = c.ok(11, 9, c.enc_id(t))
+            r = c.ok(ThreadReference.CurrentContendedMonitor, c.object_id(t))
             self.assertEqual(r.value(), ("L", self.lock_a))
-            r = c.ok(11, 8, c.enc_id(t))
+            r = c.ok(ThreadReference.OwnedMonitors, c.object_id(t))
             self.assertEqual(r.int(), 0)
 
     def test_monitor_commands_need_a_suspended_thread(self):
         c = self.client
         t = self.thread("tf-owner")
-        for cmd in (8, 9, 13):
-            self.assertEqual(c.error(11, cmd, c.enc_id(t)), THREAD_NOT_SUSPENDED, f"command 11/{cmd}")
+        for command in MONITOR_COMMANDS:
+            self.assertEqual(c.error(command, c.object_id(t)), Error.THREAD_NOT_SUSPENDED, str(command))
 
     def test_monitor_commands_on_a_non_thread(self):
         c = self.client
-        for cmd in (8, 9, 13):
-            self.assertEqual(c.error(11, cmd, c.enc_id(self.lock_a)), INVALID_THREAD, f"command 11/{cmd}")
+        for command in MONITOR_COMMANDS:
+            self.assertEqual(c.error(command, c.object_id(self.lock_a)), Error.INVALID_THREAD, str(command))
 
     # ---- frames and locals ----
 
@@ -372,15 +203,15 @@ class ThreadsFrames(unittest.TestCase):
             _, fid = self.frame_of(c.frames(t), "localsFrame")
             slots = c.variables(self.klass, self.method_by_name["localsFrame"])
             cases = {
-                "slot out of range": ([(200, "I")], INVALID_SLOT),
-                "int slot read as object": ([(slots["i"][0], "L")], TYPE_MISMATCH),
-                "object slot read as int": ([(slots["str"][0], "I")], TYPE_MISMATCH),
-                "int slot read as long": ([(slots["i"][0], "J")], TYPE_MISMATCH),
-                "int slot read as float": ([(slots["i"][0], "F")], TYPE_MISMATCH),
-                "long slot read as double": ([(slots["j"][0], "D")], TYPE_MISMATCH),
+                "slot out of range": ([(200, "I")], Error.INVALID_SLOT),
+                "int slot read as object": ([(slots["i"][0], "L")], Error.TYPE_MISMATCH),
+                "object slot read as int": ([(slots["str"][0], "I")], Error.TYPE_MISMATCH),
+                "int slot read as long": ([(slots["i"][0], "J")], Error.TYPE_MISMATCH),
+                "int slot read as float": ([(slots["i"][0], "F")], Error.TYPE_MISMATCH),
+                "long slot read as double": ([(slots["j"][0], "D")], Error.TYPE_MISMATCH),
             }
             for what, (req, expected) in cases.items():
-                self.assertEqual(c.error(16, 1, c.get_values_body(t, fid, req)), expected, what)
+                self.assertEqual(c.error(StackFrame.GetValues, c.get_values_body(t, fid, req)), expected, what)
 
     def test_static_frame(self):
         c = self.client
@@ -398,7 +229,8 @@ class ThreadsFrames(unittest.TestCase):
             top_fid, top_loc = frames[0]
             # The top frame is Thread.sleep (17) or Thread.sleep0 (21+): native, location -1.
             self.assertEqual(top_loc[3], -1)
-            self.assertEqual(c.error(16, 1, c.get_values_body(t, top_fid, [(0, "J")])), OPAQUE_FRAME)
+            self.assertEqual(c.error(StackFrame.GetValues, c.get_values_body(t, top_fid, [(0, "J")])),
+                             Error.OPAQUE_FRAME)
             self.assertEqual(c.this_object(t, top_fid), ("L", 0))
             # The Java frame under it still reads.
             _, fid = self.frame_of(frames, "sleeper")
@@ -412,28 +244,28 @@ class ThreadsFrames(unittest.TestCase):
         c.resume(t)
         body = c.get_values_body(t, fid, [(0, "I")])
         # Running: stock checks the suspension first (the spec would allow INVALID_FRAMEID too).
-        self.assertEqual(c.error(16, 1, body), THREAD_NOT_SUSPENDED)
-        self.assertEqual(c.error(16, 3, c.enc_id(t) + c.enc_id(fid, "frame")), THREAD_NOT_SUSPENDED)
+        self.assertEqual(c.error(StackFrame.GetValues, body), Error.THREAD_NOT_SUSPENDED)
+        self.assertEqual(c.error(StackFrame.ThisObject, c.object_id(t) + c.frame_id(fid)), Error.THREAD_NOT_SUSPENDED)
         c.suspend(t)
         try:
             # Suspended again: the old frame ID stays invalid.
-            self.assertEqual(c.error(16, 1, body), INVALID_FRAMEID)
-            self.assertEqual(c.error(16, 3, c.enc_id(t) + c.enc_id(fid, "frame")), INVALID_FRAMEID)
+            self.assertEqual(c.error(StackFrame.GetValues, body), Error.INVALID_FRAMEID)
+            self.assertEqual(c.error(StackFrame.ThisObject, c.object_id(t) + c.frame_id(fid)), Error.INVALID_FRAMEID)
         finally:
             c.resume(t)
 
     def test_frames_need_a_suspended_thread(self):
         c = self.client
         t = self.thread("tf-deep")
-        self.assertEqual(c.error(11, 6, c.frames_body(t, 0, -1)), THREAD_NOT_SUSPENDED)
-        self.assertEqual(c.error(11, 7, c.enc_id(t)), THREAD_NOT_SUSPENDED)
-        self.assertEqual(c.error(11, 6, c.frames_body(self.lock_a, 0, -1)), INVALID_THREAD)
-        self.assertEqual(c.error(11, 7, c.enc_id(self.lock_a)), INVALID_THREAD)
+        self.assertEqual(c.error(ThreadReference.Frames, c.frames_body(t, 0, -1)), Error.THREAD_NOT_SUSPENDED)
+        self.assertEqual(c.error(ThreadReference.FrameCount, c.object_id(t)), Error.THREAD_NOT_SUSPENDED)
+        self.assertEqual(c.error(ThreadReference.Frames, c.frames_body(self.lock_a, 0, -1)), Error.INVALID_THREAD)
+        self.assertEqual(c.error(ThreadReference.FrameCount, c.object_id(self.lock_a)), Error.INVALID_THREAD)
 
     def test_deep_stack_frames_ranges_and_values(self):
         c = self.client
         with self.suspended("tf-deep") as t:
-            count = c.ok(11, 7, c.enc_id(t)).int()
+            count = c.ok(ThreadReference.FrameCount, c.object_id(t)).int()
             self.assertGreater(count, DEEP_FRAMES)
             started = time.monotonic()
             frames = c.frames(t)
@@ -458,14 +290,14 @@ class ThreadsFrames(unittest.TestCase):
             self.assertEqual(c.frames(t, count, -1), [])
             self.assertEqual(c.frames(t, 0, 0), [])
             errors = {
-                "start -1": ((-1, 1), INVALID_INDEX),
-                "start past the end": ((count + 1, -1), INVALID_INDEX),
-                "start at the end, length 1": ((count, 1), INVALID_INDEX),
-                "length past the end": ((0, count + 1), INVALID_LENGTH),
-                "length -2": ((0, -2), INVALID_LENGTH),
+                "start -1": ((-1, 1), Error.INVALID_INDEX),
+                "start past the end": ((count + 1, -1), Error.INVALID_INDEX),
+                "start at the end, length 1": ((count, 1), Error.INVALID_INDEX),
+                "length past the end": ((0, count + 1), Error.INVALID_LENGTH),
+                "length -2": ((0, -2), Error.INVALID_LENGTH),
             }
             for what, ((start, length), expected) in errors.items():
-                self.assertEqual(c.error(11, 6, c.frames_body(t, start, length)), expected, what)
+                self.assertEqual(c.error(ThreadReference.Frames, c.frames_body(t, start, length)), expected, what)
 
     # ---- JDI, and virtual threads on JDK 21+ ----
 
