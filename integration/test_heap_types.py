@@ -17,6 +17,10 @@ with suspend=n; each test attaches once it is ready:
   side: error codes (negative limits, bad and non-module IDs), NestedTypes
   (JDI computes it from AllClasses), VisibleClasses of the bootstrap loader
   (ID 0), the raw CapabilitiesNew booleans, duplicate types in InstanceCounts.
+- RawUnloading (fixture Unloading, not HeapTypes) checks that no ID is reused in
+  a session: a class is unloaded while the VM runs, its old reference type ID
+  then fails, and the class loaded again under the same name gets a new ID; an
+  object ID disposed with DisposeObjects is not handed out again either.
 
 Both agents must pass the same assertions, except where stock breaks the JDWP
 spec: there the spec is asserted for ours and stock's answer is pinned (marked
@@ -28,15 +32,17 @@ from __future__ import annotations
 
 import os
 import re
+import socket
 import time
 import unittest
 
 import harness
-from jdwp_client import (ClassLoaderReference, Client, Error, Method, ModuleReference, ObjectReference, Reader,
-                         ReferenceType, VirtualMachine, i32, jdwp_string)
+from jdwp_client import (ClassLoaderReference, Client, Error, Method, ModuleReference, ObjectReference,
+                         Reader, ReferenceType, VirtualMachine, error_name, i32, jdwp_string)
 
 READ_TIMEOUT_S = 60
 READY_TIMEOUT_S = 120
+UNLOAD_TIMEOUT_S = 120
 LEAVES = 1_000_000
 GENERATED = 10_000
 SERVER_OPTIONS = "transport=dt_socket,server=y,address=0,suspend=n"
@@ -343,6 +349,85 @@ class RawHeapTypes(unittest.TestCase):
         start = time.monotonic()
         self.assertEqual(c.class_by_signature("LGen09999;"), c.class_by_signature("LGen09999;"))
         print(f"{self.cfg.agent} raw ClassesBySignature x2 {(time.monotonic() - start) * 1000:.0f} ms")
+
+
+class RawUnloading(unittest.TestCase):
+    """IDs are never reused within a session (the issue's rule), with the same
+    assertions for both agents; stock's answers are the oracle."""
+
+    def setUp(self):
+        self.cfg = harness.config()
+        # The fixture connects here; each byte sent moves it one step on.
+        listener = socket.create_server(("127.0.0.1", 0))
+        self.addCleanup(listener.close)
+        listener.settimeout(1)  # short, to notice a fixture that died before connecting
+        # -Xlog:class+unload: the JVM's own word that the class went, not just its mirror.
+        self.debuggee = harness.Debuggee(self.cfg, "Unloading", args=(str(listener.getsockname()[1]),),
+                                         options=SERVER_OPTIONS, jvm_args=("-Xlog:class+unload=info",))
+        self.addCleanup(self.debuggee.__exit__, None, None, None)
+        self.control = self.accept_control(listener)
+        self.addCleanup(self.control.close)
+        self.debuggee.wait_for_output(r"(?m)^Unloading loaded$", READY_TIMEOUT_S)
+        self.c = HeapClient(self.debuggee.port, timeout=READ_TIMEOUT_S)
+        self.addCleanup(self.c.close)
+        self.fixture = self.c.class_by_signature("LUnloading;")
+
+    def accept_control(self, listener: socket.socket) -> socket.socket:
+        deadline = time.monotonic() + READY_TIMEOUT_S
+        while self.debuggee.returncode is None and time.monotonic() < deadline:
+            try:
+                return listener.accept()[0]
+            except socket.timeout:
+                continue
+        raise AssertionError(f"the fixture did not connect (rc={self.debuggee.returncode})\n--- stdout:\n"
+                             f"{self.debuggee.stdout}\n--- stderr:\n{self.debuggee.stderr}")
+
+    def next_step(self):
+        self.control.sendall(b"s")
+
+    def loaded_unloadables(self) -> list:
+        r = self.c.ok(VirtualMachine.ClassesBySignature, jdwp_string("LUnloadable;"))
+        return [(r.byte(), r.id("referenceType"), r.int()) for _ in range(r.int())]
+
+    def test_type_id_is_not_reused_after_unloading(self):
+        c = self.c
+        old = c.class_by_signature("LUnloadable;")
+        self.assertEqual(c.signature(old), "LUnloadable;")
+        self.assertEqual(c.fields(old), {})
+
+        self.next_step()
+        self.debuggee.wait_for_output(r"(?m)^Unloading unloaded gcs=\d+$", UNLOAD_TIMEOUT_S)
+        # Logged during the GC that cleared the weak reference, so already there.
+        self.debuggee.wait_for_output(r"unloading class Unloadable ", 5)
+        signature_error = c.error(ReferenceType.Signature, c.type_id(old))
+        fields_error = c.error(ReferenceType.Fields, c.type_id(old))
+        print(f"{self.cfg.agent} old type ID after unloading: Signature {error_name(signature_error)}, "
+              f"Fields {error_name(fields_error)}")
+        # Stock's answer: the ID names a collected object.
+        self.assertEqual(signature_error, Error.INVALID_OBJECT)
+        self.assertEqual(fields_error, Error.INVALID_OBJECT)
+        self.assertEqual(self.loaded_unloadables(), [])
+
+        self.next_step()
+        self.debuggee.wait_for_output(r"(?m)^Unloading reloaded$", READY_TIMEOUT_S)
+        new = c.class_by_signature("LUnloadable;")
+        self.assertNotEqual(new, old, "a reloaded class must not get the unloaded class's ID")
+        self.assertEqual(c.signature(new), "LUnloadable;")
+        self.assertEqual(c.fields(new), {})
+        # The reload does not bring the old ID back.
+        self.assertEqual(c.error(ReferenceType.Signature, c.type_id(old)), signature_error)
+
+    def test_disposed_object_id_is_not_reused(self):
+        c = self.c
+        first = c.static_object(self.fixture, "token")
+        self.assertNotEqual(first, 0)
+        # Sent once, so a count of 1 takes it to 0 and the ID is dropped.
+        c.ok(VirtualMachine.DisposeObjects, i32(1) + c.object_id(first) + i32(1))
+        self.assertEqual(c.error(ObjectReference.ReferenceType, c.object_id(first)), Error.INVALID_OBJECT)
+        second = c.static_object(self.fixture, "token")
+        self.assertNotEqual(second, first, "the same object after DisposeObjects gets a new ID")
+        r = c.ok(ObjectReference.ReferenceType, c.object_id(second))
+        self.assertEqual((r.byte(), c.signature(r.id("referenceType"))), (TAG_CLASS, "Ljava/lang/Object;"))
 
 
 if __name__ == "__main__":
