@@ -39,13 +39,19 @@ class Dispatcher {
         return;
       }
       if (leftover) Log().debug("{}: {} bytes left over", Cmd::kName, leftover);
-      jdwp::Result<typename Cmd::Reply> reply = fn(*req);
-      if (!reply) {
-        Log().debug("{} failed: {} ({})", Cmd::kName, jdwp::ErrorName(reply.error().code), reply.error().detail);
-        respond(reply.error().code, {});
-        return;
+      std::vector<uint8_t> body;
+      {
+        // The reply is freed once encoded: a huge one (a 50 MB string) is not
+        // held three times (reply, body, packet) while the packet is built.
+        jdwp::Result<typename Cmd::Reply> reply = fn(*req);
+        if (!reply) {
+          Log().debug("{} failed: {} ({})", Cmd::kName, jdwp::ErrorName(reply.error().code), reply.error().detail);
+          respond(reply.error().code, {});
+          return;
+        }
+        body = jdwp::EncodeBody(*reply);
       }
-      respond(jdwp::ErrorCode::kNone, jdwp::EncodeBody(*reply));
+      respond(jdwp::ErrorCode::kNone, std::move(body));
     };
   }
 
@@ -57,8 +63,7 @@ class Dispatcher {
     Responder respond;
     void Fail(const jdwp::Error& error) const { respond(error.code, {}); }
     std::vector<uint8_t> Packet(const Reply& reply) const {
-      auto body = jdwp::EncodeBody(reply);
-      return jdwp::MakeReplyPacket(id, jdwp::ErrorCode::kNone, body);
+      return jdwp::MakeReplyPacketFrom(id, jdwp::ErrorCode::kNone, jdwp::EncodeBody(reply));
     }
   };
 

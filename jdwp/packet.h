@@ -61,5 +61,8 @@ Result<Packet> ParsePacket(std::span<const uint8_t> bytes);
 
 std::vector<uint8_t> MakeCommandPacket(uint32_t id, CommandId command, std::span<const uint8_t> data);
 std::vector<uint8_t> MakeReplyPacket(uint32_t id, ErrorCode error, std::span<const uint8_t> data);
+// The same, reusing `data`'s storage: the header is inserted in front, so a huge
+// reply (a 50 MB string) is not copied into a second buffer when it has room.
+std::vector<uint8_t> MakeReplyPacketFrom(uint32_t id, ErrorCode error, std::vector<uint8_t>&& data);
 
 }  // namespace jdwpx::jdwp

@@ -76,5 +76,16 @@ TEST(Packet, Constants) {
   EXPECT_EQ(kReplyFlag, 0x80);
 }
 
+TEST(Packet, ReplyFromBodyEqualsCopiedReply) {
+  std::vector<uint8_t> body(300, 0x5c);
+  body.reserve(400);  // room for the header: no second buffer
+  auto expected = MakeReplyPacket(42, ErrorCode::kNone, body);
+  const uint8_t* storage = body.data();
+  auto packet = MakeReplyPacketFrom(42, ErrorCode::kNone, std::move(body));
+  EXPECT_EQ(packet, expected);
+  EXPECT_EQ(packet.data(), storage);
+  EXPECT_EQ(MakeReplyPacketFrom(7, ErrorCode::kInvalidThread, {}), MakeReplyPacket(7, ErrorCode::kInvalidThread, {}));
+}
+
 }  // namespace
 }  // namespace jdwpx::jdwp
