@@ -90,25 +90,20 @@ void JNICALL CbVirtualThreadStart(jvmtiEnv*, JNIEnv* jni, jthread thread) {
   });
 }
 // Enabled whenever virtual threads are supported, to drop the state of those
-// that met the debugger (a slot, or a State an agent thread made); one JVMTI
-// call and an atomic read for the others. Unlisted first, so that no
-// VirtualMachine.Suspend lists the ending thread and makes it a new State.
+// that met the debugger; one JVMTI call for the others.
 void JNICALL CbVirtualThreadEnd(jvmtiEnv*, JNIEnv* jni, jthread thread) {
   Agent* agent = g_agent;
   if (!agent) return;
   ThreadControl& threads = agent->context().threads;
-  bool has_slot = false;
   try {
-    has_slot = threads.CurrentVirtualHasSlot();
-    if (!has_slot && !threads.CurrentVirtualMayHaveState()) return;
-    threads.UnlistCurrentVirtual(jni);
+    if (!threads.CurrentVirtualHasSlot()) return;
   } catch (...) {
     return;
   }
   GuardThread("VirtualThreadEnd", jni, thread, [&](Agent& a) {
-    if (has_slot && a.context().options.include_virtual_threads) a.events().OnThreadEnd(jni, thread);
+    if (a.context().options.include_virtual_threads) a.events().OnThreadEnd(jni, thread);
   }, true);
-  Guard("VirtualThreadEnd", [&](Agent& a) { a.context().threads.FreeCurrentVirtualSlot(); });
+  Guard("VirtualThreadEnd", [&](Agent& a) { a.context().threads.VirtualThreadEnded(jni); });
 }
 
 // jvmtiEventCallbacks as of JVMTI 21: JDK 17's struct ends at event 86.

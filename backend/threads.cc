@@ -86,46 +86,23 @@ void ThreadControl::VirtualThreadStarted(JNIEnv* jni, jthread self) {
   if (!slot || slot->listed) return;
   jobject ref = jni->NewGlobalRef(self);  // before the lock: this thread may be suspended at a JNI call
   std::lock_guard lock(vthreads_mu_);
-  vthreads_.insert(ref);
+  vthreads_.push_back(ref);
   slot->listed = ref;
 }
 
-void ThreadControl::UnlistCurrentVirtual(JNIEnv* jni) {
-  VirtualSlot* slot = CurrentSlot(false);
-  if (!slot || !slot->listed) return;
-  {
-    std::lock_guard lock(vthreads_mu_);
-    vthreads_.erase(slot->listed);
-  }
-  jni->DeleteGlobalRef(slot->listed);
-  slot->listed = nullptr;
-}
-
-bool ThreadControl::CurrentVirtualMayHaveState() {
-  return virtual_states_.load(std::memory_order_acquire) > 0;
-}
-
-void ThreadControl::FreeCurrentVirtualSlot() {
+void ThreadControl::VirtualThreadEnded(JNIEnv* jni) {
   VirtualSlot* slot = CurrentSlot(false);
   if (!slot) return;
+  if (slot->listed) {
+    {
+      std::lock_guard lock(vthreads_mu_);
+      auto it = std::find(vthreads_.begin(), vthreads_.end(), slot->listed);
+      if (it != vthreads_.end()) vthreads_.erase(it);
+    }
+    jni->DeleteGlobalRef(slot->listed);
+  }
   (void)jvmti_.SetThreadLocalStorage(nullptr, nullptr);
   delete slot;
-}
-
-void ThreadControl::AddStateLocked(std::unique_ptr<State> s) {
-  if (s->is_virtual) virtual_states_.fetch_add(1, std::memory_order_release);
-  states_.push_back(std::move(s));
-  ++states_version_;
-}
-
-void ThreadControl::BuryLocked(State* s) {
-  for (auto it = states_.begin(); it != states_.end(); ++it) {
-    if (it->get() != s) continue;
-    if (s->is_virtual) virtual_states_.fetch_sub(1, std::memory_order_release);
-    graveyard_.push_back(std::move(*it));
-    states_.erase(it);
-    return;
-  }
 }
 
 ThreadControl::State& ThreadControl::StateOf(JNIEnv* jni, jthread thread) {
@@ -137,7 +114,8 @@ ThreadControl::State& ThreadControl::StateOf(JNIEnv* jni, jthread thread) {
   s->generation = next_generation_++;
   s->count = suspend_all_count_;
   if (s->count > 0) (void)ForceSuspendLocked(*s);  // dead or unstarted threads refuse; then it runs when they do
-  AddStateLocked(std::move(s));
+  states_.push_back(std::move(s));
+  ++states_version_;
   return *states_.back();
 }
 
@@ -177,34 +155,16 @@ jdwp::Result<void> ThreadControl::ResumeLocked(JNIEnv* jni, State& s) {
 }
 
 jdwp::Result<void> ThreadControl::Suspend(JNIEnv* jni, jthread thread) {
-  std::vector<std::unique_ptr<State>> dead;
-  auto suspend = [&]() -> jdwp::Result<void> {
-    std::lock_guard lock(mu_);
-    State& s = StateOf(jni, thread);
-    if (s.count == 0) {
-      // A dead or not yet started thread: JVMTI refuses; stock reports no error for those.
-      auto r = SuspendLocked(jni, s);
-      if (!r && r.error().code != ErrorCode::kInvalidThread) return r;
-      if (!r) {
-        dead = DropIfDeadVirtualLocked(s);
-        return {};
-      }
-    }
-    ++s.count;
-    return {};
-  };
-  auto result = suspend();
-  for (auto& d : dead) jni->DeleteGlobalRef(d->thread);
-  return result;
-}
-
-std::vector<std::unique_ptr<ThreadControl::State>> ThreadControl::DropIfDeadVirtualLocked(State& s) {
-  // A virtual thread JVMTI refused to suspend has ended (or not started: a new
-  // State is made if it starts); nothing of the debugger's is left on it.
-  if (!s.is_virtual || s.count > 0 || s.in_callback > 0 || s.parked || s.invoking || s.invoke) return {};
-  BuryLocked(&s);
-  if (scanners_ > 0) return {};
-  return TakeGraveyardLocked();
+  std::lock_guard lock(mu_);
+  State& s = StateOf(jni, thread);
+  if (s.count == 0) {
+    // A dead or not yet started thread: JVMTI refuses; stock reports no error for those.
+    auto r = SuspendLocked(jni, s);
+    if (!r && r.error().code != ErrorCode::kInvalidThread) return r;
+    if (!r) return {};
+  }
+  ++s.count;
+  return {};
 }
 
 jdwp::Result<void> ThreadControl::Resume(JNIEnv* jni, jthread thread) {
@@ -220,25 +180,11 @@ jdwp::Result<void> ThreadControl::Resume(JNIEnv* jni, jthread thread) {
 
 jdwp::Result<void> ThreadControl::SuspendAll(JNIEnv* jni) {
   ASSIGN_OR_RETURN(auto threads, DebuggeeThreads(jni));
-  std::vector<std::unique_ptr<State>> dead;
-  {
-    std::lock_guard lock(mu_);
-    SuspendAllLocked(jni, threads);
-    if (scanners_ == 0) dead = TakeGraveyardLocked();
-  }
-  for (auto& d : dead) jni->DeleteGlobalRef(d->thread);
-  return {};
-}
-
-void ThreadControl::SuspendAllLocked(JNIEnv* jni, const std::vector<jthread>& threads) {
+  std::lock_guard lock(mu_);
   uint64_t round = ++suspend_round_;
-  std::vector<State*> refused;
   auto suspend = [&](State& s) {
     s.round = round;
-    if (s.count == 0 && !SuspendLocked(jni, s)) {  // thread ended meanwhile
-      refused.push_back(&s);
-      return;
-    }
+    if (s.count == 0 && !SuspendLocked(jni, s)) return;  // thread ended meanwhile
     ++s.count;
   };
   for (jthread t : threads) {
@@ -249,31 +195,11 @@ void ThreadControl::SuspendAllLocked(JNIEnv* jni, const std::vector<jthread>& th
   // Threads we know that GetAllThreads did not list (starting: inside their
   // ThreadStart callback) are suspended too, deferred to the callback's end;
   // so are the virtual threads we know (a dead one refuses and is not counted).
+  // Virtual threads we have never seen keep running: see the header comment.
   for (auto& s : states_)
     if (s->round != round && (s->in_callback > 0 || s->is_virtual)) suspend(*s);
-  // The virtual threads we have no State for (never met): all at once. Those
-  // inside our callbacks all have a State by the time they could hold a lock.
-  if (suspend_all_count_ == 0 && virtual_threads_ && !all_virtual_suspended_) {
-    std::vector<jthread> except;
-    for (auto& s : states_)
-      if (s->is_virtual) except.push_back(static_cast<jthread>(s->thread));
-    if (jvmti_.SuspendAllVirtualThreads(except))
-      all_virtual_suspended_ = true;
-    else
-      Log().warn("SuspendAllVirtualThreads failed");
-  }
   ++suspend_all_count_;
-  for (State* s : refused) (void)DropIfDeadVirtualLocked(*s);  // freed by the caller (graveyard)
-}
-
-void ThreadControl::ResumeAllVirtualLocked() {
-  if (!all_virtual_suspended_) return;
-  // Those the debugger still counts stay suspended (they all have a State).
-  std::vector<jthread> except;
-  for (auto& s : states_)
-    if (s->is_virtual && s->count > 0) except.push_back(static_cast<jthread>(s->thread));
-  (void)jvmti_.ResumeAllVirtualThreads(except);
-  all_virtual_suspended_ = false;
+  return {};
 }
 
 jdwp::Result<void> ThreadControl::ResumeAll(JNIEnv* jni) {
@@ -283,7 +209,6 @@ jdwp::Result<void> ThreadControl::ResumeAll(JNIEnv* jni) {
     if (s->count == 0) continue;
     if (--s->count == 0 && !s->invoking) (void)ResumeLocked(jni, *s);
   }
-  if (suspend_all_count_ == 0) ResumeAllVirtualLocked();
   return {};
 }
 
@@ -306,19 +231,16 @@ void ThreadControl::ResumeEverything(JNIEnv* jni) {
     s->count = 0;
     if (!s->invoking) (void)ResumeLocked(jni, *s);
   }
-  ResumeAllVirtualLocked();
   cv_.notify_all();
 }
 
 void ThreadControl::SuspendForEvent(JNIEnv* jni, jthread event_thread, jdwp::SuspendPolicy policy) {
   if (policy == jdwp::SuspendPolicy::kNone) return;
   if (policy == jdwp::SuspendPolicy::kAll) {
-    auto threads = DebuggeeThreads(jni);
-    // The event thread must be counted even if GetAllThreads missed it (it is
-    // starting or ending), and before SuspendAllVirtualThreads, which excepts it.
+    (void)SuspendAll(jni);
+    // The event thread must be counted even if GetAllThreads missed it (it is starting or ending).
     std::lock_guard lock(mu_);
     State& s = StateOf(jni, event_thread);
-    if (threads) SuspendAllLocked(jni, *threads);
     if (s.count == 0) ++s.count;
     // The event thread waits for the reporter, holding no lock: suspend it now.
     (void)ForceSuspendLocked(s);
@@ -389,13 +311,9 @@ ThreadControl::State* ThreadControl::SelfState(JNIEnv* jni, jthread self) {
     // Inside a callback: a VM-level suspension in force applies when it ends.
     fresh->generation = next_generation_++;
     fresh->count = suspend_all_count_;
-    // A virtual thread never met is JVMTI-suspended by SuspendAllVirtualThreads
-    // (EnterCallback lets that take effect holding no lock); others wait for the callback's end.
-    if (fresh->is_virtual && all_virtual_suspended_)
-      fresh->suspended = true;
-    else
-      fresh->deferred = fresh->count > 0;
-    AddStateLocked(std::move(fresh));
+    fresh->deferred = fresh->count > 0;
+    states_.push_back(std::move(fresh));
+    ++states_version_;
     State* s = states_.back().get();
     remember(s);
     return s;
@@ -411,16 +329,8 @@ void* ThreadControl::PrepareToPark(JNIEnv* jni, jthread self) {
 
 void* ThreadControl::EnterCallback(JNIEnv* jni, jthread self) {
   State* s = SelfState(jni, self);
-  bool suspended_before_entry;
-  {
-    std::lock_guard lock(mu_);
-    suspended_before_entry = s->in_callback == 0 && s->suspended;
-    ++s->in_callback;
-  }
-  // JVMTI-suspended before it counted as in a callback (nothing could defer it):
-  // the suspension takes effect at this thread's next JNI or JVMTI call, which
-  // must be here, holding no lock, not later inside the callback holding one.
-  if (suspended_before_entry) (void)jvmti_.GetThreadState(nullptr);
+  std::lock_guard lock(mu_);
+  ++s->in_callback;
   return s;
 }
 
@@ -443,7 +353,13 @@ void ThreadControl::ForgetSelf(JNIEnv* jni, void* token) {
   {
     std::lock_guard lock(mu_);
     if (s->count > 0 || s->in_callback > 0 || s->invoking || s->invoke) return;
-    BuryLocked(s);
+    for (auto it = states_.begin(); it != states_.end(); ++it) {
+      if (it->get() == s) {
+        graveyard_.push_back(std::move(*it));
+        states_.erase(it);
+        break;
+      }
+    }
     if (scanners_ == 0) dead = TakeGraveyardLocked();
   }
   if (t_self_state == s) t_self_state = nullptr;

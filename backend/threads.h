@@ -27,32 +27,19 @@
 // by the virtual thread itself, freed at its VirtualThreadEnd). With
 // includevirtualthreads=y the virtual threads seen starting are listed for
 // DebuggeeThreads (vthreads_mu_: a leaf lock; Java threads make no JNI call
-// while holding it). A virtual thread's State may also be created by an agent
-// thread (StateOf) with no slot: virtual_states_ counts them, so that
-// VirtualThreadEnd looks for one whenever any may exist; a virtual state whose
-// thread is found dead by SuspendAll is dropped there.
-//
-// VirtualMachine.Suspend with the VM-level count going 0 -> 1 also calls
-// SuspendAllVirtualThreads, excepting every virtual thread with a State (those
-// are counted one by one, with the usual deferral in callbacks); 1 -> 0 calls
-// ResumeAllVirtualThreads excepting those the debugger still counts. A virtual
-// thread first met while that is in force gets a State marked suspended.
-//
-// The window before a callback registers (EnterCallback) is closed this way: a
-// thread that finds its State JVMTI-suspended as it registers (suspended in
-// that window, when we could not defer) makes one JVMTI call holding no lock,
-// where the pending suspension takes effect, before the callback goes on.
+// while holding it). SuspendAll also JVMTI-suspends the virtual threads we have
+// no State for with SuspendAllVirtualThreads, excepting every virtual thread we
+// know (those are counted one by one, with the usual deferral in callbacks);
+// such a thread, met later, starts with the VM-level count as any other.
 #pragma once
 
 #include <jni.h>
 
-#include <atomic>
 #include <condition_variable>
 #include <cstdint>
 #include <functional>
 #include <memory>
 #include <mutex>
-#include <unordered_set>
 #include <vector>
 
 #include "jdwp/constants.h"
@@ -90,14 +77,12 @@ class ThreadControl {
   bool IsVirtual(JNIEnv* jni, jthread thread) const {
     return virtual_threads_ && vmcore::Jvmti::IsVirtualThread(jni, thread);
   }
-  // VirtualThreadStart / VirtualThreadEnd callbacks, on the virtual thread itself.
-  // At the end: Unlist first (no SuspendAll lists it after), then the callback
-  // bracket with ForgetSelf if MayHaveState, then FreeSlot.
+  // VirtualThreadStart / VirtualThreadEnd callbacks, on the virtual thread itself
+  // (End after ForgetSelf).
   void VirtualThreadStarted(JNIEnv* jni, jthread self);
-  void UnlistCurrentVirtual(JNIEnv* jni);
-  bool CurrentVirtualHasSlot();  // seen starting, or met in a callback
-  bool CurrentVirtualMayHaveState();  // some virtual thread has a State
-  void FreeCurrentVirtualSlot();
+  void VirtualThreadEnded(JNIEnv* jni);
+  // Whether the current virtual thread has state to drop at its end.
+  bool CurrentVirtualHasSlot();
 
   jdwp::Result<void> Suspend(JNIEnv* jni, jthread thread);
   jdwp::Result<void> Resume(JNIEnv* jni, jthread thread);
@@ -161,11 +146,6 @@ class ThreadControl {
   State& StateOf(JNIEnv* jni, jthread thread);  // mu_ held; agent threads only
   State* SelfState(JNIEnv* jni, jthread self);   // mu_ not held; Java threads
   jdwp::Result<void> ForceSuspendLocked(State& s);
-  // Deletes the local refs in threads; ended virtual threads go to the graveyard (caller frees).
-  void SuspendAllLocked(JNIEnv* jni, const std::vector<jthread>& threads);
-  void ResumeAllVirtualLocked();
-  // Returns what the caller must free outside mu_ (global refs of the graveyard).
-  std::vector<std::unique_ptr<State>> DropIfDeadVirtualLocked(State& s);
   jdwp::Result<void> SuspendLocked(JNIEnv* jni, State& s);
   jdwp::Result<void> ResumeLocked(JNIEnv* jni, State& s);
 
@@ -174,12 +154,6 @@ class ThreadControl {
   std::condition_variable cv_;
   std::vector<std::unique_ptr<State>> states_;
   uint64_t states_version_ = 0;
-  // States with is_virtual in states_ (read without mu_ by VirtualThreadEnd).
-  std::atomic<int64_t> virtual_states_{0};
-  // SuspendAllVirtualThreads in force (between the VM-level 0 -> 1 and 1 -> 0).
-  bool all_virtual_suspended_ = false;
-  void AddStateLocked(std::unique_ptr<State> s);
-  void BuryLocked(State* s);  // states_ -> graveyard_
   // VM-level suspensions in force (VirtualMachine.Suspend, SUSPEND_ALL): a thread
   // first seen meanwhile (started since, or not listed then) starts with this count.
   int32_t suspend_all_count_ = 0;
@@ -195,7 +169,7 @@ class ThreadControl {
   bool virtual_threads_ = false;
   bool list_virtual_threads_ = false;
   std::mutex vthreads_mu_;  // leaf lock
-  std::unordered_set<jobject> vthreads_;  // global refs of live virtual threads (includevirtualthreads=y)
+  std::vector<jobject> vthreads_;  // global refs of live virtual threads (includevirtualthreads=y)
 };
 
 }  // namespace jdwpx::backend

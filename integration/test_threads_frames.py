@@ -18,13 +18,11 @@ message on older JDKs). No sleeps: every wait is a read with a timeout.
 from __future__ import annotations
 
 import os
-import tempfile
 import time
 import unittest
 
 import harness
-from jdwp_client import (Client, Error, Method, ReferenceType, StackFrame, ThreadReference,
-                         VirtualMachine, i32)
+from jdwp_client import Client, Error, Method, ReferenceType, StackFrame, ThreadReference, i32
 
 READ_TIMEOUT_S = 30
 DEEP_FRAMES = 5000
@@ -350,60 +348,6 @@ class ThreadsFrames(unittest.TestCase):
     def test_virtual_threads_not_listed(self):
         self.virtual_or_skip()
         self.check_virtual("n")
-
-    def test_virtual_churn_under_vm_suspend(self):
-        """2,000+ short-lived virtual threads while the debugger suspends and
-        resumes the VM and suspends a few of them by reference; a virtual thread
-        the debugger never saw stops with VirtualMachine.Suspend."""
-        self.churn("n")
-
-    def test_virtual_churn_listed_under_vm_suspend(self):
-        """The same with every virtual thread listed (and counted one by one)."""
-        self.churn("y")
-
-    def churn(self, include):
-        self.virtual_or_skip()
-        options = f"transport=dt_socket,server=y,address=0,suspend=n,includevirtualthreads={include}"
-        with tempfile.TemporaryDirectory() as tmp, \
-                harness.Debuggee(self.cfg, "ThreadsFrames", ["churn", os.path.join(tmp, "stop")], options=options) as d:
-            d.wait_for_output(r"(?m)^churn-ready$", 60)
-            c = ThreadsClient(d.port, timeout=READ_TIMEOUT_S)
-            try:
-                self.churn_cycles(c)
-                open(os.path.join(tmp, "stop"), "w").close()
-                done = d.wait_for_output(r"(?m)^churn-done (\d+)$", 60)
-                self.assertGreaterEqual(int(done.group(1)), 2000)
-            finally:
-                c.close()
-            self.assertEqual(d.wait(60), 0, d.stderr)
-
-    def churn_cycles(self, c):
-        klass = c.class_by_signature("LThreadsFrames;")
-        fields = c.fields(klass)
-        spins, last = fields["spins"].id, fields["lastChurned"].id
-        held = []
-        for cycle in range(25):
-            c.ok(VirtualMachine.Suspend)
-            before = c.static_value(klass, spins)[1]
-            for _ in range(20):  # round trips during which a running spinner advances
-                c.ok(VirtualMachine.Version)
-            self.assertEqual(c.static_value(klass, spins)[1], before, f"spinner ran in cycle {cycle}")
-            thread = c.static_value(klass, last)[1]
-            if cycle % 5 == 0 and thread:
-                # Running, parked, or already ended: stock answers NONE for all.
-                if c.error(ThreadReference.Suspend, c.object_id(thread)) == Error.NONE:
-                    held.append(thread)
-            c.ok(VirtualMachine.Resume)
-            if cycle % 5 == 4:
-                for t in held:
-                    self.assertIn(c.error(ThreadReference.Resume, c.object_id(t)),
-                                  (Error.NONE, Error.INVALID_OBJECT))
-                held.clear()
-            deadline = time.monotonic() + READ_TIMEOUT_S
-            while c.static_value(klass, spins)[1] == before:
-                self.assertLess(time.monotonic(), deadline, "spinner never ran again after VirtualMachine.Resume")
-        for t in held:
-            c.error(ThreadReference.Resume, c.object_id(t))
 
 
 if __name__ == "__main__":
