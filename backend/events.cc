@@ -393,6 +393,18 @@ void EventManager::Enqueue(std::unique_ptr<Item> item) {
   queue_cv_.notify_all();
 }
 
+void EventManager::EnqueueAndWait(std::unique_ptr<Item> item) {
+  std::mutex done_mu;
+  std::condition_variable done_cv;
+  bool done = false;
+  item->done_mu = &done_mu;
+  item->done_cv = &done_cv;
+  item->done = &done;
+  Enqueue(std::move(item));
+  std::unique_lock lock(done_mu);
+  done_cv.wait(lock, [&] { return done; });
+}
+
 void EventManager::Report(JNIEnv* jni, jthread thread, std::vector<ev::EventData> events, SuspendPolicy policy,
                           const std::function<void()>& applied) {
   if (events.empty()) return;
@@ -410,56 +422,28 @@ void EventManager::Report(JNIEnv* jni, jthread thread, std::vector<ev::EventData
     if (applied) applied();
     return;
   }
-  std::mutex done_mu;
-  std::condition_variable done_cv;
-  bool done = false;
   item->thread = jni->NewGlobalRef(thread);
-  item->done_mu = &done_mu;
-  item->done_cv = &done_cv;
-  item->done = &done;
   void* parking = ctx_.threads.PrepareToPark(jni, thread);
-  Enqueue(std::move(item));
-  {
-    std::unique_lock lock(done_mu);
-    done_cv.wait(lock, [&] { return done; });
-  }
+  EnqueueAndWait(std::move(item));
   // From here until resumed this thread is suspended: no JNI or JVMTI calls.
   if (applied) applied();
   ctx_.threads.Park(jni, parking);
 }
 
 void EventManager::SendAfterInvoke(JNIEnv* jni, jthread thread, std::vector<uint8_t> packet) {
-  std::mutex done_mu;
-  std::condition_variable done_cv;
-  bool done = false;
   auto item = std::make_unique<Item>();
   item->packet = std::move(packet);
   item->thread = thread;  // the caller's global reference; the reporter deletes it
   item->resuspend_after_invoke = true;
   item->epoch = epoch_.load();
-  item->done_mu = &done_mu;
-  item->done_cv = &done_cv;
-  item->done = &done;
-  Enqueue(std::move(item));
-  std::unique_lock lock(done_mu);
-  done_cv.wait(lock, [&] { return done; });
+  EnqueueAndWait(std::move(item));
 }
 
 void EventManager::SuspendDeferred(JNIEnv* jni, void* token) {
-  std::mutex done_mu;
-  std::condition_variable done_cv;
-  bool done = false;
   auto item = std::make_unique<Item>();
   item->deferred_token = token;
   item->epoch = epoch_.load();
-  item->done_mu = &done_mu;
-  item->done_cv = &done_cv;
-  item->done = &done;
-  Enqueue(std::move(item));
-  {
-    std::unique_lock lock(done_mu);
-    done_cv.wait(lock, [&] { return done; });
-  }
+  EnqueueAndWait(std::move(item));
   // Suspended now (or resumed meanwhile): no JNI or JVMTI calls until Park returns.
   ctx_.threads.Park(jni, token);
 }

@@ -88,6 +88,8 @@ class EventManager {
   void Report(JNIEnv* jni, jthread thread, std::vector<jdwp::events::EventData> events,
               jdwp::SuspendPolicy policy, const std::function<void()>& applied = nullptr);
   void Enqueue(std::unique_ptr<Item> item);
+  // Enqueues and returns once the reporter has handled the item (it signals `done`).
+  void EnqueueAndWait(std::unique_ptr<Item> item);
   template <class Event>
   void ReportThreadEvent(JNIEnv* jni, jthread thread, jdwp::EventKind kind);
   void UpdateEventModes(JNIEnv* jni);  // mu_ held
