@@ -717,12 +717,7 @@ Result<std::vector<jobject>> Jvmti::GetOwnedMonitorInfo(jthread thread) const {
   jobject* monitors = nullptr;
   jvmtiError err = env_->GetOwnedMonitorInfo(thread, &n, &monitors);
   if (err != JVMTI_ERROR_NONE) return VmFail(err, "GetOwnedMonitorInfo");
-  std::vector<jobject> out;
-  if (monitors) {
-    out.assign(monitors, monitors + n);
-    env_->Deallocate(reinterpret_cast<unsigned char*>(monitors));
-  }
-  return out;
+  return TakeArray(env_, monitors, n);
 }
 
 Result<std::vector<Jvmti::OwnedMonitor>> Jvmti::GetOwnedMonitorStackDepthInfo(jthread thread) const {
