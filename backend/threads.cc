@@ -171,10 +171,9 @@ jdwp::Result<void> ThreadControl::Resume(JNIEnv* jni, jthread thread) {
   std::lock_guard lock(mu_);
   State& s = StateOf(jni, thread);
   if (s.count == 0) return {};
-  if (--s.count == 0) {
-    if (s.invoking) return {};  // the invoke's end re-suspends only while the count is positive
-    return ResumeLocked(jni, s);
-  }
+  // An invoking thread counts only the suspensions of events inside the call
+  // (StartInvoke lent its own to the call): resuming it lets the call go on.
+  if (--s.count == 0) return ResumeLocked(jni, s);
   return {};
 }
 
@@ -207,7 +206,7 @@ jdwp::Result<void> ThreadControl::ResumeAll(JNIEnv* jni) {
   if (suspend_all_count_ > 0) --suspend_all_count_;
   for (auto& s : states_) {
     if (s->count == 0) continue;
-    if (--s->count == 0 && !s->invoking) (void)ResumeLocked(jni, *s);
+    if (--s->count == 0) (void)ResumeLocked(jni, *s);
   }
   return {};
 }
@@ -229,7 +228,8 @@ void ThreadControl::ResumeEverything(JNIEnv* jni) {
   suspend_all_count_ = 0;
   for (auto& s : states_) {
     s->count = 0;
-    if (!s->invoking) (void)ResumeLocked(jni, *s);
+    s->invoke_took_count = false;
+    (void)ResumeLocked(jni, *s);
   }
   cv_.notify_all();
 }
@@ -329,8 +329,18 @@ void* ThreadControl::PrepareToPark(JNIEnv* jni, jthread self) {
 
 void* ThreadControl::EnterCallback(JNIEnv* jni, jthread self) {
   State* s = SelfState(jni, self);
-  std::lock_guard lock(mu_);
-  ++s->in_callback;
+  bool suspended_on_entry = false;
+  {
+    std::lock_guard lock(mu_);
+    ++s->in_callback;
+    suspended_on_entry = s->suspended;
+  }
+  // JVMTI-suspended before it counted itself in (VirtualMachine.Suspend, another
+  // thread's SUSPEND_ALL event): a thread in native code stops at its next JNI or
+  // JVMTI call. Make that call here, holding none of our locks, instead of later
+  // inside the callback while it holds one (which would block every command
+  // needing that lock until the thread is resumed).
+  if (suspended_on_entry) (void)jvmti_.GetThreadState(self);
   return s;
 }
 
@@ -406,6 +416,11 @@ jdwp::Result<void> ThreadControl::StartInvoke(JNIEnv* jni, jthread thread, bool 
   if (s.invoking || s.invoke) return jdwp::Fail(ErrorCode::kAlreadyInvoking, "thread is already invoking");
   if (!s.parked || s.count == 0) return jdwp::Fail(ErrorCode::kInvalidThread, "thread not suspended by an event");
   s.invoke = std::move(work);
+  // As stock: the thread runs the call as if resumed (one suspension fewer), so
+  // an event inside the call stops it and a Resume lets the call go on;
+  // ResuspendAfterInvoke gives the suspension back.
+  --s.count;
+  s.invoke_took_count = true;
   if (!single_threaded) {
     for (auto& other : states_) {
       if (other.get() == &s || other->count != 1 || !other->suspended) continue;
@@ -433,6 +448,15 @@ void ThreadControl::ResuspendAfterInvoke(JNIEnv* jni, jthread thread) {
     jni->DeleteGlobalRef(t);
   }
   s.resumed_for_invoke.clear();
+  // The reply is sent right after this: the debugger may invoke again before the
+  // invoking thread is back in Park, and must not be told it is still invoking.
+  s.invoking = false;
+  // Back in the Park of the event that stopped it (an event inside the call
+  // parked it again and cleared the flag on its way out).
+  s.parked = true;
+  // Unless the session ended meanwhile (ResumeEverything), the suspension lent to the call comes back.
+  if (s.invoke_took_count) ++s.count;
+  s.invoke_took_count = false;
   // The invoking thread waits for the reporter, holding no lock.
   if (s.count > 0) (void)ForceSuspendLocked(s);
 }

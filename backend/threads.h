@@ -134,6 +134,7 @@ class ThreadControl {
     bool parked = false;  // between PrepareToPark and the end of Park
     std::function<void(JNIEnv*)> invoke;
     bool invoking = false;
+    bool invoke_took_count = false;  // StartInvoke took one suspension for the call; ResumeEverything drops it
     std::vector<jobject> resumed_for_invoke;  // global refs of threads resumed for the call
     bool is_virtual = false;
   };
