@@ -1,5 +1,12 @@
 #include "backend/agent.h"
 
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cctype>
+#include <cerrno>
+#include <climits>
 #include <cstddef>
 #include <cstdio>
 #include <cstdlib>
@@ -9,8 +16,10 @@
 #include <fmt/format.h>
 
 #include "backend/errors.h"
+#include "backend/frame_pop.h"
 #include "backend/log.h"
 #include "backend/messages.h"
+#include "backend/wire_string.h"
 #include "jdwp/print.h"
 
 namespace jdwpx::backend {
@@ -68,7 +77,10 @@ void JNICALL CbBreakpoint(jvmtiEnv*, JNIEnv* jni, jthread thread, jmethodID meth
   GuardThread("Breakpoint", jni, thread, [&](Agent& a) { a.events().OnBreakpoint(jni, thread, method, location); });
 }
 void JNICALL CbSingleStep(jvmtiEnv*, JNIEnv* jni, jthread thread, jmethodID method, jlocation location) {
-  GuardThread("SingleStep", jni, thread, [&](Agent& a) { a.events().OnSingleStep(jni, thread, method, location); });
+  // A step of StackFrame.PopFrames' own (frame_pop.h) is not the debugger's.
+  GuardThread("SingleStep", jni, thread, [&](Agent& a) {
+    if (!FramePops().OnSingleStep(jni, thread)) a.events().OnSingleStep(jni, thread, method, location);
+  });
 }
 void JNICALL CbFramePop(jvmtiEnv*, JNIEnv* jni, jthread thread, jmethodID method, jboolean by_exception) {
   GuardThread("FramePop", jni, thread, [&](Agent& a) { a.events().OnFramePop(jni, thread, method, by_exception == JNI_TRUE); });
@@ -77,6 +89,50 @@ void JNICALL CbException(jvmtiEnv*, JNIEnv* jni, jthread thread, jmethodID metho
                          jobject exception, jmethodID catch_method, jlocation catch_location) {
   GuardThread("Exception", jni, thread, [&](Agent& a) {
     a.events().OnException(jni, thread, method, location, exception, catch_method, catch_location);
+  });
+}
+
+void JNICALL CbMethodEntry(jvmtiEnv*, JNIEnv* jni, jthread thread, jmethodID method) {
+  GuardThread("MethodEntry", jni, thread, [&](Agent& a) { a.events().OnMethodEntry(jni, thread, method); });
+}
+void JNICALL CbMethodExit(jvmtiEnv*, JNIEnv* jni, jthread thread, jmethodID method, jboolean by_exception,
+                          jvalue return_value) {
+  GuardThread("MethodExit", jni, thread, [&](Agent& a) {
+    a.events().OnMethodExit(jni, thread, method, by_exception == JNI_TRUE, return_value);
+  });
+}
+void JNICALL CbFieldAccess(jvmtiEnv*, JNIEnv* jni, jthread thread, jmethodID method, jlocation location,
+                           jclass field_klass, jobject object, jfieldID field) {
+  GuardThread("FieldAccess", jni, thread, [&](Agent& a) {
+    a.events().OnFieldEvent(jni, thread, method, location, field_klass, object, field, 0, jvalue{});
+  });
+}
+void JNICALL CbFieldModification(jvmtiEnv*, JNIEnv* jni, jthread thread, jmethodID method, jlocation location,
+                                 jclass field_klass, jobject object, jfieldID field, char signature_type,
+                                 jvalue new_value) {
+  GuardThread("FieldModification", jni, thread, [&](Agent& a) {
+    a.events().OnFieldEvent(jni, thread, method, location, field_klass, object, field,
+                            signature_type ? signature_type : 'L', new_value);
+  });
+}
+void JNICALL CbMonitorWait(jvmtiEnv*, JNIEnv* jni, jthread thread, jobject object, jlong timeout) {
+  GuardThread("MonitorWait", jni, thread, [&](Agent& a) {
+    a.events().OnMonitorEvent(jni, thread, object, jdwp::EventKind::kMonitorWait, timeout);
+  });
+}
+void JNICALL CbMonitorWaited(jvmtiEnv*, JNIEnv* jni, jthread thread, jobject object, jboolean timed_out) {
+  GuardThread("MonitorWaited", jni, thread, [&](Agent& a) {
+    a.events().OnMonitorEvent(jni, thread, object, jdwp::EventKind::kMonitorWaited, timed_out == JNI_TRUE);
+  });
+}
+void JNICALL CbMonitorContendedEnter(jvmtiEnv*, JNIEnv* jni, jthread thread, jobject object) {
+  GuardThread("MonitorContendedEnter", jni, thread, [&](Agent& a) {
+    a.events().OnMonitorEvent(jni, thread, object, jdwp::EventKind::kMonitorContendedEnter, 0);
+  });
+}
+void JNICALL CbMonitorContendedEntered(jvmtiEnv*, JNIEnv* jni, jthread thread, jobject object) {
+  GuardThread("MonitorContendedEntered", jni, thread, [&](Agent& a) {
+    a.events().OnMonitorEvent(jni, thread, object, jdwp::EventKind::kMonitorContendedEntered, 0);
   });
 }
 
@@ -114,6 +170,44 @@ struct CallbacksWithVirtualThreads {
 };
 static_assert(offsetof(CallbacksWithVirtualThreads, virtual_thread_start) == sizeof(jvmtiEventCallbacks));
 
+// The start trigger's environment (onthrow=/onuncaught=): not one of the debugger's callbacks.
+void JNICALL StartTriggerException(jvmtiEnv* env, JNIEnv* jni, jthread thread, jmethodID method, jlocation location,
+                                   jobject exception, jmethodID catch_method, jlocation catch_location) {
+  GuardThread("Exception (start trigger)", jni, thread, [&](Agent& a) {
+    a.OnStartTrigger(env, jni, thread, method, location, exception, catch_method, catch_location);
+  });
+}
+
+// launch=: "<command> dt_socket <address>" split on blanks and exec'd without a
+// shell, stdin/stdout/stderr inherited, other descriptors closed, never waited
+// for: all as stock (so a command that cannot run fails silently in the child).
+// False only when no child could be created.
+bool LaunchDebugger(const std::string& command, const std::string& address) {
+  const std::string line = command + " dt_socket " + address;
+  std::vector<std::string> words;
+  for (std::size_t i = 0; i < line.size();) {
+    while (i < line.size() && std::isspace(static_cast<unsigned char>(line[i]))) ++i;
+    std::size_t start = i;
+    while (i < line.size() && !std::isspace(static_cast<unsigned char>(line[i]))) ++i;
+    if (i > start) words.push_back(line.substr(start, i - start));
+  }
+  std::vector<char*> argv;
+  for (auto& w : words) argv.push_back(w.data());
+  argv.push_back(nullptr);
+  const long max_fd = sysconf(_SC_OPEN_MAX);
+  // Everything the child needs is prepared before fork: after it, only
+  // async-signal-safe calls (the JVM is multithreaded).
+  const pid_t pid = fork();
+  if (pid == 0) {
+    if (syscall(SYS_close_range, 3U, ~0U, 0U) != 0) {
+      for (long fd = 3; fd < max_fd && fd <= INT_MAX; ++fd) close(static_cast<int>(fd));
+    }
+    if (argv[0] != nullptr) execvp(argv[0], argv.data());
+    _exit(errno);
+  }
+  return pid != -1;
+}
+
 int JdkFeatureVersion(jvmtiEnv* jvmti) {
   auto v = vmcore::Jvmti(jvmti).GetVersion();
   return v ? v->first : 17;
@@ -125,6 +219,13 @@ Agent::Agent(JavaVM* vm, jvmtiEnv* jvmti, Options options)
     : ctx_(vm, jvmti, std::move(options)), events_(ctx_) {
   ctx_.events = &events_;
   ctx_.jdk_feature_version = JdkFeatureVersion(jvmti);
+  SetWireModifiedUtf8(ctx_.options.mutf8);
+  if (ctx_.options.onthrow) {
+    // As stock: the name as written with '.' -> '/', matched against the exact class.
+    std::string name = *ctx_.options.onthrow;
+    std::replace(name.begin(), name.end(), '.', '/');
+    trigger_signature_ = "L" + name + ";";
+  }
   ctx_.send = [this](std::vector<uint8_t> packet) {
     if (auto* log = spdlog::get("jdwpx.packets").get(); log && log->should_log(spdlog::level::trace))
       log->trace("-> {}", jdwp::DescribePacket(packet));
@@ -189,6 +290,14 @@ bool Agent::Initialize() {
   cb.SingleStep = CbSingleStep;
   cb.FramePop = CbFramePop;
   cb.Exception = CbException;
+  cb.MethodEntry = CbMethodEntry;
+  cb.MethodExit = CbMethodExit;
+  cb.FieldAccess = CbFieldAccess;
+  cb.FieldModification = CbFieldModification;
+  cb.MonitorWait = CbMonitorWait;
+  cb.MonitorWaited = CbMonitorWaited;
+  cb.MonitorContendedEnter = CbMonitorContendedEnter;
+  cb.MonitorContendedEntered = CbMonitorContendedEntered;
   all.virtual_thread_start = CbVirtualThreadStart;
   all.virtual_thread_end = CbVirtualThreadEnd;
   jint callbacks_size = virtual_threads ? static_cast<jint>(sizeof(all)) : static_cast<jint>(sizeof(cb));
@@ -218,9 +327,60 @@ void Agent::ExitWithTransportError(const transport::TransportError& error) {
     std::exit(messages::kExitOk);
   }
   std::fprintf(stderr, "%s\n", fmt::format(messages::kTransportFailed, "dt_socket", "TRANSPORT_INIT", 510).c_str());
+  ExitNoTransports();
+}
+
+void Agent::ExitNoTransports() {
   std::fprintf(stderr, "%s\n", fmt::format(messages::kExitTransportInit, kSourceFile, __LINE__).c_str());
   std::fflush(stderr);
   std::exit(messages::kExitTransportError);
+}
+
+bool Agent::TransportStartFailed(const transport::TransportError& error) {
+  // Once the application runs (deferred start), stock reports and carries on undebugged.
+  if (!ctx_.options.onthrow && !ctx_.options.onuncaught) ExitWithTransportError(error);
+  if (!error.preceding_line.empty()) std::fprintf(stderr, "%s\n", error.preceding_line.c_str());
+  std::fprintf(stderr, "ERROR: transport error %d: %s\n", error.code, error.message.c_str());
+  std::fprintf(stderr, "%s\n", fmt::format(messages::kTransportFailed, "dt_socket", "TRANSPORT_INIT", 510).c_str());
+  std::fflush(stderr);
+  return true;
+}
+
+bool Agent::InstallStartTrigger(JavaVM* vm) {
+  if (!ctx_.options.onthrow && !ctx_.options.onuncaught) return true;
+  jvmtiEnv* env = nullptr;
+  if (vm->GetEnv(reinterpret_cast<void**>(&env), JVMTI_VERSION_1_2) != JNI_OK || !env) return false;
+  jvmtiCapabilities caps{};
+  caps.can_generate_exception_events = 1;
+  if (env->AddCapabilities(&caps) != JVMTI_ERROR_NONE) return false;
+  jvmtiEventCallbacks callbacks{};
+  callbacks.Exception = StartTriggerException;
+  if (env->SetEventCallbacks(&callbacks, static_cast<jint>(sizeof(callbacks))) != JVMTI_ERROR_NONE) return false;
+  return env->SetEventNotificationMode(JVMTI_ENABLE, JVMTI_EVENT_EXCEPTION, nullptr) == JVMTI_ERROR_NONE;
+}
+
+void Agent::OnStartTrigger(jvmtiEnv* trigger_env, JNIEnv* jni, jthread thread, jmethodID method,
+                           jlocation location, jobject exception, jmethodID catch_method, jlocation catch_location) {
+  if (!vm_initialized_ || started_) return;
+  const Options& o = ctx_.options;
+  bool starts = o.onuncaught && catch_method == nullptr;
+  if (!starts && o.onthrow && exception) {
+    jclass klass = jni->GetObjectClass(exception);
+    char* signature = nullptr;
+    if (klass && trigger_env->GetClassSignature(klass, &signature, nullptr) == JVMTI_ERROR_NONE && signature) {
+      starts = trigger_signature_ == signature;
+      trigger_env->Deallocate(reinterpret_cast<unsigned char*>(signature));
+    }
+    if (klass) jni->DeleteLocalRef(klass);
+  }
+  if (!starts || started_.exchange(true)) return;
+  (void)trigger_env->SetEventNotificationMode(JVMTI_DISABLE, JVMTI_EVENT_EXCEPTION, nullptr);
+  // The start makes JNI calls: keep the thread's pending exception, if any, out of their way.
+  jthrowable pending = jni->ExceptionOccurred();
+  if (pending) jni->ExceptionClear();
+  const StartingException trigger{method, location, exception, catch_method, catch_location};
+  StartSession(jni, thread, &trigger);
+  if (pending) jni->Throw(pending);
 }
 
 void Agent::OnVmInit(JNIEnv* jni, jthread thread) {
@@ -228,6 +388,15 @@ void Agent::OnVmInit(JNIEnv* jni, jthread thread) {
     Log().error("cannot find core JDK classes; the debugger interface is disabled");
     return;
   }
+  if (ctx_.options.onthrow || ctx_.options.onuncaught) {
+    // Nothing starts before the exception (stock neither listens nor attaches).
+    vm_initialized_ = true;
+    return;
+  }
+  StartSession(jni, thread, nullptr);
+}
+
+void Agent::StartSession(JNIEnv* jni, jthread thread, const StartingException* trigger) {
   const Options& o = ctx_.options;
   if (o.transport != "dt_socket") {
     // As stock: no such transport library; JNI FatalError aborts the VM.
@@ -243,30 +412,50 @@ void Agent::OnVmInit(JNIEnv* jni, jthread thread) {
   config.allow = o.allow.value_or("");
   config.timeout_ms = o.timeout_ms;
   auto opened = transport::Transport::Open(config, this);
-  if (!opened) ExitWithTransportError(opened.error());
+  if (!opened) {
+    TransportStartFailed(opened.error());
+    return;
+  }
   transport_ = std::move(*opened);
 
   if (o.server) {
-    if (!o.quiet) {
+    SetListenerAddressProperty(jni, transport_->port());
+    if (o.launch) {
+      // The launched debugger replaces the "Listening" line (stock prints it only without launch=).
+      if (!LaunchDebugger(*o.launch, std::to_string(transport_->port()))) {
+        std::fprintf(stderr, "%s\n",
+                     fmt::format(messages::kTransportFailed, "dt_socket", "TRANSPORT_INIT", 510).c_str());
+        std::fflush(stderr);
+        if (!trigger) ExitNoTransports();
+      }
+    } else if (!o.quiet) {
       std::printf("%s\n", fmt::format(messages::kListening, transport_->port()).c_str());
       std::fflush(stdout);
     }
-    SetListenerAddressProperty(jni, transport_->port());
     if (o.suspend) {
       auto accepted = transport_->Accept();
       if (!accepted) ExitWithTransportError(accepted.error());
     }
   } else {
     auto attached = transport_->Attach();
-    if (!attached) ExitWithTransportError(attached.error());
+    if (!attached) {
+      TransportStartFailed(attached.error());
+      return;
+    }
   }
   StartThreads(jni);
   if (!o.server || o.suspend) {
-    // A debugger is attached now: report VM start; with suspend=y this parks the
+    // A debugger is attached now: report the start; with suspend=y this parks the
     // initial thread (and suspends all others) until the debugger resumes.
     events_.BeginSession();
-    events_.ReportVmStart(jni, thread, o.suspend ? jdwp::SuspendPolicy::kAll : jdwp::SuspendPolicy::kNone,
-                          [this] { OpenCommands(); });
+    const auto policy = o.suspend ? jdwp::SuspendPolicy::kAll : jdwp::SuspendPolicy::kNone;
+    if (trigger) {
+      events_.ReportStartingException(jni, thread, trigger->method, trigger->location, trigger->exception,
+                                      trigger->catch_method, trigger->catch_location, policy,
+                                      [this] { OpenCommands(); });
+    } else {
+      events_.ReportVmStart(jni, thread, policy, [this] { OpenCommands(); });
+    }
   } else {
     OpenCommands();
   }
@@ -400,10 +589,14 @@ void Agent::OnPacket(std::vector<uint8_t> packet) { Post({Message::kPacket, std:
 
 void Agent::OnDetached(const std::string& reason) {
   Log().info("debugger detached: {}", reason);
-  if (ctx_.options.server && !ctx_.options.quiet && !ctx_.vm_dead) {
-    // As stock: the line is printed again when the agent listens again.
-    std::printf("%s\n", fmt::format(messages::kListening, transport_->port()).c_str());
-    std::fflush(stdout);
+  if (ctx_.options.server && !ctx_.vm_dead) {
+    // As stock: listening again prints the line again, or runs launch= again.
+    if (ctx_.options.launch) {
+      (void)LaunchDebugger(*ctx_.options.launch, std::to_string(transport_->port()));
+    } else if (!ctx_.options.quiet) {
+      std::printf("%s\n", fmt::format(messages::kListening, transport_->port()).c_str());
+      std::fflush(stdout);
+    }
   }
   Post({Message::kDetached, {}});
   {
@@ -485,6 +678,10 @@ void Agent::CloseConnectionAndWait() {
 
 void Agent::EndSession(JNIEnv* jni) {
   events_.EndSession(jni);
+  // The reporter may have found an event current just before the new epoch and
+  // be applying its suspension now: let it finish, so that ResumeEverything
+  // comes after it (later items see the new epoch and suspend nothing).
+  events_.Drain(2000);
   ctx_.threads.ResumeEverything(jni);
   ctx_.objects.Reset(jni);
 }
@@ -525,7 +722,7 @@ extern "C" JNIEXPORT jint JNICALL Agent_OnLoad(JavaVM* vm, char* options, void*)
     be::ConfigureLogging(std::string(be::LogLevelName(parsed->log_level)), parsed->logfile.value_or(""));
     jdwpx::vmcore::SetJavaVm(vm);
     auto* agent = new Agent(vm, jvmti, std::move(*parsed));
-    if (!agent->Initialize()) {
+    if (!agent->Initialize() || !agent->InstallStartTrigger(vm)) {
       std::fprintf(stderr, "ERROR: JDWP unable to get necessary JVMTI capabilities.\n");
       return JNI_ERR;
     }

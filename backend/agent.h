@@ -11,6 +11,7 @@
 #include <jni.h>
 #include <jvmti.h>
 
+#include <atomic>
 #include <condition_variable>
 #include <deque>
 #include <memory>
@@ -32,6 +33,13 @@ class Agent : public transport::Listener {
 
   // Capabilities and callbacks; false when the VM cannot host the agent.
   bool Initialize();
+  // onthrow=/onuncaught=: a JVMTI environment of its own watches exceptions until
+  // the one that starts the agent is thrown (the main environment's callbacks
+  // stay the debugger's). No-op without those options; false when it cannot.
+  bool InstallStartTrigger(JavaVM* vm);
+  // That environment's Exception callback (Java thread).
+  void OnStartTrigger(jvmtiEnv* trigger_env, JNIEnv* jni, jthread thread, jmethodID method, jlocation location,
+                      jobject exception, jmethodID catch_method, jlocation catch_location);
   void OnVmInit(JNIEnv* jni, jthread thread);
   void OnVmDeath(JNIEnv* jni);
 
@@ -52,6 +60,22 @@ class Agent : public transport::Listener {
   void EndSession(JNIEnv* jni);
 
  private:
+  // The exception that started the agent (onthrow=/onuncaught=), reported as request 0.
+  struct StartingException {
+    jmethodID method;
+    jlocation location;
+    jobject exception;
+    jmethodID catch_method;
+    jlocation catch_location;
+  };
+  // Starts the transport (listen + launch=, or attach) and the agent threads, then
+  // reports VMStart, or `trigger` when the start was deferred to an exception.
+  void StartSession(JNIEnv* jni, jthread thread, const StartingException* trigger);
+  // The transport could not start: stock exits when the application has not run
+  // yet, and only reports it on a deferred start. True when it returns.
+  bool TransportStartFailed(const transport::TransportError& error);
+  [[noreturn]] void ExitNoTransports();
+
   struct Message {
     enum Kind { kPacket, kAttached, kDetached } kind;
     std::vector<uint8_t> bytes;
@@ -75,6 +99,11 @@ class Agent : public transport::Listener {
   Dispatcher dispatcher_;
   std::unique_ptr<transport::Transport> transport_;
   bool dispose_requested_ = false;
+  // Deferred start (onthrow=/onuncaught=): exceptions before VMInit do not count;
+  // the first matching one starts the agent, once.
+  std::atomic<bool> vm_initialized_{false};
+  std::atomic<bool> started_{false};
+  std::string trigger_signature_;  // "Ljava/lang/Foo;" for onthrow=java.lang.Foo
   std::optional<int> exit_code_;
   JNIEnv* command_jni_ = nullptr;
 

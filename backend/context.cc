@@ -159,16 +159,19 @@ int32_t Context::ClassStatusOf(jclass klass) {
 }
 
 std::shared_ptr<const std::vector<vmcore::LineEntry>> Context::LineTable(jmethodID method) {
+  uint64_t generation;
   {
     std::lock_guard lock(cache_mu_);
     auto it = line_tables_.find(method);
     if (it != line_tables_.end()) return it->second;
+    generation = method_caches_generation_;
   }
   auto table = jvmti.GetLineNumberTable(method);
   auto lines = std::make_shared<std::vector<vmcore::LineEntry>>(table ? std::move(*table) : std::vector<vmcore::LineEntry>{});
   std::sort(lines->begin(), lines->end(), [](auto& a, auto& b) { return a.start < b.start; });
   std::lock_guard lock(cache_mu_);
-  line_tables_[method] = lines;
+  // Read before a redefine that happened meanwhile: may be the old code's.
+  if (generation == method_caches_generation_) line_tables_[method] = lines;
   return lines;
 }
 
@@ -180,6 +183,12 @@ int32_t Context::LineOf(jmethodID method, jlocation location) {
     line = e.line;
   }
   return line;
+}
+
+void Context::ForgetMethodCaches() {
+  std::lock_guard lock(cache_mu_);
+  line_tables_.clear();
+  ++method_caches_generation_;
 }
 
 // A frame ID is the thread's generation (unique across threads, new at every

@@ -82,6 +82,8 @@ struct Context {
   std::shared_ptr<const std::vector<vmcore::LineEntry>> LineTable(jmethodID method);
   // The line of `location` in `method`, -1 when unknown.
   int32_t LineOf(jmethodID method, jlocation location);
+  // After RedefineClasses: a method keeps its jmethodID but may have new code.
+  void ForgetMethodCaches();
 
   // Frame IDs: valid while the thread stays suspended (its generation unchanged).
   jdwp::FrameId FrameIdOf(JNIEnv* jni, jthread thread, int32_t depth);
@@ -93,6 +95,7 @@ struct Context {
  private:
   std::mutex cache_mu_;
   std::unordered_map<jmethodID, std::shared_ptr<const std::vector<vmcore::LineEntry>>> line_tables_;
+  uint64_t method_caches_generation_ = 0;  // bumped by ForgetMethodCaches (cache_mu_)
   std::unordered_map<jmethodID, std::pair<jdwp::TypeTag, jdwp::ClassId>> declaring_;
 };
 

@@ -2,12 +2,16 @@
 
 #include <algorithm>
 #include <chrono>
+#include <ranges>
+#include <utility>
+#include <unordered_map>
 
 #include "backend/errors.h"
 #include "backend/log.h"
+#include "backend/values.h"
+#include "backend/wire_string.h"
 #include "jdwp/codec.h"
 #include "jdwp/packet.h"
-#include "vmcore/mutf8.h"
 
 namespace jdwpx::backend {
 
@@ -26,6 +30,18 @@ struct EventManager::Step {
   jmethodID start_method = nullptr;
   jlocation start_location = -1;
   int32_t frame_pop_depth = -1;  // >= 0 while waiting for a callee to return
+  const Request* owner = nullptr;  // the request holding this step (its class filters)
+  // Stepping resumed by a frame popped by an exception: the next single step
+  // (the catch block's first instruction) is not a place to stop. Stock resumes
+  // there on ExceptionCatch, after the VM has chosen to dispatch the handler
+  // without a single step, so its steps end one instruction later.
+  bool skip_handler_entry = false;
+  // Step into through a callee it may not stop in: a FramePop is asked for that
+  // callee (depth start + 1), to learn when an exception leaves it.
+  bool callee_armed = false;
+  // Step into: whether the step may stop in a method (class filters pass and,
+  // for a line step, it has line numbers), per method met deeper than the start.
+  std::unordered_map<jmethodID, bool> may_stop_in;
 };
 
 struct EventManager::Request {
@@ -40,6 +56,10 @@ struct EventManager::Request {
   // Breakpoint location
   jmethodID bp_method = nullptr;
   jlocation bp_location = 0;
+  // Field watch (FieldAccess / FieldModification): the FieldOnly field.
+  jclass watch_klass = nullptr;  // one of refs
+  jfieldID watch_field = nullptr;
+  bool watching = false;
   std::unique_ptr<Step> step;
 };
 
@@ -84,14 +104,60 @@ bool PatternMatches(const std::string& pattern, const std::string& name) {
   return pattern == name;
 }
 
+// Events a callback kept back for a breakpoint (or a step) at the same place, so
+// that they reach the debugger in one composite, as stock sends them. Callbacks
+// run on the event's own thread, so the place to keep them is thread-local.
+struct Deferred {
+  jmethodID method = nullptr;
+  jlocation location = -1;
+  std::vector<ev::EventData> events;
+  SuspendPolicy policy = SuspendPolicy::kNone;
+  uint64_t epoch = 0;
+};
+thread_local Deferred t_deferred;
+
+// Where this thread's last step completed: a breakpoint there fires right
+// after the step's report (which already carried it, or was before it was set)
+// and is not reported again, as stock.
+struct StepPlace {
+  jmethodID method = nullptr;
+  jlocation location = -1;
+};
+thread_local StepPlace t_step_place;
+
+// JNI calls from a callback may run Java code whose own method events would
+// re-enter the event manager (and its lock) on this thread: they are not reported.
+thread_local bool t_in_method_event = false;
+
+struct ReentryGuard {
+  bool entered;
+  ReentryGuard() : entered(!t_in_method_event) { t_in_method_event = true; }
+  ~ReentryGuard() {
+    if (entered) t_in_method_event = false;
+  }
+};
+
+bool IsFieldEvent(EventKind kind) {
+  return kind == EventKind::kFieldAccess || kind == EventKind::kFieldModification;
+}
+
 }  // namespace
 
 EventManager::EventManager(Context& ctx) : ctx_(ctx) {}
 EventManager::~EventManager() = default;
 
+jobject EventManager::FrameThis(jthread thread, jmethodID method) {
+  // As stock: slot 0 of a non-static method's top frame (null when static or unreadable).
+  auto modifiers = ctx_.jvmti.GetMethodModifiers(method);
+  if (!modifiers || (*modifiers & 0x0008) != 0) return nullptr;
+  auto self = ctx_.jvmti.GetLocalObject(thread, 0, 0);
+  return self ? *self : nullptr;
+}
+
 std::string EventManager::ClassNameOf(jclass klass) {
   auto sig = ctx_.jvmti.GetClassSignature(klass);
-  return sig ? DottedName(sig->signature) : std::string();
+  // Patterns come from the debugger: compare in the wire's encoding.
+  return sig ? DottedName(ToWireString(sig->signature)) : std::string();
 }
 
 // ---- requests ---------------------------------------------------------------
@@ -105,11 +171,6 @@ jdwp::Result<int32_t> EventManager::Set(JNIEnv* jni, const jdwp::EventRequest::S
     case EventKind::kThreadDeath:
     case EventKind::kClassPrepare:
     case EventKind::kVmDeath:
-      break;
-    case EventKind::kClassUnload:
-      // Accepted (every JDI client requests it at attach) but not reported yet:
-      // class unloading is not tracked by this version.
-      break;
     case EventKind::kFieldAccess:
     case EventKind::kFieldModification:
     case EventKind::kMethodEntry:
@@ -119,7 +180,11 @@ jdwp::Result<int32_t> EventManager::Set(JNIEnv* jni, const jdwp::EventRequest::S
     case EventKind::kMonitorContendedEntered:
     case EventKind::kMonitorWait:
     case EventKind::kMonitorWaited:
-      return jdwp::Fail(ErrorCode::kNotImplemented, "event kind not implemented yet");
+      break;
+    case EventKind::kClassUnload:
+      // Accepted (every JDI client requests it at attach) but not reported yet:
+      // class unloading is not tracked by this version.
+      break;
     default:
       return jdwp::Fail(ErrorCode::kInvalidEventType, "unknown event kind");
   }
@@ -175,6 +240,20 @@ jdwp::Result<int32_t> EventManager::Set(JNIEnv* jni, const jdwp::EventRequest::S
               r->bp_method = *m2;
               r->bp_location = static_cast<jlocation>(x.loc.index);
             }
+          } else if constexpr (std::is_same_v<T, mod::FieldOnly>) {
+            auto c = ctx_.Class(jni, x.declaring);
+            if (!c) { status = tl::unexpected(c.error()); return; }
+            auto f = ctx_.Field(x.field_id);
+            if (!f) { status = tl::unexpected(f.error()); return; }
+            r->resolved[i] = own(*c);
+            if (IsFieldEvent(r->kind)) {
+              r->watch_klass = static_cast<jclass>(r->resolved[i]);
+              r->watch_field = *f;
+            }
+          } else if constexpr (std::is_same_v<T, mod::SourceNameMatch>) {
+            // As stock: a filter on the prepared class only.
+            if (r->kind != EventKind::kClassPrepare)
+              status = jdwp::Fail(ErrorCode::kIllegalArgument, "SourceNameMatch is for ClassPrepare only");
           } else if constexpr (std::is_same_v<T, mod::Step>) {
             if (r->kind != EventKind::kSingleStep) return;
             auto t = ctx_.Thread(jni, x.thread);
@@ -213,7 +292,19 @@ jdwp::Result<int32_t> EventManager::Set(JNIEnv* jni, const jdwp::EventRequest::S
     cleanup();
     return jdwp::Fail(ErrorCode::kIllegalArgument, "step without Step modifier");
   }
+  if (IsFieldEvent(r->kind) && !r->watch_field) {
+    // JVMTI watches fields one by one: a watchpoint names its field (as stock).
+    cleanup();
+    return jdwp::Fail(ErrorCode::kIllegalArgument, "field watch without FieldOnly");
+  }
 
+  if (r->kind == EventKind::kClassUnload && !unloads_.started()) {
+    auto start = std::chrono::steady_clock::now();
+    if (unloads_.Start(ctx_.vm, jni))
+      Log().debug("class unload tracking: {} classes tagged in {} us", unloads_.tracked(),
+                  std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::steady_clock::now() - start)
+                      .count());
+  }
   std::lock_guard lock(mu_);
   if (r->kind == EventKind::kBreakpoint) {
     bool already = false;
@@ -229,13 +320,33 @@ jdwp::Result<int32_t> EventManager::Set(JNIEnv* jni, const jdwp::EventRequest::S
       }
     }
   }
+  if (r->watch_field) {
+    auto watch = AddWatch(r->kind, r->watch_klass, r->watch_field);
+    if (!watch) {
+      cleanup();
+      return tl::unexpected(watch.error());
+    }
+    r->watching = true;
+  }
   if (r->step) {
     for (auto& other : requests_)
       if (other->step && jni->IsSameObject(other->step->thread, r->step->thread)) {
+        if (r->watching) RemoveWatch(r->kind, r->watch_klass, r->watch_field);
         cleanup();
         return jdwp::Fail(ErrorCode::kDuplicate, "a step request for this thread exists");
       }
-    (void)ctx_.jvmti.SetEventMode(true, JVMTI_EVENT_SINGLE_STEP, r->step->thread);
+    Step& step = *r->step;
+    step.owner = r.get();
+    // Step out, as stock: the frame runs at full speed; stepping starts when it pops.
+    bool armed = false;
+    if (step.depth == jdwp::StepDepth::kOut && step.start_depth > 0) {
+      jvmtiError e = ctx_.jvmti.raw()->NotifyFramePop(step.thread, 0);
+      if (e == JVMTI_ERROR_NONE || e == JVMTI_ERROR_DUPLICATE) {
+        step.frame_pop_depth = step.start_depth;
+        armed = true;
+      }
+    }
+    if (!armed) (void)ctx_.jvmti.SetEventMode(true, JVMTI_EVENT_SINGLE_STEP, step.thread);
   }
   r->id = next_request_id_++;
   int32_t id = r->id;
@@ -247,6 +358,7 @@ jdwp::Result<int32_t> EventManager::Set(JNIEnv* jni, const jdwp::EventRequest::S
 void EventManager::StopStepping(JNIEnv* jni, Step& step) {
   (void)ctx_.jvmti.SetEventMode(false, JVMTI_EVENT_SINGLE_STEP, step.thread);
   step.frame_pop_depth = -1;
+  step.skip_handler_entry = false;
 }
 
 void EventManager::DeleteRequest(JNIEnv* jni, Request& r) {
@@ -263,8 +375,49 @@ void EventManager::DeleteRequest(JNIEnv* jni, Request& r) {
     jni->DeleteGlobalRef(r.step->thread);
     r.step.reset();
   }
+  if (r.watching) {
+    RemoveWatch(r.kind, r.watch_klass, r.watch_field);
+    r.watching = false;
+  }
   for (jobject g : r.refs) jni->DeleteGlobalRef(g);
   r.refs.clear();
+}
+
+jdwp::Result<void> EventManager::AddWatch(EventKind kind, jclass klass, jfieldID field) {
+  auto key = std::make_pair(static_cast<int>(kind), field);
+  auto it = watches_.find(key);
+  if (it != watches_.end()) {
+    ++it->second.count;
+    return {};
+  }
+  jvmtiEnv* env = ctx_.jvmti.raw();
+  jvmtiError err = kind == EventKind::kFieldAccess ? env->SetFieldAccessWatch(klass, field)
+                                                   : env->SetFieldModificationWatch(klass, field);
+  // DUPLICATE: a watch left by an earlier session's request; it is ours now.
+  if (err != JVMTI_ERROR_NONE && err != JVMTI_ERROR_DUPLICATE)
+    return tl::unexpected(FromVm(vmcore::VmError{err, kind == EventKind::kFieldAccess ? "SetFieldAccessWatch"
+                                                                                      : "SetFieldModificationWatch"}));
+  JNIEnv* jni = nullptr;
+  ctx_.vm->GetEnv(reinterpret_cast<void**>(&jni), JNI_VERSION_1_6);
+  Watch w;
+  w.klass = jni ? static_cast<jclass>(jni->NewGlobalRef(klass)) : nullptr;
+  w.count = 1;
+  watches_.emplace(key, w);
+  return {};
+}
+
+void EventManager::RemoveWatch(EventKind kind, jclass, jfieldID field) {
+  auto it = watches_.find(std::make_pair(static_cast<int>(kind), field));
+  if (it == watches_.end() || --it->second.count > 0) return;
+  jvmtiEnv* env = ctx_.jvmti.raw();
+  if (kind == EventKind::kFieldAccess)
+    (void)env->ClearFieldAccessWatch(it->second.klass, field);
+  else
+    (void)env->ClearFieldModificationWatch(it->second.klass, field);
+  JNIEnv* jni = nullptr;
+  ctx_.vm->GetEnv(reinterpret_cast<void**>(&jni), JNI_VERSION_1_6);
+  if (jni && it->second.klass) jni->DeleteGlobalRef(it->second.klass);
+  watches_.erase(it);
 }
 
 jdwp::Result<void> EventManager::Clear(JNIEnv* jni, EventKind kind, int32_t request_id) {
@@ -295,14 +448,33 @@ void EventManager::ClearAllBreakpoints(JNIEnv* jni) {
 }
 
 void EventManager::UpdateEventModes(JNIEnv*) {
-  bool exception = false, class_prepare = false;
+  bool exception = false, class_prepare = false, entry = false, exit = false, access = false, modification = false;
+  bool contended_enter = false, contended_entered = false, wait = false, waited = false;
   for (auto& r : requests_) {
     if (r->expired) continue;
     exception |= r->kind == EventKind::kException;
-    class_prepare |= r->kind == EventKind::kClassPrepare;
+    // Unload tracking tags each class as it is prepared.
+    class_prepare |= r->kind == EventKind::kClassPrepare || r->kind == EventKind::kClassUnload;
+    // Method events make every thread interpret everything: on only while asked for.
+    entry |= r->kind == EventKind::kMethodEntry;
+    exit |= r->kind == EventKind::kMethodExit || r->kind == EventKind::kMethodExitWithReturnValue;
+    access |= r->kind == EventKind::kFieldAccess;
+    modification |= r->kind == EventKind::kFieldModification;
+    contended_enter |= r->kind == EventKind::kMonitorContendedEnter;
+    contended_entered |= r->kind == EventKind::kMonitorContendedEntered;
+    wait |= r->kind == EventKind::kMonitorWait;
+    waited |= r->kind == EventKind::kMonitorWaited;
   }
   (void)ctx_.jvmti.SetEventMode(exception, JVMTI_EVENT_EXCEPTION);
   (void)ctx_.jvmti.SetEventMode(class_prepare, JVMTI_EVENT_CLASS_PREPARE);
+  (void)ctx_.jvmti.SetEventMode(entry, JVMTI_EVENT_METHOD_ENTRY);
+  (void)ctx_.jvmti.SetEventMode(exit, JVMTI_EVENT_METHOD_EXIT);
+  (void)ctx_.jvmti.SetEventMode(access, JVMTI_EVENT_FIELD_ACCESS);
+  (void)ctx_.jvmti.SetEventMode(modification, JVMTI_EVENT_FIELD_MODIFICATION);
+  (void)ctx_.jvmti.SetEventMode(contended_enter, JVMTI_EVENT_MONITOR_CONTENDED_ENTER);
+  (void)ctx_.jvmti.SetEventMode(contended_entered, JVMTI_EVENT_MONITOR_CONTENDED_ENTERED);
+  (void)ctx_.jvmti.SetEventMode(wait, JVMTI_EVENT_MONITOR_WAIT);
+  (void)ctx_.jvmti.SetEventMode(waited, JVMTI_EVENT_MONITOR_WAITED);
 }
 
 void EventManager::Hold() {
@@ -320,6 +492,7 @@ void EventManager::Release() {
 }
 
 void EventManager::BeginSession() {
+  (void)unloads_.TakeUnloaded();  // of no session's concern
   epoch_.fetch_add(1);
   attached_ = true;
 }
@@ -341,7 +514,7 @@ void EventManager::EndSession(JNIEnv* jni) {
 // ---- matching ----------------------------------------------------------------
 
 bool EventManager::Matches(JNIEnv* jni, Request& r, jthread thread, jclass klass, const jdwp::Location* loc,
-                           jobject exception, bool caught, jobject instance) {
+                           jobject exception, bool caught, jobject instance, jfieldID field, jclass field_klass) {
   if (r.expired) return false;
   for (size_t i = 0; i < r.modifiers.size(); ++i) {
     bool ok = std::visit(
@@ -366,13 +539,22 @@ bool EventManager::Matches(JNIEnv* jni, Request& r, jthread thread, jclass klass
             if (r.resolved[i] && !jni->IsInstanceOf(exception, static_cast<jclass>(r.resolved[i]))) return false;
             return caught ? x.caught : x.uncaught;
           } else if constexpr (std::is_same_v<T, mod::InstanceOnly>) {
-            return instance && r.resolved[i] && jni->IsSameObject(instance, r.resolved[i]);
+            // As stock: an event without an instance (static method or field,
+            // thread events) passes.
+            return !instance || (r.resolved[i] && jni->IsSameObject(instance, r.resolved[i]));
           } else if constexpr (std::is_same_v<T, mod::Step>) {
             return thread && r.step && jni->IsSameObject(thread, r.step->thread);
           } else if constexpr (std::is_same_v<T, mod::PlatformThreadsOnly>) {
             return !thread || !ctx_.threads.IsVirtual(jni, thread);
+          } else if constexpr (std::is_same_v<T, mod::FieldOnly>) {
+            return field && field == ToField(x.field_id) && field_klass &&
+                   jni->IsSameObject(field_klass, r.resolved[i]);
+          } else if constexpr (std::is_same_v<T, mod::SourceNameMatch>) {
+            if (!klass) return false;
+            auto source = ctx_.jvmti.GetSourceFileName(klass);
+            return source && PatternMatches(x.source_name_pattern, ToWireString(*source));
           } else {
-            return true;  // Conditional, SourceNameMatch: not filtering yet
+            return true;  // Conditional: reserved by the spec, accepted and ignored (as stock)
           }
         },
         r.modifiers[i]);
@@ -415,6 +597,8 @@ void EventManager::Report(JNIEnv* jni, jthread thread, std::vector<ev::EventData
   item->policy = policy;
   item->epoch = epoch_.load();
   bool agent_thread = thread && ThreadControl::CurrentIsAgent();
+  // No event thread: nothing for SUSPEND_EVENT_THREAD to suspend.
+  if (!thread && policy == SuspendPolicy::kEventThread) item->policy = SuspendPolicy::kNone;
   if (policy == SuspendPolicy::kNone || !thread || agent_thread) {
     if (thread && !agent_thread) item->thread = jni->NewGlobalRef(thread);
     if (agent_thread && policy == SuspendPolicy::kEventThread) item->policy = SuspendPolicy::kAll;
@@ -507,6 +691,17 @@ void EventManager::ReportVmStart(JNIEnv* jni, jthread thread, SuspendPolicy poli
   Report(jni, thread, std::move(events), policy, applied);
 }
 
+void EventManager::ReportStartingException(JNIEnv* jni, jthread thread, jmethodID method, jlocation location,
+                                           jobject exception, jmethodID catch_method, jlocation catch_location,
+                                           SuspendPolicy policy, const std::function<void()>& applied) {
+  jdwp::Location catch_loc{};
+  if (catch_method) catch_loc = ctx_.LocationOf(jni, catch_method, catch_location);
+  std::vector<ev::EventData> events;
+  events.push_back(ev::Exception{0, ctx_.IdOf<jdwp::ThreadId>(jni, thread), ctx_.LocationOf(jni, method, location),
+                                 ctx_.TaggedId(jni, exception), catch_loc});
+  Report(jni, thread, std::move(events), policy, applied);
+}
+
 void EventManager::ReportVmDeath(JNIEnv* jni) {
   std::vector<ev::EventData> events;
   SuspendPolicy policy = SuspendPolicy::kNone;
@@ -528,37 +723,88 @@ void EventManager::ReportVmDeath(JNIEnv* jni) {
 
 // ---- JVMTI callbacks -----------------------------------------------------------
 
+// Where a step ends, as stock's step control decides it; false: keep going.
 bool EventManager::StepCompletes(JNIEnv* jni, Step& step, jthread thread, jmethodID method, jlocation location) {
+  if (step.skip_handler_entry) {
+    step.skip_handler_entry = false;
+    return false;
+  }
+  // A step into by instruction ends at the very next instruction, wherever it is.
+  if (step.depth == jdwp::StepDepth::kInto && step.size == jdwp::StepSize::kMin) return true;
   auto count = ctx_.jvmti.GetFrameCount(thread);
   if (!count) return false;
   int32_t depth = *count;
+  if (depth <= step.start_depth) step.callee_armed = false;
+  if (depth < step.start_depth) return true;  // returned (or unwound) into a caller
   if (depth > step.start_depth) {
-    // Entered a callee.
     if (step.depth == jdwp::StepDepth::kInto) {
-      if (step.size == jdwp::StepSize::kMin) return true;
-      if (!ctx_.LineTable(method)->empty()) return true;
+      auto [it, fresh] = step.may_stop_in.try_emplace(method, false);
+      if (fresh) it->second = StepMayStopIn(jni, step, method);
+      if (!it->second && depth == step.start_depth + 1 && !step.callee_armed) {
+        jvmtiError e = ctx_.jvmti.raw()->NotifyFramePop(thread, 0);
+        step.callee_armed = e == JVMTI_ERROR_NONE || e == JVMTI_ERROR_DUPLICATE;
+      }
+      // Otherwise (a filtered callee, or one without line numbers) keep stepping
+      // through it: it may call code to stop in, such as a lambda body called by
+      // java.util (stock watches MethodEntry events for that).
+      return it->second;
     }
-    // Run the callee at full speed: wait for it to return.
-    if (ctx_.jvmti.raw()->NotifyFramePop(thread, 0) == JVMTI_ERROR_NONE) {
+    // Over or out: the callee runs at full speed until it returns.
+    jvmtiError e = ctx_.jvmti.raw()->NotifyFramePop(thread, 0);
+    if (e == JVMTI_ERROR_NONE || e == JVMTI_ERROR_DUPLICATE) {
       step.frame_pop_depth = depth;
       (void)ctx_.jvmti.SetEventMode(false, JVMTI_EVENT_SINGLE_STEP, thread);
     }
     return false;
   }
-  if (depth < step.start_depth) return true;  // returned (or unwound) into a caller
   // Same depth.
   if (step.depth == jdwp::StepDepth::kOut) return false;
-  if (step.size == jdwp::StepSize::kMin) return method != step.start_method || location != step.start_location;
-  int32_t line = ctx_.LineOf(method, location);
-  if (method != step.start_method) return true;
-  return line != -1 && line != step.start_line;
+  if (step.size == jdwp::StepSize::kMin) return true;
+  if (step.start_line == -1) return true;  // from a place without line numbers, as stock
+  int32_t line = method == step.start_method ? ctx_.LineOf(method, location) : -1;
+  return line != step.start_line;
+}
+
+bool EventManager::StepMayStopIn(JNIEnv* jni, Step& step, jmethodID method) {
+  if (step.size == jdwp::StepSize::kLine && ctx_.LineTable(method)->empty()) return false;
+  if (!step.owner) return true;
+  jclass klass = nullptr;
+  if (auto k = ctx_.jvmti.GetMethodDeclaringClass(method)) klass = *k;
+  if (!klass) return true;
+  // The request's class filters, as stock predicts them from the class alone.
+  bool pass = true;
+  std::string name;
+  const Request& r = *step.owner;
+  for (size_t i = 0; i < r.modifiers.size() && pass; ++i) {
+    std::visit(
+        [&](const auto& x) {
+          using T = std::decay_t<decltype(x)>;
+          if constexpr (std::is_same_v<T, mod::ClassOnly>) {
+            pass = r.resolved[i] && jni->IsAssignableFrom(klass, static_cast<jclass>(r.resolved[i]));
+          } else if constexpr (std::is_same_v<T, mod::ClassMatch> || std::is_same_v<T, mod::ClassExclude>) {
+            if (name.empty()) name = ClassNameOf(klass);
+            bool match = PatternMatches(x.class_pattern, name);
+            pass = std::is_same_v<T, mod::ClassMatch> ? match : !match;
+          }
+        },
+        r.modifiers[i]);
+  }
+  jni->DeleteLocalRef(klass);
+  return pass;
 }
 
 void EventManager::OnSingleStep(JNIEnv* jni, jthread thread, jmethodID method, jlocation location) {
+  ReportUnloads(jni, thread);
   std::vector<ev::EventData> events;
   SuspendPolicy policy = SuspendPolicy::kNone;
-  {
+  if (!t_deferred.events.empty() && (t_deferred.method != method || t_deferred.location != location))
+    TakeDeferred(jni, thread, nullptr, -1, events, policy);
+  bool breakpoint_here = false;
+  [&] {
     std::lock_guard lock(mu_);
+    for (auto& r : requests_)
+      if (r->kind == EventKind::kBreakpoint && r->bp_method == method && r->bp_location == location)
+        breakpoint_here = true;
     Request* step_request = nullptr;
     for (auto& r : requests_)
       if (r->step && jni->IsSameObject(r->step->thread, thread)) step_request = r.get();
@@ -569,25 +815,38 @@ void EventManager::OnSingleStep(JNIEnv* jni, jthread thread, jmethodID method, j
     jclass klass = nullptr;
     if (auto k = ctx_.jvmti.GetMethodDeclaringClass(method)) klass = *k;
     if (!Matches(jni, *step_request, thread, klass, &loc, nullptr, false, nullptr)) {
-      // Filtered out (ClassExclude such as java.*): keep stepping from here.
+      // Filtered out (ClassExclude such as java.*): the same step goes on from
+      // here, as stock (a step out waits again for this frame to pop).
       auto count = ctx_.jvmti.GetFrameCount(thread);
       if (count) step.start_depth = *count;
       step.start_method = method;
       step.start_location = location;
       step.start_line = ctx_.LineOf(method, location);
+      if (step.depth == jdwp::StepDepth::kOut && step.start_depth > 0) {
+        jvmtiError e = ctx_.jvmti.raw()->NotifyFramePop(thread, 0);
+        if (e == JVMTI_ERROR_NONE || e == JVMTI_ERROR_DUPLICATE) {
+          step.frame_pop_depth = step.start_depth;
+          (void)ctx_.jvmti.SetEventMode(false, JVMTI_EVENT_SINGLE_STEP, thread);
+        }
+      }
       if (klass) jni->DeleteLocalRef(klass);
       return;
     }
     auto thread_id = ctx_.IdOf<jdwp::ThreadId>(jni, thread);
+    jobject instance = nullptr;
+    instance = FrameThis(thread, method);
     events.push_back(ev::SingleStep{step_request->id, thread_id, loc});
     policy = step_request->policy;
-    // Breakpoints at this very location are reported in the same set (spec: co-located events).
+    // Breakpoints at this very location are reported in the same set (spec:
+    // co-located events), after the step as stock orders them.
     for (auto& r : requests_) {
       if (r->kind != EventKind::kBreakpoint || r->bp_method != method || r->bp_location != location) continue;
-      if (!Matches(jni, *r, thread, klass, &loc, nullptr, false, nullptr)) continue;
-      events.insert(events.begin(), ev::Breakpoint{r->id, thread_id, loc});
+      if (!Matches(jni, *r, thread, klass, &loc, nullptr, false, instance)) continue;
+      events.push_back(ev::Breakpoint{r->id, thread_id, loc});
       policy = std::max(policy, r->policy);
     }
+    if (instance) jni->DeleteLocalRef(instance);
+    t_step_place = StepPlace{method, location};
     // The step is done: the thread runs freely until the debugger steps again.
     step.start_method = method;
     step.start_location = location;
@@ -595,26 +854,50 @@ void EventManager::OnSingleStep(JNIEnv* jni, jthread thread, jmethodID method, j
     if (auto count = ctx_.jvmti.GetFrameCount(thread)) step.start_depth = *count;
     if (step_request->expired) StopStepping(jni, step);
     if (klass) jni->DeleteLocalRef(klass);
+  }();
+  // A method entry kept back for this place goes first in the step's composite;
+  // kept further for a breakpoint here; otherwise alone.
+  if (!t_deferred.events.empty()) {
+    bool has_step = std::any_of(events.begin(), events.end(),
+                                [](const ev::EventData& e) { return std::holds_alternative<ev::SingleStep>(e); });
+    if (has_step || !breakpoint_here) TakeDeferred(jni, thread, method, location, events, policy);
   }
   Report(jni, thread, std::move(events), policy);
 }
 
-void EventManager::OnFramePop(JNIEnv* jni, jthread thread, jmethodID, bool) {
+void EventManager::OnFramePop(JNIEnv* jni, jthread thread, jmethodID, bool by_exception) {
   std::lock_guard lock(mu_);
   for (auto& r : requests_) {
     if (!r->step || !jni->IsSameObject(r->step->thread, thread)) continue;
+    Step& step = *r->step;
     auto count = ctx_.jvmti.GetFrameCount(thread);
-    if (r->step->frame_pop_depth >= 0 && count && *count <= r->step->frame_pop_depth) {
-      r->step->frame_pop_depth = -1;
+    if (!count) continue;
+    if (step.frame_pop_depth < 0) {
+      // Step into: an exception leaves the callee it steps through; the handler's
+      // first instruction is skipped as when stepping resumes below.
+      if (by_exception && step.callee_armed && *count == step.start_depth + 1) step.skip_handler_entry = true;
+      continue;
+    }
+    // The frame waited for (a callee stepped over, or the frame stepped out of)
+    // is leaving: step again from the next instruction in its caller.
+    if (*count <= step.frame_pop_depth) {
+      step.frame_pop_depth = -1;
+      step.skip_handler_entry = by_exception;
       (void)ctx_.jvmti.SetEventMode(true, JVMTI_EVENT_SINGLE_STEP, thread);
     }
   }
 }
 
 void EventManager::OnBreakpoint(JNIEnv* jni, jthread thread, jmethodID method, jlocation location) {
+  ReportUnloads(jni, thread);
   std::vector<ev::EventData> events;
   SuspendPolicy policy = SuspendPolicy::kNone;
-  {
+  // Events kept back for this place (a method entry at its first instruction)
+  // go first in the breakpoint's composite, as stock sends them.
+  if (!t_deferred.events.empty()) TakeDeferred(jni, thread, method, location, events, policy);
+  StepPlace step_place = std::exchange(t_step_place, StepPlace{});
+  [&] {
+    if (step_place.method == method && step_place.location == location) return;
     std::lock_guard lock(mu_);
     // A step that completed here already reported these breakpoints with it.
     for (auto& r : requests_)
@@ -627,21 +910,29 @@ void EventManager::OnBreakpoint(JNIEnv* jni, jthread thread, jmethodID method, j
     jclass klass = nullptr;
     if (auto k = ctx_.jvmti.GetMethodDeclaringClass(method)) klass = *k;
     jdwp::ThreadId thread_id{};
+    jobject instance = nullptr;
+    bool instance_read = false;
     for (auto& r : requests_) {
       if (r->kind != EventKind::kBreakpoint || r->bp_method != method || r->bp_location != location) continue;
-      if (!Matches(jni, *r, thread, klass, &loc, nullptr, false, nullptr)) continue;
+      if (!instance_read) {
+        instance_read = true;
+        instance = FrameThis(thread, method);
+      }
+      if (!Matches(jni, *r, thread, klass, &loc, nullptr, false, instance)) continue;
       if (thread_id.is_null()) thread_id = ctx_.IdOf<jdwp::ThreadId>(jni, thread);
       events.push_back(ev::Breakpoint{r->id, thread_id, loc});
       policy = std::max(policy, r->policy);
     }
+    if (instance) jni->DeleteLocalRef(instance);
     if (klass) jni->DeleteLocalRef(klass);
-  }
+  }();
   Report(jni, thread, std::move(events), policy);
 }
 
 void EventManager::OnException(JNIEnv* jni, jthread thread, jmethodID method, jlocation location, jobject exception,
                                jmethodID catch_method, jlocation catch_location) {
   if (ThreadControl::CurrentIsAgent()) return;
+  ReportUnloads(jni, thread);
   std::vector<ev::EventData> events;
   SuspendPolicy policy = SuspendPolicy::kNone;
   {
@@ -653,9 +944,15 @@ void EventManager::OnException(JNIEnv* jni, jthread thread, jmethodID method, jl
     if (auto k = ctx_.jvmti.GetMethodDeclaringClass(method)) klass = *k;
     jdwp::ThreadId thread_id{};
     jdwp::TaggedObjectId exception_id{};
+    jobject instance = nullptr;
+    bool instance_read = false;
     for (auto& r : requests_) {
       if (r->kind != EventKind::kException) continue;
-      if (!Matches(jni, *r, thread, klass, &loc, exception, catch_method != nullptr, nullptr)) continue;
+      if (!instance_read) {
+        instance_read = true;
+        instance = FrameThis(thread, method);
+      }
+      if (!Matches(jni, *r, thread, klass, &loc, exception, catch_method != nullptr, instance)) continue;
       if (thread_id.is_null()) {
         thread_id = ctx_.IdOf<jdwp::ThreadId>(jni, thread);
         exception_id = ctx_.TaggedId(jni, exception);
@@ -663,12 +960,15 @@ void EventManager::OnException(JNIEnv* jni, jthread thread, jmethodID method, jl
       events.push_back(ev::Exception{r->id, thread_id, loc, exception_id, catch_loc});
       policy = std::max(policy, r->policy);
     }
+    if (instance) jni->DeleteLocalRef(instance);
     if (klass) jni->DeleteLocalRef(klass);
   }
   Report(jni, thread, std::move(events), policy);
 }
 
 void EventManager::OnClassPrepare(JNIEnv* jni, jthread thread, jclass klass) {
+  unloads_.Track(klass);
+  ReportUnloads(jni, thread);
   std::vector<ev::EventData> events;
   SuspendPolicy policy = SuspendPolicy::kNone;
   bool agent = thread && ThreadControl::CurrentIsAgent();
@@ -684,7 +984,7 @@ void EventManager::OnClassPrepare(JNIEnv* jni, jthread thread, jclass klass) {
         base.thread = agent ? jdwp::ThreadId{} : ctx_.IdOf<jdwp::ThreadId>(jni, thread);
         base.ref_type_tag = ctx_.TypeTagOf(klass);
         base.type_id = ctx_.IdOf<jdwp::ReferenceTypeId>(jni, klass);
-        base.signature = sig ? vmcore::ModifiedUtf8ToUtf8(sig->signature) : std::string();
+        base.signature = sig ? ToWireString(sig->signature) : std::string();
         base.status = ctx_.ClassStatusOf(klass);
         filled = true;
       }
@@ -700,6 +1000,7 @@ void EventManager::OnClassPrepare(JNIEnv* jni, jthread thread, jclass klass) {
 template <class Event>
 void EventManager::ReportThreadEvent(JNIEnv* jni, jthread thread, EventKind kind) {
   if (ThreadControl::CurrentIsAgent()) return;
+  ReportUnloads(jni, thread);
   std::vector<ev::EventData> events;
   SuspendPolicy policy = SuspendPolicy::kNone;
   {
@@ -720,6 +1021,291 @@ void EventManager::OnThreadStart(JNIEnv* jni, jthread thread) {
 
 void EventManager::OnThreadEnd(JNIEnv* jni, jthread thread) {
   ReportThreadEvent<ev::ThreadDeath>(jni, thread, EventKind::kThreadDeath);
+}
+
+// ---- class unloading ------------------------------------------------------------
+
+void EventManager::ReportUnloads(JNIEnv* jni, jthread thread) {
+  if (!unloads_.HasUnloaded() || !thread || ThreadControl::CurrentIsAgent()) return;
+  for (const std::string& signature : unloads_.TakeUnloaded()) {
+    std::vector<ev::EventData> events;
+    SuspendPolicy policy = SuspendPolicy::kNone;
+    {
+      std::lock_guard lock(mu_);
+      std::string name = DottedName(ToWireString(signature));
+      for (auto& r : requests_) {
+        if (r->kind != EventKind::kClassUnload || r->expired) continue;
+        // As stock: only Count, ClassMatch and ClassExclude apply to an unloaded class.
+        bool ok = true;
+        for (size_t i = 0; ok && i < r->modifiers.size(); ++i) {
+          if (auto* match = std::get_if<mod::ClassMatch>(&r->modifiers[i])) {
+            ok = PatternMatches(match->class_pattern, name);
+          } else if (auto* exclude = std::get_if<mod::ClassExclude>(&r->modifiers[i])) {
+            ok = !PatternMatches(exclude->class_pattern, name);
+          } else if (std::holds_alternative<mod::Count>(r->modifiers[i])) {
+            if (--r->counts[i] > 0) ok = false;
+            else r->expired = true;
+          }
+        }
+        if (!ok) continue;
+        events.push_back(ev::ClassUnload{r->id, ToWireString(signature)});
+        policy = std::max(policy, r->policy);
+      }
+    }
+    // No event thread: SUSPEND_EVENT_THREAD suspends nothing; ALL suspends all,
+    // the thread reporting included (it waits like an event thread).
+    Report(jni, policy == SuspendPolicy::kAll ? thread : nullptr, std::move(events), policy);
+  }
+}
+
+// ---- method, field and monitor events ------------------------------------------
+
+void EventManager::TakeDeferred(JNIEnv* jni, jthread thread, jmethodID method, jlocation location,
+                                std::vector<ev::EventData>& events, SuspendPolicy& policy) {
+  Deferred kept = std::move(t_deferred);
+  t_deferred = Deferred{};
+  if (kept.events.empty()) return;
+  if (kept.epoch != epoch_.load()) return;  // of a debugger gone meanwhile
+  if (kept.method == method && kept.location == location) {
+    events.insert(events.begin(), std::make_move_iterator(kept.events.begin()),
+                  std::make_move_iterator(kept.events.end()));
+    policy = std::max(policy, kept.policy);
+    return;
+  }
+  Report(jni, thread, std::move(kept.events), kept.policy);
+}
+
+void EventManager::OnMethodEntry(JNIEnv* jni, jthread thread, jmethodID method) {
+  if (ThreadControl::CurrentIsAgent()) return;
+  ReentryGuard guard;
+  if (!guard.entered) return;
+  ReportUnloads(jni, thread);
+  t_step_place = StepPlace{};
+  std::vector<ev::EventData> events;
+  SuspendPolicy policy = SuspendPolicy::kNone;
+  if (!t_deferred.events.empty()) TakeDeferred(jni, thread, nullptr, -1, events, policy);
+  Report(jni, thread, std::move(events), policy);
+  events.clear();
+  policy = SuspendPolicy::kNone;
+  jlocation start = 0;
+  bool defer = false;
+  {
+    std::lock_guard lock(mu_);
+    bool wanted = false, wants_instance = false;
+    for (auto& r : requests_) {
+      if (r->kind != EventKind::kMethodEntry || r->expired) continue;
+      wanted = true;
+      for (auto& m : r->modifiers) wants_instance |= std::holds_alternative<mod::InstanceOnly>(m);
+    }
+    if (!wanted) return;
+    // As stock: the location of a method entry is the method's first index (0 for native ones).
+    auto range = ctx_.jvmti.GetMethodLocation(method);
+    if (range && range->first >= 0) start = range->first;
+    jdwp::Location loc = ctx_.LocationOf(jni, method, start);
+    jclass klass = nullptr;
+    if (auto k = ctx_.jvmti.GetMethodDeclaringClass(method)) klass = *k;
+    jobject instance = nullptr;
+    if (wants_instance)
+      instance = FrameThis(thread, method);
+    jdwp::ThreadId thread_id{};
+    // Newest request first, as stock orders the events of one place.
+    for (auto& r : requests_ | std::views::reverse) {
+      if (r->kind != EventKind::kMethodEntry) continue;
+      if (!Matches(jni, *r, thread, klass, &loc, nullptr, false, instance)) continue;
+      if (thread_id.is_null()) thread_id = ctx_.IdOf<jdwp::ThreadId>(jni, thread);
+      events.push_back(ev::MethodEntry{r->id, thread_id, loc});
+      policy = std::max(policy, r->policy);
+    }
+    if (!events.empty()) {
+      // As stock: kept back when a breakpoint at the first instruction, or the
+      // single step of a step in progress, will report at this same place.
+      for (auto& r : requests_) {
+        if (r->kind == EventKind::kBreakpoint && r->bp_method == method && r->bp_location == start) defer = true;
+        if (r->step && r->step->frame_pop_depth < 0 && !r->expired && jni->IsSameObject(r->step->thread, thread))
+          defer = true;
+      }
+    }
+    if (instance) jni->DeleteLocalRef(instance);
+    if (klass) jni->DeleteLocalRef(klass);
+  }
+  if (defer) {
+    t_deferred.method = method;
+    t_deferred.location = start;
+    t_deferred.events = std::move(events);
+    t_deferred.policy = policy;
+    t_deferred.epoch = epoch_.load();
+    return;
+  }
+  Report(jni, thread, std::move(events), policy);
+}
+
+void EventManager::OnMethodExit(JNIEnv* jni, jthread thread, jmethodID method, bool by_exception,
+                                jvalue return_value) {
+  if (ThreadControl::CurrentIsAgent()) return;
+  ReentryGuard guard;
+  if (!guard.entered) return;
+  std::vector<ev::EventData> events;
+  SuspendPolicy policy = SuspendPolicy::kNone;
+  if (!t_deferred.events.empty()) TakeDeferred(jni, thread, nullptr, -1, events, policy);
+  Report(jni, thread, std::move(events), policy);
+  events.clear();
+  policy = SuspendPolicy::kNone;
+  // As stock: a frame popped by an exception reports no method exit.
+  if (by_exception) return;
+  {
+    std::lock_guard lock(mu_);
+    bool wanted = false, wants_instance = false;
+    for (auto& r : requests_) {
+      if ((r->kind != EventKind::kMethodExit && r->kind != EventKind::kMethodExitWithReturnValue) || r->expired)
+        continue;
+      wanted = true;
+      for (auto& m : r->modifiers) wants_instance |= std::holds_alternative<mod::InstanceOnly>(m);
+    }
+    if (!wanted) return;
+    // The last instruction executed: the frame is still there, at its return.
+    jlocation at = 0;
+    if (auto frame = ctx_.jvmti.GetFrameLocation(thread, 0); frame && frame->first == method) at = frame->second;
+    if (at < 0) at = 0;
+    jdwp::Location loc = ctx_.LocationOf(jni, method, at);
+    jclass klass = nullptr;
+    if (auto k = ctx_.jvmti.GetMethodDeclaringClass(method)) klass = *k;
+    jobject instance = nullptr;
+    if (wants_instance)
+      instance = FrameThis(thread, method);
+    jdwp::ThreadId thread_id{};
+    std::optional<jdwp::Value> value;
+    for (auto& r : requests_ | std::views::reverse) {
+      if (r->kind != EventKind::kMethodExit && r->kind != EventKind::kMethodExitWithReturnValue) continue;
+      if (!Matches(jni, *r, thread, klass, &loc, nullptr, false, instance)) continue;
+      if (thread_id.is_null()) thread_id = ctx_.IdOf<jdwp::ThreadId>(jni, thread);
+      if (r->kind == EventKind::kMethodExit) {
+        events.push_back(ev::MethodExit{r->id, thread_id, loc});
+      } else {
+        if (!value) {
+          char kind = 'V';
+          if (auto name = ctx_.jvmti.GetMethodName(method)) (void)ParameterKinds(name->signature, &kind);
+          value = FromJValue(ctx_, jni, return_value, kind);
+        }
+        events.push_back(ev::MethodExitWithReturnValue{r->id, thread_id, loc, *value});
+      }
+      policy = std::max(policy, r->policy);
+    }
+    if (instance) jni->DeleteLocalRef(instance);
+    if (klass) jni->DeleteLocalRef(klass);
+  }
+  Report(jni, thread, std::move(events), policy);
+}
+
+void EventManager::OnFieldEvent(JNIEnv* jni, jthread thread, jmethodID method, jlocation location,
+                                jclass field_klass, jobject object, jfieldID field, char value_sig,
+                                jvalue new_value) {
+  if (ThreadControl::CurrentIsAgent()) return;
+  ReportUnloads(jni, thread);
+  EventKind kind = value_sig ? EventKind::kFieldModification : EventKind::kFieldAccess;
+  std::vector<ev::EventData> events;
+  SuspendPolicy policy = SuspendPolicy::kNone;
+  {
+    std::lock_guard lock(mu_);
+    jdwp::Location loc = ctx_.LocationOf(jni, method, location);
+    jclass klass = nullptr;
+    if (auto k = ctx_.jvmti.GetMethodDeclaringClass(method)) klass = *k;
+    jdwp::ThreadId thread_id{};
+    jdwp::TaggedObjectId object_id{};
+    jdwp::Value value_to_be;
+    for (auto& r : requests_ | std::views::reverse) {
+      if (r->kind != kind) continue;
+      if (!Matches(jni, *r, thread, klass, &loc, nullptr, false, object, field, field_klass)) continue;
+      if (thread_id.is_null()) {
+        thread_id = ctx_.IdOf<jdwp::ThreadId>(jni, thread);
+        object_id = object ? ctx_.TaggedId(jni, object) : jdwp::TaggedObjectId{jdwp::Tag::kObject, {}};
+        if (value_sig) value_to_be = FromJValue(ctx_, jni, new_value, value_sig);
+      }
+      auto tag = ctx_.TypeTagOf(field_klass);
+      auto type_id = ctx_.IdOf<jdwp::ReferenceTypeId>(jni, field_klass);
+      ctx_.members.AddField(field);
+      if (kind == EventKind::kFieldAccess)
+        events.push_back(ev::FieldAccess{r->id, thread_id, loc, tag, type_id, ToWire(field), object_id});
+      else
+        events.push_back(
+            ev::FieldModification{r->id, thread_id, loc, tag, type_id, ToWire(field), object_id, value_to_be});
+      policy = std::max(policy, r->policy);
+    }
+    if (klass) jni->DeleteLocalRef(klass);
+  }
+  Report(jni, thread, std::move(events), policy);
+}
+
+void EventManager::OnMonitorEvent(JNIEnv* jni, jthread thread, jobject object, EventKind kind, jlong extra) {
+  if (ThreadControl::CurrentIsAgent()) return;
+  ReportUnloads(jni, thread);
+  std::vector<ev::EventData> events;
+  SuspendPolicy policy = SuspendPolicy::kNone;
+  {
+    std::lock_guard lock(mu_);
+    bool wanted = false;
+    for (auto& r : requests_) wanted |= r->kind == kind && !r->expired;
+    if (!wanted) return;
+    // As stock: the location is where the thread's top frame is.
+    jdwp::Location loc{};
+    jclass klass = nullptr;
+    jmethodID frame_method = nullptr;
+    if (auto frame = ctx_.jvmti.GetFrameLocation(thread, 0); frame && frame->first) {
+      frame_method = frame->first;
+      loc = ctx_.LocationOf(jni, frame->first, frame->second);
+      if (auto k = ctx_.jvmti.GetMethodDeclaringClass(frame->first)) klass = *k;
+    }
+    jdwp::ThreadId thread_id{};
+    jdwp::TaggedObjectId object_id{};
+    // As stock: InstanceOnly tests the frame's `this`, not the monitor.
+    jobject instance = frame_method ? FrameThis(thread, frame_method) : nullptr;
+    for (auto& r : requests_ | std::views::reverse) {
+      if (r->kind != kind) continue;
+      if (!Matches(jni, *r, thread, klass, &loc, nullptr, false, instance)) continue;
+      if (thread_id.is_null()) {
+        thread_id = ctx_.IdOf<jdwp::ThreadId>(jni, thread);
+        object_id = ctx_.TaggedId(jni, object);
+      }
+      switch (kind) {
+        case EventKind::kMonitorContendedEnter:
+          events.push_back(ev::MonitorContendedEnter{r->id, thread_id, object_id, loc});
+          break;
+        case EventKind::kMonitorContendedEntered:
+          events.push_back(ev::MonitorContendedEntered{r->id, thread_id, object_id, loc});
+          break;
+        case EventKind::kMonitorWait:
+          events.push_back(ev::MonitorWait{r->id, thread_id, object_id, loc, static_cast<int64_t>(extra)});
+          break;
+        default:
+          events.push_back(ev::MonitorWaited{r->id, thread_id, object_id, loc, extra != 0});
+          break;
+      }
+      policy = std::max(policy, r->policy);
+    }
+    if (instance) jni->DeleteLocalRef(instance);
+    if (klass) jni->DeleteLocalRef(klass);
+  }
+  Report(jni, thread, std::move(events), policy);
+}
+
+void EventManager::ForgetBreakpointsIn(JNIEnv* jni, const std::vector<jclass>& classes) {
+  std::lock_guard lock(mu_);
+  for (auto it = requests_.begin(); it != requests_.end();) {
+    Request& r = **it;
+    bool in_classes = false;
+    if (r.kind == EventKind::kBreakpoint && r.bp_method) {
+      if (auto declaring = ctx_.jvmti.GetMethodDeclaringClass(r.bp_method)) {
+        for (jclass k : classes) in_classes = in_classes || jni->IsSameObject(*declaring, k);
+        jni->DeleteLocalRef(*declaring);
+      }
+    }
+    if (!in_classes) {
+      ++it;
+      continue;
+    }
+    DeleteRequest(jni, r);
+    it = requests_.erase(it);
+  }
+  UpdateEventModes(jni);
 }
 
 }  // namespace jdwpx::backend

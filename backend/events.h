@@ -19,12 +19,14 @@
 #include <cstdint>
 #include <deque>
 #include <functional>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <optional>
 #include <string>
 #include <vector>
 
+#include "backend/class_unload.h"
 #include "backend/context.h"
 #include "jdwp/commands/event.h"
 #include "jdwp/commands/event_request.h"
@@ -33,6 +35,7 @@ namespace jdwpx::backend {
 
 class EventManager {
  public:
+  using EventKind = jdwp::EventKind;
   explicit EventManager(Context& ctx);
   ~EventManager();
 
@@ -53,6 +56,10 @@ class EventManager {
   // initial thread parks): commands may be taken from then on.
   void ReportVmStart(JNIEnv* jni, jthread thread, jdwp::SuspendPolicy policy, const std::function<void()>& applied);
   void ReportVmDeath(JNIEnv* jni);
+  // onthrow=/onuncaught=: the exception that started the agent, as request 0 (stock does the same).
+  void ReportStartingException(JNIEnv* jni, jthread thread, jmethodID method, jlocation location, jobject exception,
+                               jmethodID catch_method, jlocation catch_location, jdwp::SuspendPolicy policy,
+                               const std::function<void()>& applied);
 
   // JVMTI callbacks.
   void OnBreakpoint(JNIEnv* jni, jthread thread, jmethodID method, jlocation location);
@@ -63,6 +70,14 @@ class EventManager {
   void OnClassPrepare(JNIEnv* jni, jthread thread, jclass klass);
   void OnThreadStart(JNIEnv* jni, jthread thread);
   void OnThreadEnd(JNIEnv* jni, jthread thread);
+  void OnMethodEntry(JNIEnv* jni, jthread thread, jmethodID method);
+  void OnMethodExit(JNIEnv* jni, jthread thread, jmethodID method, bool by_exception, jvalue return_value);
+  // `value_sig` and `new_value`: FieldModification only (value_sig 0 for an access).
+  void OnFieldEvent(JNIEnv* jni, jthread thread, jmethodID method, jlocation location, jclass field_klass,
+                    jobject object, jfieldID field, char value_sig, jvalue new_value);
+  // kind: one of the four monitor event kinds; `extra` is the wait's timeout or
+  // the waited's timed_out.
+  void OnMonitorEvent(JNIEnv* jni, jthread thread, jobject object, jdwp::EventKind kind, jlong extra);
 
   // The reporter thread's loop and its stop.
   void RunReporter(JNIEnv* jni);
@@ -75,6 +90,10 @@ class EventManager {
   void SuspendDeferred(JNIEnv* jni, void* token);
   // Waits (bounded) until every queued packet has been handed to the transport.
   void Drain(int timeout_ms);
+  // After RedefineClasses of `classes` (JVMTI cleared their breakpoints): deletes
+  // the breakpoint requests located in them, as stock does, so that a breakpoint
+  // set there again is set in the VM again.
+  void ForgetBreakpointsIn(JNIEnv* jni, const std::vector<jclass>& classes);
 
  private:
   struct Request;
@@ -82,7 +101,16 @@ class EventManager {
   struct Item;
 
   bool Matches(JNIEnv* jni, Request& r, jthread thread, jclass klass, const jdwp::Location* loc,
-               jobject exception, bool caught, jobject instance);
+               jobject exception, bool caught, jobject instance, jfieldID field = nullptr,
+               jclass field_klass = nullptr);
+  // Field watches, counted over the requests that ask for them (mu_ held).
+  jdwp::Result<void> AddWatch(EventKind kind, jclass klass, jfieldID field);
+  void RemoveWatch(EventKind kind, jclass klass, jfieldID field);
+  // Events a callback kept back for a breakpoint or step at the same location
+  // (co-located events, one composite): prepended to `events` when `method` and
+  // `location` are where they were kept, otherwise reported alone first.
+  void TakeDeferred(JNIEnv* jni, jthread thread, jmethodID method, jlocation location,
+                    std::vector<jdwp::events::EventData>& events, jdwp::SuspendPolicy& policy);
   // Builds and queues one composite; waits for the reporter and parks the event
   // thread when the policy suspends. `thread` may be null (no event thread).
   void Report(JNIEnv* jni, jthread thread, std::vector<jdwp::events::EventData> events,
@@ -96,11 +124,23 @@ class EventManager {
   void DeleteRequest(JNIEnv* jni, Request& r);  // mu_ held
   void StopStepping(JNIEnv* jni, Step& step);   // mu_ held
   bool StepCompletes(JNIEnv* jni, Step& step, jthread thread, jmethodID method, jlocation location);
+  bool StepMayStopIn(JNIEnv* jni, Step& step, jmethodID method);  // mu_ held
   std::string ClassNameOf(jclass klass);
+  // Reports the classes unloaded since the last call (ClassUnload requests);
+  // called at the start of event callbacks, as stock does.
+  void ReportUnloads(JNIEnv* jni, jthread thread);
+  // `this` of the top frame running `method` (a local reference), null when static.
+  jobject FrameThis(jthread thread, jmethodID method);
 
   Context& ctx_;
   std::mutex mu_;
   std::vector<std::unique_ptr<Request>> requests_;
+  ClassTracker unloads_;  // started by the first ClassUnload request
+  struct Watch {
+    jclass klass = nullptr;  // global
+    int count = 0;
+  };
+  std::map<std::pair<int, jfieldID>, Watch> watches_;  // (event kind, field)
   int32_t next_request_id_ = 1;
 
   // Reporter state.

@@ -252,14 +252,7 @@ tl::expected<Options, OptionsError> ParseOptions(std::string_view text, int jdk_
   }
 
   // Accepted by stock but not implemented by jdwpx: refuse rather than ignore.
-  // The option the user meant comes first (onthrow needs launch=).
-  const char* unsupported = options.onthrow      ? "onthrow"
-                            : options.onuncaught ? "onuncaught"
-                            : options.launch     ? "launch"
-                            : options.mutf8      ? "mutf8"
-                            : onjcmd             ? "onjcmd"
-                                                 : nullptr;
-  if (unsupported != nullptr) return Fail(Substitute(messages::kOptionNotSupported, unsupported));
+  if (onjcmd) return Fail(Substitute(messages::kOptionNotSupported, "onjcmd"));
   return options;
 }
 

@@ -27,11 +27,15 @@ struct Options {
   bool suspend = true;
   int64_t timeout_ms = 0;              // atol() of the text, as stock: "abc" -> 0; 0 = no timeout
   std::optional<std::string> allow;    // server=y: '+'-separated IPs/subnets; checked by the transport
-  std::optional<std::string> launch;   // refused for now (kOptionNotSupported)
-  std::optional<std::string> onthrow;  // class name as written (java.lang.Foo); refused for now
-  bool onuncaught = false;             // y is refused for now
+  // server=y: once listening, run "<launch> <transport> <port>" (split on blanks,
+  // no shell) instead of printing the "Listening" line; ignored with server=n, as stock.
+  std::optional<std::string> launch;
+  // Start nothing (no listen, no attach) until an exception of exactly this class
+  // (java.lang.Foo, as written) is thrown; needs launch=, as stock.
+  std::optional<std::string> onthrow;
+  bool onuncaught = false;             // the same, on the first uncaught exception
   bool quiet = false;                  // suppresses the "Listening for transport" line
-  bool mutf8 = false;                  // y is refused for now
+  bool mutf8 = false;                  // strings on the wire in modified UTF-8 (stock's mutf8=y)
   std::optional<std::string> logfile;  // stock writes <logfile>.<pid>
   uint32_t logflags = 0;               // strtol(text, 0, 0): 0x.. hex and 0.. octal too
   bool strict = false;                 // obsolete in stock: accepted, ignored

@@ -8,6 +8,7 @@
 #include <type_traits>
 
 #include "backend/errors.h"
+#include "jdwp/codec.h"
 
 namespace jdwpx::backend {
 
@@ -55,6 +56,21 @@ jdwp::Result<jdwp::Value> ReadLocal(Context& ctx, JNIEnv* jni, jthread thread, j
     }
     default:
       return jdwp::Fail(ErrorCode::kInvalidTag, "bad slot tag");
+  }
+}
+
+jdwp::Value FromJValue(Context& ctx, JNIEnv* jni, const jvalue& value, char sig0) {
+  switch (sig0) {
+    case 'Z': return Value::Boolean(value.z != 0);
+    case 'B': return Value::Byte(value.b);
+    case 'C': return Value::Char(value.c);
+    case 'S': return Value::Short(value.s);
+    case 'I': return Value::Int(value.i);
+    case 'J': return Value::Long(value.j);
+    case 'F': return Value::Float(value.f);
+    case 'D': return Value::Double(value.d);
+    case 'L': case '[': return ctx.ObjectValue(jni, value.l);
+    default: return Value::Void();
   }
 }
 
@@ -299,6 +315,201 @@ jdwp::Result<std::string> ReadString(JNIEnv* jni, jstring s) {
   if (jni->ExceptionCheck()) {
     jni->ExceptionClear();
     return jdwp::Fail(ErrorCode::kInternal, "exception while reading the string");
+  }
+  return out;
+}
+
+namespace {
+
+// Supertypes of `klass` (itself included) whose signature is `signature`;
+// interfaces are walked recursively. `klass` is not deleted.
+bool HasSupertypeNamed(Context& ctx, JNIEnv* jni, jclass klass, std::string_view signature, int depth = 0) {
+  if (depth > 64) return false;  // no hierarchy is this deep; guards a cycle we cannot have
+  jclass k = static_cast<jclass>(jni->NewLocalRef(klass));
+  while (k) {
+    auto sig = ctx.jvmti.GetClassSignatureOnly(k);
+    if (sig && *sig == signature) {
+      jni->DeleteLocalRef(k);
+      return true;
+    }
+    bool found = false;
+    if (auto interfaces = ctx.jvmti.GetImplementedInterfaces(k)) {
+      for (jclass i : *interfaces) {
+        if (!found && HasSupertypeNamed(ctx, jni, i, signature, depth + 1)) found = true;
+        jni->DeleteLocalRef(i);
+      }
+    }
+    if (found) {
+      jni->DeleteLocalRef(k);
+      return true;
+    }
+    jclass super = jni->GetSuperclass(k);
+    jni->DeleteLocalRef(k);
+    k = super;
+  }
+  return false;
+}
+
+bool IsPrimitiveSignature(std::string_view sig) { return !sig.empty() && sig[0] != 'L' && sig[0] != '['; }
+
+// Array covariance over signatures; `klass` is the class of the value.
+bool ClassFitsSignature(Context& ctx, JNIEnv* jni, jclass klass, std::string_view signature, int depth = 0) {
+  if (signature == "Ljava/lang/Object;") return true;
+  auto own = ctx.jvmti.GetClassSignatureOnly(klass);
+  if (!own) return false;
+  if (*own == signature) return true;
+  if ((*own)[0] != '[') return HasSupertypeNamed(ctx, jni, klass, signature);
+  // An array: Object, Cloneable, Serializable, or an array of a supertype of its component.
+  if (signature == "Ljava/lang/Cloneable;" || signature == "Ljava/io/Serializable;") return true;
+  if (signature[0] != '[' || depth > 255) return false;
+  std::string_view own_component = std::string_view(*own).substr(1);
+  std::string_view wanted_component = signature.substr(1);
+  if (IsPrimitiveSignature(own_component) || IsPrimitiveSignature(wanted_component)) return false;
+  // The component class: Class.getComponentType is an intrinsic that takes no lock.
+  jmethodID get_component = jni->GetMethodID(ctx.class_class, "getComponentType", "()Ljava/lang/Class;");
+  if (!get_component) {
+    jni->ExceptionClear();
+    return false;
+  }
+  auto component = static_cast<jclass>(jni->CallObjectMethod(klass, get_component));
+  if (jni->ExceptionCheck()) jni->ExceptionClear();
+  if (!component) return false;
+  bool fits = ClassFitsSignature(ctx, jni, component, wanted_component, depth + 1);
+  jni->DeleteLocalRef(component);
+  return fits;
+}
+
+}  // namespace
+
+bool IsAssignableToSignature(Context& ctx, JNIEnv* jni, jobject value, std::string_view signature) {
+  if (!value) return true;
+  jclass k = jni->GetObjectClass(value);
+  bool fits = ClassFitsSignature(ctx, jni, k, signature);
+  jni->DeleteLocalRef(k);
+  return fits;
+}
+
+jdwp::Tag TagOfSignature(char sig0) {
+  if (sig0 == '[') return Tag::kArray;
+  if (sig0 == 'L') return Tag::kObject;
+  return static_cast<Tag>(sig0);
+}
+
+jdwp::Result<void> WriteField(Context& ctx, JNIEnv* jni, jobject obj, jclass klass, jfieldID f,
+                              std::string_view signature, const jdwp::UntaggedValue& v) {
+  const bool s = obj == nullptr;
+  const char sig0 = signature.empty() ? 'V' : signature[0];
+  switch (sig0) {
+#define JDWPX_SET(Type, expr)                    \
+  if (s) jni->SetStatic##Type##Field(klass, f, expr); \
+  else jni->Set##Type##Field(obj, f, expr);      \
+  break;
+    case 'Z': JDWPX_SET(Boolean, static_cast<jboolean>(v.bits != 0))
+    case 'B': JDWPX_SET(Byte, static_cast<jbyte>(v.bits))
+    case 'C': JDWPX_SET(Char, static_cast<jchar>(v.bits))
+    case 'S': JDWPX_SET(Short, static_cast<jshort>(v.bits))
+    case 'I': JDWPX_SET(Int, static_cast<jint>(v.bits))
+    case 'J': JDWPX_SET(Long, static_cast<jlong>(v.bits))
+    case 'F': JDWPX_SET(Float, (Value{Tag::kFloat, v.bits}.as_float()))
+    case 'D': JDWPX_SET(Double, (Value{Tag::kDouble, v.bits}.as_double()))
+    case 'L':
+    case '[': {
+      ASSIGN_OR_RETURN(jobject value, ctx.Object(jni, jdwp::ObjectId{v.bits}));
+      // JNI stores whatever it is given: a wrong type would corrupt the heap.
+      if (!IsAssignableToSignature(ctx, jni, value, signature)) {
+        if (value) jni->DeleteLocalRef(value);
+        return jdwp::Fail(ErrorCode::kTypeMismatch, "value does not fit the field's type");
+      }
+      if (s) jni->SetStaticObjectField(klass, f, value);
+      else jni->SetObjectField(obj, f, value);
+      if (value) jni->DeleteLocalRef(value);
+      break;
+    }
+#undef JDWPX_SET
+    default:
+      return jdwp::Fail(ErrorCode::kInvalidFieldid, "field of unknown type");
+  }
+  if (jni->ExceptionCheck()) {
+    jni->ExceptionClear();
+    return jdwp::Fail(ErrorCode::kInternal, "exception while setting a field");
+  }
+  return {};
+}
+
+namespace {
+
+template <class T, class ArrayT, class SetRegion, class Convert>
+void StorePrimitives(JNIEnv* jni, ArrayT array, jint first, const std::vector<jdwp::UntaggedValue>& values,
+                     SetRegion set, Convert convert) {
+  T buf[kChunkElements];
+  const jint count = static_cast<jint>(values.size());
+  for (jint done = 0; done < count;) {
+    jint n = std::min(kChunkElements, count - done);
+    for (jint i = 0; i < n; ++i) buf[i] = convert(values[static_cast<size_t>(done + i)].bits);
+    (jni->*set)(array, first + done, n, buf);
+    done += n;
+  }
+}
+
+}  // namespace
+
+jdwp::Result<void> WriteArray(Context& ctx, JNIEnv* jni, jarray array, jint first, std::span<const uint8_t> tail) {
+  jclass klass = jni->GetObjectClass(array);
+  auto sig = ctx.jvmti.GetClassSignatureOnly(klass);
+  jni->DeleteLocalRef(klass);
+  if (!sig || sig->size() < 2 || (*sig)[0] != '[') return jdwp::Fail(ErrorCode::kInvalidArray, "not an array");
+  const std::string_view component = std::string_view(*sig).substr(1);
+  ASSIGN_OR_RETURN(auto values, jdwp::DecodeUntaggedValues(tail, TagOfSignature(component[0])));
+  // Edges as stock: `first` must name an element, and the values must fit from there.
+  const jint size = jni->GetArrayLength(array);
+  if (first < 0 || first >= size) return jdwp::Fail(ErrorCode::kInvalidIndex, "first index out of range");
+  if (static_cast<int64_t>(first) + static_cast<int64_t>(values.size()) > size) {
+    return jdwp::Fail(ErrorCode::kInvalidLength, "values run past the end");
+  }
+  auto as_float = [](uint64_t b) { return Value{Tag::kFloat, b}.as_float(); };
+  auto as_double = [](uint64_t b) { return Value{Tag::kDouble, b}.as_double(); };
+  switch (component[0]) {
+    case 'Z': StorePrimitives<jboolean>(jni, static_cast<jbooleanArray>(array), first, values, &JNIEnv::SetBooleanArrayRegion, [](uint64_t b) { return static_cast<jboolean>(b != 0); }); break;
+    case 'B': StorePrimitives<jbyte>(jni, static_cast<jbyteArray>(array), first, values, &JNIEnv::SetByteArrayRegion, [](uint64_t b) { return static_cast<jbyte>(b); }); break;
+    case 'C': StorePrimitives<jchar>(jni, static_cast<jcharArray>(array), first, values, &JNIEnv::SetCharArrayRegion, [](uint64_t b) { return static_cast<jchar>(b); }); break;
+    case 'S': StorePrimitives<jshort>(jni, static_cast<jshortArray>(array), first, values, &JNIEnv::SetShortArrayRegion, [](uint64_t b) { return static_cast<jshort>(b); }); break;
+    case 'I': StorePrimitives<jint>(jni, static_cast<jintArray>(array), first, values, &JNIEnv::SetIntArrayRegion, [](uint64_t b) { return static_cast<jint>(b); }); break;
+    case 'J': StorePrimitives<jlong>(jni, static_cast<jlongArray>(array), first, values, &JNIEnv::SetLongArrayRegion, [](uint64_t b) { return static_cast<jlong>(b); }); break;
+    case 'F': StorePrimitives<jfloat>(jni, static_cast<jfloatArray>(array), first, values, &JNIEnv::SetFloatArrayRegion, as_float); break;
+    case 'D': StorePrimitives<jdouble>(jni, static_cast<jdoubleArray>(array), first, values, &JNIEnv::SetDoubleArrayRegion, as_double); break;
+    default: {
+      // One by one, as stock: elements before a bad one stay stored. The VM
+      // checks each element's type (ArrayStoreException).
+      for (size_t i = 0; i < values.size(); ++i) {
+        ASSIGN_OR_RETURN(jobject e, ctx.Object(jni, jdwp::ObjectId{values[i].bits}));
+        jni->SetObjectArrayElement(static_cast<jobjectArray>(array), first + static_cast<jint>(i), e);
+        if (e) jni->DeleteLocalRef(e);
+        if (jni->ExceptionCheck()) {
+          jni->ExceptionClear();
+          return jdwp::Fail(ErrorCode::kTypeMismatch, "element does not fit the array's component type");
+        }
+      }
+      return {};
+    }
+  }
+  if (jni->ExceptionCheck()) {
+    jni->ExceptionClear();
+    return jdwp::Fail(ErrorCode::kInternal, "exception while storing array elements");
+  }
+  return {};
+}
+
+std::vector<std::string> ParameterSignatures(const std::string& sig) {
+  std::vector<std::string> out;
+  size_t i = 1;
+  while (i < sig.size() && sig[i] != ')') {
+    size_t start = i;
+    while (i < sig.size() && sig[i] == '[') ++i;
+    if (i < sig.size() && sig[i] == 'L') {
+      while (i < sig.size() && sig[i] != ';') ++i;
+    }
+    ++i;
+    out.push_back(sig.substr(start, i - start));
   }
   return out;
 }

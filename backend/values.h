@@ -3,7 +3,10 @@
 
 #include <jni.h>
 
+#include <span>
 #include <string>
+#include <string_view>
+#include <vector>
 
 #include "backend/context.h"
 #include "jdwp/types.h"
@@ -14,6 +17,8 @@ namespace jdwpx::backend {
 jdwp::Value ReadField(Context& ctx, JNIEnv* jni, jobject obj, jclass klass, jfieldID field, char sig0);
 // The value in a local slot of a frame, read as `tag` says.
 jdwp::Result<jdwp::Value> ReadLocal(Context& ctx, JNIEnv* jni, jthread thread, jint depth, jint slot, jdwp::Tag tag);
+// A JNI value of a type whose signature starts with sig0 as a wire value ('V' or unknown: void).
+jdwp::Value FromJValue(Context& ctx, JNIEnv* jni, const jvalue& value, char sig0);
 // A wire value as a JNI argument for a parameter whose signature starts with sig0.
 jdwp::Result<jvalue> ToJValue(Context& ctx, JNIEnv* jni, const jdwp::Value& value, char sig0);
 // Elements [first, first+length) of an array (length -1: to the end) as a region
@@ -21,6 +26,22 @@ jdwp::Result<jvalue> ToJValue(Context& ctx, JNIEnv* jni, const jdwp::Value& valu
 jdwp::Result<jdwp::ArrayRegion> ReadArray(Context& ctx, JNIEnv* jni, jarray array, jint first, jint length);
 // A string's value as the wire's UTF-8, byte for byte as stock sends it by default.
 jdwp::Result<std::string> ReadString(JNIEnv* jni, jstring s);
+// Whether a non-null `value` may be stored where type `signature` is expected
+// ("Ljava/lang/Runnable;", "[I"): a widening reference conversion, found by
+// signature among the supertypes of the value's class (no Java code runs).
+bool IsAssignableToSignature(Context& ctx, JNIEnv* jni, jobject value, std::string_view signature);
+// The tag of a value of a type whose signature starts with sig0 (how its untagged form is read).
+jdwp::Tag TagOfSignature(char sig0);
+// Stores an untagged wire value into a field (`obj` null: a static field of
+// `klass`). An object ID must be known (INVALID_OBJECT) and its object must fit
+// the field's type (TYPE_MISMATCH).
+jdwp::Result<void> WriteField(Context& ctx, JNIEnv* jni, jobject obj, jclass klass, jfieldID field,
+                              std::string_view signature, const jdwp::UntaggedValue& value);
+// ArrayReference.SetValues: `tail` is `repeat int values { untagged-value }` of
+// the array's component type, stored from `first`, with stock's edges.
+jdwp::Result<void> WriteArray(Context& ctx, JNIEnv* jni, jarray array, jint first, std::span<const uint8_t> tail);
+// Parameter signatures of a method signature: "(I[JLjava/lang/String;)V" -> {"I", "[J", "Ljava/lang/String;"}.
+std::vector<std::string> ParameterSignatures(const std::string& signature);
 // Parameter signature characters of a method signature "(I[JLjava/lang/String;)V" -> "I[L", and the return char.
 std::string ParameterKinds(const std::string& signature, char* return_kind);
 

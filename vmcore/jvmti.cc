@@ -816,4 +816,68 @@ Result<void> Jvmti::SetThreadLocalStorage(jthread thread, const void* data) cons
   return {};
 }
 
+// Frames and thread control (locals, pop, early return, stop, redefine)
+#define FRAMES_CALL(fn, ...)                                   \
+  do {                                                         \
+    jvmtiError err_ = env_->fn(__VA_ARGS__);                   \
+    if (err_ != JVMTI_ERROR_NONE) return VmFail(err_, #fn);    \
+  } while (0)
+
+Result<void> Jvmti::SetLocalInt(jthread thread, jint depth, jint slot, jint value) const {
+  FRAMES_CALL(SetLocalInt, thread, depth, slot, value);
+  return {};
+}
+
+Result<void> Jvmti::SetLocalLong(jthread thread, jint depth, jint slot, jlong value) const {
+  FRAMES_CALL(SetLocalLong, thread, depth, slot, value);
+  return {};
+}
+
+Result<void> Jvmti::SetLocalFloat(jthread thread, jint depth, jint slot, jfloat value) const {
+  FRAMES_CALL(SetLocalFloat, thread, depth, slot, value);
+  return {};
+}
+
+Result<void> Jvmti::SetLocalDouble(jthread thread, jint depth, jint slot, jdouble value) const {
+  FRAMES_CALL(SetLocalDouble, thread, depth, slot, value);
+  return {};
+}
+
+Result<void> Jvmti::SetLocalObject(jthread thread, jint depth, jint slot, jobject value) const {
+  FRAMES_CALL(SetLocalObject, thread, depth, slot, value);
+  return {};
+}
+
+Result<void> Jvmti::PopFrame(jthread thread) const {
+  FRAMES_CALL(PopFrame, thread);
+  return {};
+}
+
+Result<void> Jvmti::ForceEarlyReturn(jthread thread, char kind, jvalue value) const {
+  switch (kind) {
+    case 'V': FRAMES_CALL(ForceEarlyReturnVoid, thread); return {};
+    case 'J': FRAMES_CALL(ForceEarlyReturnLong, thread, value.j); return {};
+    case 'F': FRAMES_CALL(ForceEarlyReturnFloat, thread, value.f); return {};
+    case 'D': FRAMES_CALL(ForceEarlyReturnDouble, thread, value.d); return {};
+    case 'L': FRAMES_CALL(ForceEarlyReturnObject, thread, value.l); return {};
+    default: FRAMES_CALL(ForceEarlyReturnInt, thread, value.i); return {};
+  }
+}
+
+Result<void> Jvmti::StopThread(jthread thread, jobject exception) const {
+  FRAMES_CALL(StopThread, thread, exception);
+  return {};
+}
+
+Result<void> Jvmti::InterruptThread(jthread thread) const {
+  FRAMES_CALL(InterruptThread, thread);
+  return {};
+}
+
+Result<void> Jvmti::RedefineClasses(const std::vector<jvmtiClassDefinition>& definitions) const {
+  FRAMES_CALL(RedefineClasses, static_cast<jint>(definitions.size()), definitions.data());
+  return {};
+}
+#undef FRAMES_CALL
+
 }  // namespace jdwpx::vmcore

@@ -220,6 +220,20 @@ class Jvmti {
   Result<void> SetThreadLocalStorage(jthread thread, const void* data) const;
   // (end of virtual threads section)
 
+  // Frames and thread control (locals, pop, early return, stop, redefine)
+  Result<void> SetLocalInt(jthread thread, jint depth, jint slot, jint value) const;
+  Result<void> SetLocalLong(jthread thread, jint depth, jint slot, jlong value) const;
+  Result<void> SetLocalFloat(jthread thread, jint depth, jint slot, jfloat value) const;
+  Result<void> SetLocalDouble(jthread thread, jint depth, jint slot, jdouble value) const;
+  Result<void> SetLocalObject(jthread thread, jint depth, jint slot, jobject value) const;
+  Result<void> PopFrame(jthread thread) const;
+  // The value's kind picks the JVMTI function: 'V' void, 'I' (and Z B C S), 'J', 'F', 'D', 'L'.
+  Result<void> ForceEarlyReturn(jthread thread, char kind, jvalue value) const;
+  Result<void> StopThread(jthread thread, jobject exception) const;
+  Result<void> InterruptThread(jthread thread) const;
+  Result<void> RedefineClasses(const std::vector<jvmtiClassDefinition>& definitions) const;
+  // (end of frames and thread control section)
+
  private:
   jvmtiEnv* env_;
 };

@@ -6,11 +6,11 @@
 
 #include "backend/agent.h"
 #include "backend/errors.h"
+#include "backend/wire_string.h"
 #include "jdwp/commands/module_reference.h"
 #include "jdwp/commands/object_reference.h"
 #include "jdwp/commands/reference_type.h"
 #include "jdwp/commands/virtual_machine.h"
-#include "vmcore/mutf8.h"
 
 namespace jdwpx::backend {
 
@@ -156,7 +156,7 @@ void RegisterHeap(Dispatcher& d, Context& ctx, JNIEnv** jni_slot) {
     if (name) {
       const char* chars = jni->GetStringUTFChars(name, nullptr);
       if (chars) {
-        r.name = vmcore::ModifiedUtf8ToUtf8(chars);
+        r.name = ToWireString(chars);
         jni->ReleaseStringUTFChars(name, chars);
       }
     }

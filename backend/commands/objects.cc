@@ -4,8 +4,12 @@
 #include "backend/errors.h"
 #include "backend/log.h"
 #include "backend/values.h"
+#include "backend/wire_string.h"
+#include "jdwp/codec.h"
 #include "jdwp/commands/array_reference.h"
+#include "jdwp/commands/array_type.h"
 #include "jdwp/commands/class_type.h"
+#include "jdwp/commands/interface_type.h"
 #include "jdwp/commands/object_reference.h"
 #include "jdwp/commands/string_reference.h"
 
@@ -14,6 +18,8 @@ namespace jdwpx::backend {
 namespace OR = jdwp::ObjectReference;
 namespace AR = jdwp::ArrayReference;
 namespace CT = jdwp::ClassType;
+namespace AT = jdwp::ArrayType;
+namespace IT = jdwp::InterfaceType;
 using jdwp::ErrorCode;
 
 namespace {
@@ -23,16 +29,18 @@ struct InvokeResult {
   jdwp::TaggedObjectId exception;
 };
 
+enum class CallKind { kStatic, kVirtual, kNonvirtual, kConstructor };
+
 // Runs on the invoking thread: the call itself, by return kind.
-InvokeResult CallMethod(Context& c, JNIEnv* jni, jobject obj, jclass klass, jmethodID m, bool nonvirtual,
+InvokeResult CallMethod(Context& c, JNIEnv* jni, CallKind kind, jobject obj, jclass klass, jmethodID m,
                         const std::vector<jvalue>& args, char ret) {
   InvokeResult out;
   const jvalue* a = args.empty() ? nullptr : args.data();
-  bool is_static = obj == nullptr;
-#define JDWPX_CALL(Type)                                                           \
-  (is_static ? jni->CallStatic##Type##MethodA(klass, m, a)                         \
-             : nonvirtual ? jni->CallNonvirtual##Type##MethodA(obj, klass, m, a)   \
-                          : jni->Call##Type##MethodA(obj, m, a))
+  if (kind == CallKind::kConstructor) ret = 'L';
+#define JDWPX_CALL(Type)                                                               \
+  (kind == CallKind::kStatic       ? jni->CallStatic##Type##MethodA(klass, m, a)       \
+   : kind == CallKind::kNonvirtual ? jni->CallNonvirtual##Type##MethodA(obj, klass, m, a) \
+                                   : jni->Call##Type##MethodA(obj, m, a))
   switch (ret) {
     case 'V': JDWPX_CALL(Void); out.value = jdwp::Value::Void(); break;
     case 'Z': out.value = jdwp::Value::Boolean(JDWPX_CALL(Boolean)); break;
@@ -44,7 +52,7 @@ InvokeResult CallMethod(Context& c, JNIEnv* jni, jobject obj, jclass klass, jmet
     case 'F': out.value = jdwp::Value::Float(JDWPX_CALL(Float)); break;
     case 'D': out.value = jdwp::Value::Double(JDWPX_CALL(Double)); break;
     default: {
-      jobject r = JDWPX_CALL(Object);
+      jobject r = kind == CallKind::kConstructor ? jni->NewObjectA(klass, m, a) : JDWPX_CALL(Object);
       jthrowable pending = jni->ExceptionOccurred();
       if (pending) jni->ExceptionClear();
       out.value = c.ObjectValue(jni, r);
@@ -66,9 +74,11 @@ InvokeResult CallMethod(Context& c, JNIEnv* jni, jobject obj, jclass klass, jmet
 
 // Shared by the invoke commands: checks arguments on the command thread, then
 // hands the call to the (event-suspended) thread; the reply follows from there.
+// `obj` is the receiver (ObjectReference.InvokeMethod) or null.
 template <class Reply>
-void StartInvoke(Context& c, JNIEnv* jni, jdwp::ThreadId thread_id, jobject obj, jclass klass, jmethodID m,
-                 const std::vector<jdwp::Value>& arguments, int32_t options, const Dispatcher::Later<Reply>& later) {
+void StartInvoke(Context& c, JNIEnv* jni, jdwp::ThreadId thread_id, CallKind kind, jobject obj, jclass klass,
+                 jmethodID m, const std::vector<jdwp::Value>& arguments, int32_t options,
+                 const Dispatcher::Later<Reply>& later) {
   auto fail = [&](const jdwp::Error& e) { later.Fail(e); };
   auto thread = c.Thread(jni, thread_id);
   if (!thread) return fail(thread.error());
@@ -76,21 +86,29 @@ void StartInvoke(Context& c, JNIEnv* jni, jdwp::ThreadId thread_id, jobject obj,
   if (!name) return fail(FromVm(name.error()));
   char ret = 'V';
   std::string kinds = ParameterKinds(name->signature, &ret);
+  std::vector<std::string> parameter_types = ParameterSignatures(name->signature);
   if (kinds.size() != arguments.size()) return fail({ErrorCode::kIllegalArgument, "wrong number of arguments"});
-  auto mods = c.jvmti.GetMethodModifiers(m);
-  bool is_static = mods && (*mods & 0x0008);
-  if (!is_static && !obj) return fail({ErrorCode::kInvalidObject, "instance method without object"});
   // Arguments are held by global references until the call is done.
   auto args = std::make_shared<std::vector<jvalue>>();
   auto globals = std::make_shared<std::vector<jobject>>();
+  auto drop_globals = [&] {
+    for (jobject g : *globals) jni->DeleteGlobalRef(g);
+  };
   for (size_t i = 0; i < arguments.size(); ++i) {
     auto v = ToJValue(c, jni, arguments[i], kinds[i]);
     if (!v) {
-      for (jobject g : *globals) jni->DeleteGlobalRef(g);
+      drop_globals();
       return fail(v.error());
     }
     if (kinds[i] == 'L' || kinds[i] == '[') {
-      v->l = v->l ? jni->NewGlobalRef(v->l) : nullptr;
+      // JNI passes any object for any parameter: a wrong type would corrupt the callee.
+      if (!IsAssignableToSignature(c, jni, v->l, parameter_types[i])) {
+        drop_globals();
+        return fail({ErrorCode::kTypeMismatch, "argument does not fit the parameter's type"});
+      }
+      jobject local = v->l;
+      v->l = local ? jni->NewGlobalRef(local) : nullptr;
+      if (local) jni->DeleteLocalRef(local);
       if (v->l) globals->push_back(v->l);
     }
     args->push_back(*v);
@@ -98,13 +116,12 @@ void StartInvoke(Context& c, JNIEnv* jni, jdwp::ThreadId thread_id, jobject obj,
   jobject gobj = obj ? jni->NewGlobalRef(obj) : nullptr;
   auto gklass = static_cast<jclass>(jni->NewGlobalRef(klass));
   jobject gthread = jni->NewGlobalRef(*thread);
-  bool nonvirtual = (options & jdwp::InvokeOptions::kInvokeNonvirtual) != 0;
   Context* cp = &c;
-  auto work = [cp, gobj, gklass, gthread, m, nonvirtual, args, globals, ret, later, is_static](JNIEnv* tjni) {
+  auto work = [cp, kind, gobj, gklass, gthread, m, args, globals, ret, later](JNIEnv* tjni) {
     std::vector<uint8_t> packet;
     {
       vmcore::LocalFrame frame(tjni, 32);
-      InvokeResult result = CallMethod(*cp, tjni, is_static ? nullptr : gobj, gklass, m, nonvirtual, *args, ret);
+      InvokeResult result = CallMethod(*cp, tjni, kind, gobj, gklass, m, *args, ret);
       Reply reply{};
       if constexpr (requires { reply.return_value; }) {
         reply.return_value = result.value;
@@ -123,12 +140,96 @@ void StartInvoke(Context& c, JNIEnv* jni, jdwp::ThreadId thread_id, jobject obj,
   auto started = c.threads.StartInvoke(jni, *thread, (options & jdwp::InvokeOptions::kInvokeSingleThreaded) != 0,
                                        std::move(work));
   if (!started) {
-    for (jobject g : *globals) jni->DeleteGlobalRef(g);
+    drop_globals();
+    // As stock: a thread already invoking counts as not suspended by an event.
+    if (started.error().code == ErrorCode::kAlreadyInvoking) started = jdwp::Fail(ErrorCode::kInvalidThread, "thread is invoking");
     if (gobj) jni->DeleteGlobalRef(gobj);
     jni->DeleteGlobalRef(gklass);
     jni->DeleteGlobalRef(gthread);
     fail(started.error());
   }
+}
+
+// What the invoke commands check about the method before the call (JNI would
+// call anything it is given): static or not as the command needs, and a member
+// of the class (or the receiver's class) it is called on.
+struct MethodFacts {
+  bool is_static = false;
+  bool is_constructor = false;
+  jclass declaring = nullptr;  // local reference
+};
+
+jdwp::Result<MethodFacts> FactsOf(Context& c, jmethodID m) {
+  MethodFacts f;
+  VM_ASSIGN_OR_RETURN(jint mods, c.jvmti.GetMethodModifiers(m));
+  VM_ASSIGN_OR_RETURN(auto name, c.jvmti.GetMethodName(m));
+  VM_ASSIGN_OR_RETURN(f.declaring, c.jvmti.GetMethodDeclaringClass(m));
+  f.is_static = (mods & 0x0008) != 0;
+  f.is_constructor = name.name == "<init>";
+  return f;
+}
+
+struct InvokeTarget {
+  jclass klass = nullptr;
+  jmethodID method = nullptr;
+  MethodFacts facts;  // facts.declaring: the caller deletes it
+};
+
+// The class and method an invoke command names, each checked in the spec's order.
+jdwp::Result<InvokeTarget> ResolveInvokeTarget(Context& c, JNIEnv* jni, jdwp::ReferenceTypeId clazz,
+                                               jdwp::MethodId method) {
+  InvokeTarget t;
+  ASSIGN_OR_RETURN(t.klass, c.Class(jni, clazz));
+  ASSIGN_OR_RETURN(t.method, c.Method(method));
+  ASSIGN_OR_RETURN(t.facts, FactsOf(c, t.method));
+  return t;
+}
+
+// Stores `rest` (fieldID + untagged value pairs) into `obj`'s fields (null:
+// statics of `klass`). Each field must belong to `klass` or a supertype.
+jdwp::Result<void> SetFieldValues(Context& c, JNIEnv* jni, jobject obj, jclass klass, const jdwp::RawTail& rest) {
+  struct Target {
+    jfieldID field;
+    jclass declaring;  // local reference
+    std::string signature;
+    bool is_static;
+  };
+  std::vector<Target> targets;
+  auto drop = [&] {
+    for (auto& t : targets) jni->DeleteLocalRef(t.declaring);
+  };
+  auto values = jdwp::DecodeFieldValues(rest.bytes, [&](jdwp::FieldId id) -> jdwp::Result<jdwp::Tag> {
+    ASSIGN_OR_RETURN(jfieldID f, c.Field(id));
+    auto decl = c.jvmti.GetFieldDeclaringClass(klass, f);
+    if (!decl || !jni->IsAssignableFrom(klass, *decl)) {
+      if (decl) jni->DeleteLocalRef(*decl);
+      return jdwp::Fail(ErrorCode::kInvalidFieldid, "field not in this type");
+    }
+    auto name = c.jvmti.GetFieldName(*decl, f);
+    auto mods = c.jvmti.GetFieldModifiers(*decl, f);
+    if (!name || !mods) {
+      jni->DeleteLocalRef(*decl);
+      return jdwp::Fail(ErrorCode::kInvalidFieldid, "field not readable");
+    }
+    bool is_static = (*mods & 0x0008) != 0;
+    targets.push_back({f, *decl, name->signature, is_static});
+    return TagOfSignature(name->signature[0]);
+  });
+  if (!values) {
+    drop();
+    return tl::unexpected(values.error());
+  }
+  jdwp::Result<void> result;
+  for (size_t i = 0; i < values->size() && result; ++i) {
+    const Target& t = targets[i];
+    if (!obj && !t.is_static) {
+      result = jdwp::Fail(ErrorCode::kInvalidFieldid, "instance field set as a static");
+      break;
+    }
+    result = WriteField(c, jni, t.is_static ? nullptr : obj, t.declaring, t.field, t.signature, (*values)[i].value);
+  }
+  drop();
+  return result;
 }
 
 }  // namespace
@@ -210,29 +311,108 @@ void RegisterObjects(Dispatcher& d, Context& ctx, JNIEnv** jni_slot) {
     return r;
   });
 
+  d.Bind<OR::SetValues>([c, J](const OR::SetValues::Request& req) -> jdwp::Result<OR::SetValues::Reply> {
+    ASSIGN_OR_RETURN(jobject obj, c->NonNullObject(J(), req.object));
+    jclass k = J()->GetObjectClass(obj);
+    auto done = SetFieldValues(*c, J(), obj, k, req.rest);
+    J()->DeleteLocalRef(k);
+    if (!done) return tl::unexpected(done.error());
+    return OR::SetValues::Reply{};
+  });
+
+  d.Bind<CT::SetValues>([c, J](const CT::SetValues::Request& req) -> jdwp::Result<CT::SetValues::Reply> {
+    ASSIGN_OR_RETURN(jclass k, c->Class(J(), req.clazz));
+    if (!(c->ClassStatusOf(k) & jdwp::ClassStatus::kPrepared)) {
+      return jdwp::Fail(ErrorCode::kClassNotPrepared, "class not prepared");
+    }
+    RETURN_IF_ERROR(SetFieldValues(*c, J(), nullptr, k, req.rest));
+    return CT::SetValues::Reply{};
+  });
+
+  d.Bind<AR::SetValues>([c, J](const AR::SetValues::Request& req) -> jdwp::Result<AR::SetValues::Reply> {
+    ASSIGN_OR_RETURN(jarray a, c->Array(J(), req.array_object));
+    RETURN_IF_ERROR(WriteArray(*c, J(), a, req.first_index, req.rest.bytes));
+    return AR::SetValues::Reply{};
+  });
+
+  d.Bind<AT::NewInstance>([c, J](const AT::NewInstance::Request& req) -> jdwp::Result<AT::NewInstance::Reply> {
+    ASSIGN_OR_RETURN(jclass k, c->Class(J(), req.arr_type));
+    VM_ASSIGN_OR_RETURN(std::string sig, c->jvmti.GetClassSignatureOnly(k));
+    if (sig.size() < 2 || sig[0] != '[') return jdwp::Fail(ErrorCode::kInvalidArray, "not an array type");
+    if (req.length < 0) return jdwp::Fail(ErrorCode::kIllegalArgument, "negative array length");
+    JNIEnv* jni = J();
+    jarray array = nullptr;
+    switch (sig[1]) {
+      case 'Z': array = jni->NewBooleanArray(req.length); break;
+      case 'B': array = jni->NewByteArray(req.length); break;
+      case 'C': array = jni->NewCharArray(req.length); break;
+      case 'S': array = jni->NewShortArray(req.length); break;
+      case 'I': array = jni->NewIntArray(req.length); break;
+      case 'J': array = jni->NewLongArray(req.length); break;
+      case 'F': array = jni->NewFloatArray(req.length); break;
+      case 'D': array = jni->NewDoubleArray(req.length); break;
+      default: {
+        // The component class: Class.getComponentType is an intrinsic that takes no lock.
+        jmethodID get_component = jni->GetMethodID(c->class_class, "getComponentType", "()Ljava/lang/Class;");
+        auto component = get_component ? static_cast<jclass>(jni->CallObjectMethod(k, get_component)) : nullptr;
+        if (component) array = jni->NewObjectArray(req.length, component, nullptr);
+        break;
+      }
+    }
+    if (jni->ExceptionCheck() || !array) {
+      jni->ExceptionClear();
+      return jdwp::Fail(ErrorCode::kOutOfMemory, "array not created");
+    }
+    return AT::NewInstance::Reply{jdwp::TaggedObjectId{jdwp::Tag::kArray, c->IdOf<jdwp::ObjectId>(jni, array)}};
+  });
+
   d.BindAsync<OR::InvokeMethod>([c, J](const OR::InvokeMethod::Request& req, Dispatcher::Later<OR::InvokeMethod::Reply> later) {
     auto obj = c->NonNullObject(J(), req.object);
     if (!obj) return later.Fail(obj.error());
-    auto klass = c->Class(J(), req.clazz);
-    if (!klass) return later.Fail(klass.error());
-    auto m = c->Method(req.method_id);
-    if (!m) return later.Fail(m.error());
-    StartInvoke(*c, J(), req.thread, *obj, *klass, *m, req.arguments, req.options, later);
+    auto t = ResolveInvokeTarget(*c, J(), req.clazz, req.method_id);
+    if (!t) return later.Fail(t.error());
+    bool member = J()->IsInstanceOf(*obj, t->facts.declaring) && J()->IsAssignableFrom(t->klass, t->facts.declaring);
+    J()->DeleteLocalRef(t->facts.declaring);
+    if (!member || t->facts.is_constructor) return later.Fail({ErrorCode::kInvalidMethodid, "not a method of this object"});
+    CallKind kind = t->facts.is_static ? CallKind::kStatic
+                    : (req.options & jdwp::InvokeOptions::kInvokeNonvirtual) ? CallKind::kNonvirtual
+                                                                             : CallKind::kVirtual;
+    StartInvoke(*c, J(), req.thread, kind, t->facts.is_static ? nullptr : *obj, t->klass, t->method, req.arguments,
+                req.options, later);
   });
 
   d.BindAsync<CT::InvokeMethod>([c, J](const CT::InvokeMethod::Request& req, Dispatcher::Later<CT::InvokeMethod::Reply> later) {
-    auto klass = c->Class(J(), req.clazz);
-    if (!klass) return later.Fail(klass.error());
-    auto m = c->Method(req.method_id);
-    if (!m) return later.Fail(m.error());
-    StartInvoke(*c, J(), req.thread, nullptr, *klass, *m, req.arguments, req.options, later);
+    auto t = ResolveInvokeTarget(*c, J(), req.clazz, req.method_id);
+    if (!t) return later.Fail(t.error());
+    bool member = J()->IsAssignableFrom(t->klass, t->facts.declaring);
+    J()->DeleteLocalRef(t->facts.declaring);
+    if (!member || !t->facts.is_static) return later.Fail({ErrorCode::kInvalidMethodid, "not a static method of this class"});
+    StartInvoke(*c, J(), req.thread, CallKind::kStatic, nullptr, t->klass, t->method, req.arguments, req.options, later);
+  });
+
+  d.BindAsync<CT::NewInstance>([c, J](const CT::NewInstance::Request& req, Dispatcher::Later<CT::NewInstance::Reply> later) {
+    auto t = ResolveInvokeTarget(*c, J(), req.clazz, req.method_id);
+    if (!t) return later.Fail(t.error());
+    bool own = J()->IsSameObject(t->klass, t->facts.declaring);
+    J()->DeleteLocalRef(t->facts.declaring);
+    if (!own || !t->facts.is_constructor) return later.Fail({ErrorCode::kInvalidMethodid, "not a constructor of this class"});
+    StartInvoke(*c, J(), req.thread, CallKind::kConstructor, nullptr, t->klass, t->method, req.arguments, req.options, later);
+  });
+
+  d.BindAsync<IT::InvokeMethod>([c, J](const IT::InvokeMethod::Request& req, Dispatcher::Later<IT::InvokeMethod::Reply> later) {
+    auto t = ResolveInvokeTarget(*c, J(), req.clazz, req.method_id);
+    if (!t) return later.Fail(t.error());
+    bool own = J()->IsSameObject(t->klass, t->facts.declaring);
+    J()->DeleteLocalRef(t->facts.declaring);
+    if (!own || !t->facts.is_static) return later.Fail({ErrorCode::kInvalidMethodid, "not a static method of this interface"});
+    StartInvoke(*c, J(), req.thread, CallKind::kStatic, nullptr, t->klass, t->method, req.arguments, req.options, later);
   });
 
   d.Bind<jdwp::StringReference::Value>([c, J](const jdwp::StringReference::Value::Request& req)
                                            -> jdwp::Result<jdwp::StringReference::Value::Reply> {
     ASSIGN_OR_RETURN(jstring s, c->String(J(), jdwp::IdCast<jdwp::StringId>(req.string_object)));
     ASSIGN_OR_RETURN(std::string utf8, ReadString(J(), s));
-    return jdwp::StringReference::Value::Reply{std::move(utf8)};
+    return jdwp::StringReference::Value::Reply{Utf8ToWireString(std::move(utf8))};
   });
 
   d.Bind<AR::Length>([c, J](const AR::Length::Request& req) -> jdwp::Result<AR::Length::Reply> {

@@ -3,12 +3,12 @@
 #include "backend/agent.h"
 #include "backend/errors.h"
 #include "backend/values.h"
+#include "backend/wire_string.h"
 #include "jdwp/commands/class_loader_reference.h"
 #include "jdwp/commands/class_object_reference.h"
 #include "jdwp/commands/class_type.h"
 #include "jdwp/commands/method.h"
 #include "jdwp/commands/reference_type.h"
-#include "vmcore/mutf8.h"
 
 namespace jdwpx::backend {
 
@@ -16,7 +16,6 @@ namespace RT = jdwp::ReferenceType;
 namespace CT = jdwp::ClassType;
 namespace M = jdwp::Method;
 using jdwp::ErrorCode;
-using vmcore::ModifiedUtf8ToUtf8;
 
 namespace {
 
@@ -42,9 +41,9 @@ jdwp::Result<std::vector<Entry>> FieldsOf(Context& c, JNIEnv* jni, jdwp::Referen
     if (synthetic && *synthetic) mods |= kSyntheticBit;
     Entry e{};
     e.field_id = ToWire(f);
-    e.name = ModifiedUtf8ToUtf8(name.name);
-    e.signature = ModifiedUtf8ToUtf8(name.signature);
-    if constexpr (kGeneric) e.generic_signature = ModifiedUtf8ToUtf8(name.generic);
+    e.name = ToWireString(name.name);
+    e.signature = ToWireString(name.signature);
+    if constexpr (kGeneric) e.generic_signature = ToWireString(name.generic);
     e.mod_bits = mods;
     out.push_back(std::move(e));
   }
@@ -64,9 +63,9 @@ jdwp::Result<std::vector<Entry>> MethodsOf(Context& c, JNIEnv* jni, jdwp::Refere
     if (synthetic && *synthetic) mods |= kSyntheticBit;
     Entry e{};
     e.method_id = ToWire(m);
-    e.name = ModifiedUtf8ToUtf8(name.name);
-    e.signature = ModifiedUtf8ToUtf8(name.signature);
-    if constexpr (kGeneric) e.generic_signature = ModifiedUtf8ToUtf8(name.generic);
+    e.name = ToWireString(name.name);
+    e.signature = ToWireString(name.signature);
+    if constexpr (kGeneric) e.generic_signature = ToWireString(name.generic);
     e.mod_bits = mods;
     out.push_back(std::move(e));
   }
@@ -85,9 +84,9 @@ jdwp::Result<std::pair<int32_t, std::vector<Slot>>> VariablesOf(Context& c, JNIE
   for (auto& v : table) {
     Slot s{};
     s.code_index = v.start;
-    s.name = ModifiedUtf8ToUtf8(v.name);
-    s.signature = ModifiedUtf8ToUtf8(v.signature);
-    if constexpr (kGeneric) s.generic_signature = ModifiedUtf8ToUtf8(v.generic);
+    s.name = ToWireString(v.name);
+    s.signature = ToWireString(v.signature);
+    if constexpr (kGeneric) s.generic_signature = ToWireString(v.generic);
     s.length = v.length;
     s.slot = v.slot;
     slots.push_back(std::move(s));
@@ -119,14 +118,14 @@ void RegisterReferenceTypes(Dispatcher& d, Context& ctx, JNIEnv** jni_slot) {
   d.Bind<RT::Signature>([c, J](const RT::Signature::Request& req) -> jdwp::Result<RT::Signature::Reply> {
     ASSIGN_OR_RETURN(jclass k, c->Class(J(), req.ref_type));
     VM_ASSIGN_OR_RETURN(auto sig, c->jvmti.GetClassSignature(k));
-    return RT::Signature::Reply{ModifiedUtf8ToUtf8(sig.signature)};
+    return RT::Signature::Reply{ToWireString(sig.signature)};
   });
 
   d.Bind<RT::SignatureWithGeneric>([c, J](const RT::SignatureWithGeneric::Request& req)
                                        -> jdwp::Result<RT::SignatureWithGeneric::Reply> {
     ASSIGN_OR_RETURN(jclass k, c->Class(J(), req.ref_type));
     VM_ASSIGN_OR_RETURN(auto sig, c->jvmti.GetClassSignature(k));
-    return RT::SignatureWithGeneric::Reply{ModifiedUtf8ToUtf8(sig.signature), ModifiedUtf8ToUtf8(sig.generic)};
+    return RT::SignatureWithGeneric::Reply{ToWireString(sig.signature), ToWireString(sig.generic)};
   });
 
   d.Bind<RT::ClassLoader>([c, J](const RT::ClassLoader::Request& req) -> jdwp::Result<RT::ClassLoader::Reply> {
@@ -183,14 +182,14 @@ void RegisterReferenceTypes(Dispatcher& d, Context& ctx, JNIEnv** jni_slot) {
   d.Bind<RT::SourceFile>([c, J](const RT::SourceFile::Request& req) -> jdwp::Result<RT::SourceFile::Reply> {
     ASSIGN_OR_RETURN(jclass k, c->Class(J(), req.ref_type));
     VM_ASSIGN_OR_RETURN(auto name, c->jvmti.GetSourceFileName(k));
-    return RT::SourceFile::Reply{ModifiedUtf8ToUtf8(name)};
+    return RT::SourceFile::Reply{ToWireString(name)};
   });
 
   d.Bind<RT::SourceDebugExtension>([c, J](const RT::SourceDebugExtension::Request& req)
                                        -> jdwp::Result<RT::SourceDebugExtension::Reply> {
     ASSIGN_OR_RETURN(jclass k, c->Class(J(), req.ref_type));
     VM_ASSIGN_OR_RETURN(auto ext, c->jvmti.GetSourceDebugExtension(k));
-    return RT::SourceDebugExtension::Reply{ModifiedUtf8ToUtf8(ext)};
+    return RT::SourceDebugExtension::Reply{ToWireString(ext)};
   });
 
   d.Bind<RT::Status>([c, J](const RT::Status::Request& req) -> jdwp::Result<RT::Status::Reply> {
@@ -275,11 +274,9 @@ void RegisterReferenceTypes(Dispatcher& d, Context& ctx, JNIEnv** jni_slot) {
     M::LineTable::Reply r;
     r.start = range.first;
     r.end = range.second;
+    // A method compiled without line numbers gets its range and no lines, as stock
+    // (JDI then reports no line instead of failing a step that lands there).
     for (const auto& e : *c->LineTable(m)) r.lines.push_back({e.start, e.line});
-    if (r.lines.empty()) {
-      auto probe = c->jvmti.GetLineNumberTable(m);
-      if (!probe) return tl::unexpected(FromVm(probe.error()));
-    }
     return r;
   });
 

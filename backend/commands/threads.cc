@@ -1,11 +1,12 @@
 // ThreadReference (11), ThreadGroupReference (12), StackFrame (16) commands.
 #include "backend/agent.h"
 #include "backend/errors.h"
+#include "backend/frame_pop.h"
 #include "backend/values.h"
+#include "backend/wire_string.h"
 #include "jdwp/commands/stack_frame.h"
 #include "jdwp/commands/thread_group_reference.h"
 #include "jdwp/commands/thread_reference.h"
-#include "vmcore/mutf8.h"
 
 namespace jdwpx::backend {
 
@@ -36,6 +37,32 @@ jdwp::Result<void> RequireAlive(Context& c, jthread t) {
   return {};
 }
 
+// Writes one local as the value's tag says (as stock: the JVMTI function of the
+// tag; JVMTI answers TYPE_MISMATCH for a slot of another type).
+jdwp::Result<void> WriteLocal(Context& c, JNIEnv* jni, jthread t, jint depth, jint slot, const jdwp::Value& v) {
+  using jdwp::Tag;
+  auto& j = c.jvmti;
+  vmcore::Result<void> r;
+  switch (v.tag) {
+    case Tag::kBoolean: r = j.SetLocalInt(t, depth, slot, v.bits != 0 ? 1 : 0); break;
+    case Tag::kByte: r = j.SetLocalInt(t, depth, slot, static_cast<jbyte>(v.bits)); break;
+    case Tag::kChar: r = j.SetLocalInt(t, depth, slot, static_cast<jchar>(v.bits)); break;
+    case Tag::kShort: r = j.SetLocalInt(t, depth, slot, static_cast<jshort>(v.bits)); break;
+    case Tag::kInt: r = j.SetLocalInt(t, depth, slot, v.as_int()); break;
+    case Tag::kLong: r = j.SetLocalLong(t, depth, slot, v.as_long()); break;
+    case Tag::kFloat: r = j.SetLocalFloat(t, depth, slot, v.as_float()); break;
+    case Tag::kDouble: r = j.SetLocalDouble(t, depth, slot, v.as_double()); break;
+    default: {
+      if (!jdwp::IsObjectTag(v.tag)) return jdwp::Fail(ErrorCode::kInvalidTag, "bad value tag");
+      ASSIGN_OR_RETURN(jobject obj, c.Object(jni, v.object()));
+      r = j.SetLocalObject(t, depth, slot, obj);
+      if (obj) jni->DeleteLocalRef(obj);
+    }
+  }
+  VM_RETURN_IF_ERROR(std::move(r));
+  return {};
+}
+
 }  // namespace
 
 void RegisterThreads(Dispatcher& d, Context& ctx, JNIEnv** jni_slot) {
@@ -45,7 +72,7 @@ void RegisterThreads(Dispatcher& d, Context& ctx, JNIEnv** jni_slot) {
   d.Bind<TR::Name>([c, J](const TR::Name::Request& req) -> jdwp::Result<TR::Name::Reply> {
     ASSIGN_OR_RETURN(jthread t, c->Thread(J(), req.thread));
     VM_ASSIGN_OR_RETURN(auto info, c->jvmti.GetThreadInfo(t));
-    return TR::Name::Reply{vmcore::ModifiedUtf8ToUtf8(info.name)};
+    return TR::Name::Reply{ToWireString(info.name)};
   });
 
   d.Bind<TR::Suspend>([c, J](const TR::Suspend::Request& req) -> jdwp::Result<TR::Suspend::Reply> {
@@ -153,7 +180,7 @@ void RegisterThreads(Dispatcher& d, Context& ctx, JNIEnv** jni_slot) {
   d.Bind<TG::Name>([c, J](const TG::Name::Request& req) -> jdwp::Result<TG::Name::Reply> {
     ASSIGN_OR_RETURN(jthreadGroup g, c->ThreadGroup(J(), req.group));
     VM_ASSIGN_OR_RETURN(auto info, c->jvmti.GetThreadGroupInfo(g));
-    return TG::Name::Reply{vmcore::ModifiedUtf8ToUtf8(info.name)};
+    return TG::Name::Reply{ToWireString(info.name)};
   });
 
   d.Bind<TG::Parent>([c, J](const TG::Parent::Request& req) -> jdwp::Result<TG::Parent::Reply> {
@@ -199,6 +226,66 @@ void RegisterThreads(Dispatcher& d, Context& ctx, JNIEnv** jni_slot) {
     }
     VM_ASSIGN_OR_RETURN(jobject self, c->jvmti.GetLocalInstance(t, depth));
     return SF::ThisObject::Reply{c->TaggedId(J(), self)};
+  });
+  d.Bind<SF::SetValues>([c, J](const SF::SetValues::Request& req) -> jdwp::Result<SF::SetValues::Reply> {
+    ASSIGN_OR_RETURN(jthread t, c->Thread(J(), req.thread));
+    ASSIGN_OR_RETURN(int32_t depth, c->FrameDepth(J(), t, req.frame));
+    for (const auto& sv : req.slot_values) RETURN_IF_ERROR(WriteLocal(*c, J(), t, depth, sv.slot, sv.slot_value));
+    return SF::SetValues::Reply{};
+  });
+
+  d.Bind<SF::PopFrames>([c, J](const SF::PopFrames::Request& req) -> jdwp::Result<SF::PopFrames::Reply> {
+    ASSIGN_OR_RETURN(jthread t, c->Thread(J(), req.thread));
+    ASSIGN_OR_RETURN(int32_t depth, c->FrameDepth(J(), t, req.frame));
+    RETURN_IF_ERROR(FramePops().PopFrames(*c, J(), t, depth));
+    return SF::PopFrames::Reply{};
+  });
+
+  d.Bind<TR::Interrupt>([c, J](const TR::Interrupt::Request& req) -> jdwp::Result<TR::Interrupt::Reply> {
+    ASSIGN_OR_RETURN(jthread t, c->Thread(J(), req.thread));
+    auto r = c->jvmti.InterruptThread(t);
+    // As stock: interrupting a thread that has ended (or not started) is no error.
+    if (!r && r.error().code != JVMTI_ERROR_THREAD_NOT_ALIVE) return tl::unexpected(FromVm(r.error()));
+    return TR::Interrupt::Reply{};
+  });
+
+  d.Bind<TR::Stop>([c, J](const TR::Stop::Request& req) -> jdwp::Result<TR::Stop::Reply> {
+    ASSIGN_OR_RETURN(jthread t, c->Thread(J(), req.thread));
+    ASSIGN_OR_RETURN(jobject throwable, c->Object(J(), req.throwable));
+    // The spec wants a Throwable. JVMTI (and so stock) takes any object, and the
+    // thread would then be thrown something that is no exception.
+    if (throwable && !c->IsInstance(J(), throwable, c->throwable_class))
+      return jdwp::Fail(ErrorCode::kInvalidObject, "not a Throwable");
+    VM_RETURN_IF_ERROR(c->jvmti.StopThread(t, throwable));
+    return TR::Stop::Reply{};
+  });
+
+  d.Bind<TR::ForceEarlyReturn>([c, J](const TR::ForceEarlyReturn::Request& req)
+                                   -> jdwp::Result<TR::ForceEarlyReturn::Reply> {
+    ASSIGN_OR_RETURN(jthread t, c->Thread(J(), req.thread));
+    const jdwp::Value& v = req.value;
+    jvalue value{};
+    char kind = 'I';
+    switch (v.tag) {
+      case jdwp::Tag::kVoid: kind = 'V'; break;
+      case jdwp::Tag::kBoolean: value.i = v.bits != 0 ? 1 : 0; break;
+      case jdwp::Tag::kByte: value.i = static_cast<jbyte>(v.bits); break;
+      case jdwp::Tag::kChar: value.i = static_cast<jchar>(v.bits); break;
+      case jdwp::Tag::kShort: value.i = static_cast<jshort>(v.bits); break;
+      case jdwp::Tag::kInt: value.i = v.as_int(); break;
+      case jdwp::Tag::kLong: kind = 'J'; value.j = v.as_long(); break;
+      case jdwp::Tag::kFloat: kind = 'F'; value.f = v.as_float(); break;
+      case jdwp::Tag::kDouble: kind = 'D'; value.d = v.as_double(); break;
+      default: {
+        if (!jdwp::IsObjectTag(v.tag)) return jdwp::Fail(ErrorCode::kInvalidTag, "bad value tag");
+        kind = 'L';
+        ASSIGN_OR_RETURN(value.l, c->Object(J(), v.object()));
+      }
+    }
+    // JVMTI checks suspension, the frame (OPAQUE_FRAME for native) and the return type.
+    auto r = c->jvmti.ForceEarlyReturn(t, kind, value);
+    if (!r) return tl::unexpected(FromVm(r.error()));
+    return TR::ForceEarlyReturn::Reply{};
   });
 }
 

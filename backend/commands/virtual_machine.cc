@@ -3,6 +3,7 @@
 
 #include "backend/agent.h"
 #include "backend/errors.h"
+#include "backend/wire_string.h"
 #include "jdwp/commands/all.h"
 #include "vmcore/mutf8.h"
 
@@ -36,14 +37,14 @@ std::string Property(Context& ctx, JNIEnv* jni, const char* name) {
     auto value = static_cast<jstring>(jni->CallStaticObjectMethod(system, get, key));
     if (!jni->ExceptionCheck() && value) {
       const char* chars = jni->GetStringUTFChars(value, nullptr);
-      std::string out = chars ? vmcore::ModifiedUtf8ToUtf8(chars) : std::string();
+      std::string out = chars ? ToWireString(chars) : std::string();
       if (chars) jni->ReleaseStringUTFChars(value, chars);
       return out;
     }
   }
   jni->ExceptionClear();
   auto v = ctx.jvmti.GetSystemProperty(name);
-  return v && *v ? vmcore::ModifiedUtf8ToUtf8(**v) : std::string();
+  return v && *v ? ToWireString(**v) : std::string();
 }
 
 // A loaded type as AllClasses* and ClassesBySignature see it.
@@ -118,7 +119,7 @@ void RegisterVirtualMachine(Dispatcher& d, Context& ctx, Agent& agent, JNIEnv** 
 
   d.Bind<VM::ClassesBySignature>([c, J](const VM::ClassesBySignature::Request& req)
                                      -> jdwp::Result<VM::ClassesBySignature::Reply> {
-    std::string wanted = vmcore::Utf8ToModifiedUtf8(req.signature);
+    std::string wanted = FromWireString(req.signature);
     VM::ClassesBySignature::Reply r;
     ASSIGN_OR_RETURN(r.classes, LoadedTypes<VM::ClassesBySignature::Class>(
                                     *c, J(), [&](const LoadedType& t, VM::ClassesBySignature::Class& e) {
@@ -140,7 +141,7 @@ void RegisterVirtualMachine(Dispatcher& d, Context& ctx, Agent& agent, JNIEnv** 
                                       if (!sig) return false;
                                       e.ref_type_tag = TypeTagOf(*c, t);
                                       e.type_id = c->IdOf<jdwp::ReferenceTypeId>(J(), t.klass);
-                                      e.signature = vmcore::ModifiedUtf8ToUtf8(*sig);
+                                      e.signature = ToWireString(*sig);
                                       e.status = t.status;
                                       return true;
                                     }));
@@ -156,8 +157,8 @@ void RegisterVirtualMachine(Dispatcher& d, Context& ctx, Agent& agent, JNIEnv** 
                                       if (!sig) return false;
                                       e.ref_type_tag = TypeTagOf(*c, t);
                                       e.type_id = c->IdOf<jdwp::ReferenceTypeId>(J(), t.klass);
-                                      e.signature = vmcore::ModifiedUtf8ToUtf8(sig->signature);
-                                      e.generic_signature = vmcore::ModifiedUtf8ToUtf8(sig->generic);
+                                      e.signature = ToWireString(sig->signature);
+                                      e.generic_signature = ToWireString(sig->generic);
                                       e.status = t.status;
                                       return true;
                                     }));
@@ -211,7 +212,7 @@ void RegisterVirtualMachine(Dispatcher& d, Context& ctx, Agent& agent, JNIEnv** 
   });
 
   d.Bind<VM::CreateString>([c, J](const VM::CreateString::Request& req) -> jdwp::Result<VM::CreateString::Reply> {
-    std::u16string utf16 = vmcore::Utf8ToUtf16(req.utf);
+    std::u16string utf16 = vmcore::Utf8ToUtf16(WireStringToUtf8(req.utf));
     jstring s = J()->NewString(reinterpret_cast<const jchar*>(utf16.data()), static_cast<jsize>(utf16.size()));
     if (!s) {
       J()->ExceptionClear();
@@ -230,8 +231,8 @@ void RegisterVirtualMachine(Dispatcher& d, Context& ctx, Agent& agent, JNIEnv** 
     auto vm = c->jvmti.GetCapabilities();
     jvmtiCapabilities granted = vm ? *vm : jvmtiCapabilities{};
     VM::CapabilitiesNew::Reply r{};
-    r.can_watch_field_modification = false;
-    r.can_watch_field_access = false;
+    r.can_watch_field_modification = granted.can_generate_field_modification_events;
+    r.can_watch_field_access = granted.can_generate_field_access_events;
     r.can_get_bytecodes = granted.can_get_bytecodes && has(jdwp::Method::Bytecodes::kId);
     r.can_get_synthetic_attribute = granted.can_get_synthetic_attribute;
     r.can_get_owned_monitor_info =
@@ -251,10 +252,10 @@ void RegisterVirtualMachine(Dispatcher& d, Context& ctx, Agent& agent, JNIEnv** 
     r.can_get_instance_info = granted.can_tag_objects && has(VM::InstanceCounts::kId) &&
                               has(jdwp::ReferenceType::Instances::kId) &&
                               has(jdwp::ObjectReference::ReferringObjects::kId);
-    r.can_request_monitor_events = false;
+    r.can_request_monitor_events = granted.can_generate_monitor_events;
     r.can_get_monitor_frame_info = granted.can_get_owned_monitor_stack_depth_info &&
                                    has(jdwp::ThreadReference::OwnedMonitorsStackDepthInfo::kId);
-    r.can_use_source_name_filters = false;  // the SourceNameMatch modifier is not implemented
+    r.can_use_source_name_filters = false;  // as stock (JDK 17), though SourceNameMatch filters ClassPrepare
     r.can_get_constant_pool = granted.can_get_constant_pool && has(jdwp::ReferenceType::ConstantPool::kId);
     r.can_force_early_return = granted.can_force_early_return && has(jdwp::ThreadReference::ForceEarlyReturn::kId);
     return r;
@@ -303,6 +304,29 @@ void RegisterVirtualMachine(Dispatcher& d, Context& ctx, Agent& agent, JNIEnv** 
   d.Bind<VM::ReleaseEvents>([c](const VM::ReleaseEvents::Request&) -> jdwp::Result<VM::ReleaseEvents::Reply> {
     c->events->Release();
     return VM::ReleaseEvents::Reply{};
+  });
+
+  d.Bind<VM::RedefineClasses>([c, J](const VM::RedefineClasses::Request& req)
+                                  -> jdwp::Result<VM::RedefineClasses::Reply> {
+    std::vector<jvmtiClassDefinition> definitions;
+    std::vector<jclass> classes;
+    definitions.reserve(req.classes.size());
+    for (const auto& k : req.classes) {
+      ASSIGN_OR_RETURN(jclass klass, c->Class(J(), k.ref_type));
+      classes.push_back(klass);
+      definitions.push_back({klass, static_cast<jint>(k.classfile.size()), k.classfile.data()});
+    }
+    if (definitions.empty()) return VM::RedefineClasses::Reply{};
+    // JVMTI's errors map one to one onto the spec's (errors.cc): NAMES_DONT_MATCH,
+    // INVALID_CLASS_FORMAT, ADD_METHOD_NOT_IMPLEMENTED, SCHEMA_CHANGE_NOT_IMPLEMENTED...
+    auto redefined = c->jvmti.RedefineClasses(definitions);
+    // Methods kept their jmethodIDs but may have new code: cached line tables go.
+    c->ForgetMethodCaches();
+    VM_RETURN_IF_ERROR(std::move(redefined));
+    // JVMTI cleared the breakpoints in these classes; as stock, their requests go too.
+    c->events->ForgetBreakpointsIn(J(), classes);
+    for (jclass k : classes) J()->DeleteLocalRef(k);
+    return VM::RedefineClasses::Reply{};
   });
 }
 

@@ -425,21 +425,31 @@ TEST(Environment, CommaEvenAfterEmptyOptions) {
   EXPECT_EQ(e.stderr_text, SyntaxError(",transport=dt_socket,server=y,address=0,suspend=n"));
 }
 
-// --- options stock accepts that jdwpx refuses for now -----------------------------
+// --- deferred start, launch, mutf8 ---------------------------------------------------
 
-TEST(NotSupported, RefusedAfterStockChecksWithTheOptionName) {
-  struct Case {
-    std::string text;
-    std::string option;
-  };
-  for (const Case& c : {Case{WithBase("launch=/bin/true"), "launch"},
-                        Case{WithBase("onthrow=java.lang.Foo,launch=/bin/true"), "onthrow"},
-                        Case{WithBase("onuncaught=y,launch=/bin/true"), "onuncaught"},
-                        Case{WithBase("mutf8=y"), "mutf8"}}) {
-    const OptionsError e = MustFail(c.text);
-    EXPECT_EQ(e.stderr_text, "ERROR: JDWP option '" + c.option + "' is not supported by jdwpx yet\n") << c.text;
-    EXPECT_EQ(e.exit_code, 1);
-  }
+TEST(DeferredStart, OnthrowKeepsTheNameAsWritten) {
+  const Options o = MustParse(WithBase("onthrow=java.lang.IllegalStateException,launch=/bin/echo x"));
+  EXPECT_EQ(o.onthrow, "java.lang.IllegalStateException");
+  EXPECT_EQ(o.launch, "/bin/echo x");
+  EXPECT_FALSE(o.onuncaught);
+}
+
+TEST(DeferredStart, OnuncaughtWithLaunch) {
+  const Options o = MustParse(WithBase("onuncaught=y,launch=/bin/true"));
+  EXPECT_TRUE(o.onuncaught);
+  EXPECT_FALSE(o.onthrow.has_value());
+}
+
+TEST(DeferredStart, LaunchAloneAndEmpty) {
+  EXPECT_EQ(MustParse(WithBase("launch=/bin/true")).launch, "/bin/true");
+  // "launch=," gives an empty command, as stock's get_tok does.
+  EXPECT_EQ(MustParse(WithBase("launch=,quiet=y")).launch, "");
+}
+
+TEST(Mutf8, ParsedAsABoolean) {
+  EXPECT_TRUE(MustParse(WithBase("mutf8=y")).mutf8);
+  EXPECT_FALSE(MustParse(WithBase("mutf8=n")).mutf8);
+  ExpectSyntaxError(WithBase("mutf8=x"));
 }
 
 TEST(NotSupported, DefaultValuesAreNotRefused) {

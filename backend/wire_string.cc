@@ -1,0 +1,31 @@
+#include "backend/wire_string.h"
+
+#include <atomic>
+
+#include "vmcore/mutf8.h"
+
+namespace jdwpx::backend {
+namespace {
+std::atomic<bool> g_modified_utf8{false};
+}  // namespace
+
+void SetWireModifiedUtf8(bool on) { g_modified_utf8.store(on, std::memory_order_relaxed); }
+bool WireIsModifiedUtf8() { return g_modified_utf8.load(std::memory_order_relaxed); }
+
+std::string ToWireString(std::string_view mutf8) {
+  return WireIsModifiedUtf8() ? std::string(mutf8) : vmcore::ModifiedUtf8ToUtf8(mutf8);
+}
+
+std::string FromWireString(std::string_view wire) {
+  return WireIsModifiedUtf8() ? std::string(wire) : vmcore::Utf8ToModifiedUtf8(wire);
+}
+
+std::string Utf8ToWireString(std::string utf8) {
+  return WireIsModifiedUtf8() ? vmcore::Utf8ToModifiedUtf8(utf8) : std::move(utf8);
+}
+
+std::string WireStringToUtf8(std::string wire) {
+  return WireIsModifiedUtf8() ? vmcore::ModifiedUtf8ToUtf8(wire) : std::move(wire);
+}
+
+}  // namespace jdwpx::backend
