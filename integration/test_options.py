@@ -12,8 +12,9 @@ choose: the " [file:line]" suffix stock puts on "JDWP exit error" lines (it
 differs by JDK build), the library name the JVM prints in "agent library
 failed ...: <name>", and the native frames after a JNI FatalError.
 
-Stdlib only; no sleeps; every subprocess has a timeout. --classes and
---build-dir (passed by the CMake test driver) are accepted and unused.
+DeferredStartTest runs fixtures/OptionsFixture.java (needs --classes) with
+launch=, onthrow= and onuncaught=, and attaches with jdwp_client.py.
+No sleeps; every subprocess has a timeout. --build-dir is accepted and unused.
 """
 
 from __future__ import annotations
@@ -29,6 +30,10 @@ import subprocess
 import sys
 import tempfile
 import unittest
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import harness  # noqa: E402
+import jdwp_client  # noqa: E402
 
 RUN_TIMEOUT_S = 60
 LISTENING_RE = r"Listening for transport dt_socket at address: \d+"
@@ -346,17 +351,28 @@ class OptionsTest(unittest.TestCase):
                 self.check_options(f"{self.BASE},{extra}", self.accepted())
 
     def test_mutf8(self):
-        self.check_options(self.BASE + ",mutf8=y", self.accepted(), ours=self.refused("mutf8"))
+        self.check_options(self.BASE + ",mutf8=y", self.accepted())
 
     def test_launch_with_value(self):
-        # Stock starts /bin/true instead of printing the Listening line.
-        self.check_options(self.BASE + ",launch=/bin/true", self.accepted(listening=False),
-                           ours=self.refused("launch"))
+        # The launched command replaces the Listening line.
+        self.check_options(self.BASE + ",launch=/bin/true", self.accepted(listening=False))
+
+    def test_launch_command_that_cannot_run_is_silent(self):
+        # Stock forks and execs without a shell; a failed exec only ends the child.
+        self.check_options(self.BASE + ",launch=/nonexistent/debugger", self.accepted(listening=False))
+
+    def test_launch_is_ignored_by_a_client(self):
+        with closed_port() as port:
+            self.check_options(f"transport=dt_socket,server=n,suspend=n,address=127.0.0.1:{port},launch=/bin/false",
+                               self.transport_init_failed(
+                                   "ERROR: transport error 202: connect failed: Connection refused"))
 
     def test_onthrow_with_launch(self):
-        # Stock defers everything (no listener) until java.lang.Foo is thrown.
-        self.check_options(self.BASE + ",onthrow=java.lang.Foo,launch=/bin/true", self.accepted(listening=False),
-                           ours=self.refused("onthrow"))
+        # Everything (listener included) waits until java.lang.Foo is thrown: never here.
+        self.check_options(self.BASE + ",onthrow=java.lang.Foo,launch=/bin/true", self.accepted(listening=False))
+
+    def test_onuncaught_with_launch(self):
+        self.check_options(self.BASE + ",onuncaught=y,launch=/bin/true", self.accepted(listening=False))
 
     def test_include_virtual_threads(self):
         options = self.BASE + ",includevirtualthreads=y"
@@ -446,6 +462,150 @@ class OptionsTest(unittest.TestCase):
             rc=0, stdout=[LISTENING_RE],
             stderr=["ERROR: transport error 203: timed out waiting for connection",
                     "JDWP exit error JVMTI_ERROR_NONE(0): could not connect, timeout or fatal error [x:0]"]))
+
+
+# Event kinds and suspend policies read from the raw event packets below.
+EVENT_EXCEPTION = 4
+SUSPEND_ALL = 2
+
+
+class DeferredStartTest(unittest.TestCase):
+    """launch=, onthrow= and onuncaught= with a running program (fixtures/OptionsFixture.java)
+    and a raw JDWP debugger (jdwp_client.py) attaching where the launched command says."""
+
+    @classmethod
+    def setUpClass(cls):
+        assert ARGS is not None
+        if not ARGS.classes:
+            raise unittest.SkipTest("needs --classes (the compiled fixtures)")
+        cls.workdir = tempfile.TemporaryDirectory(prefix="jdwpx-deferred-")
+        # The "debugger" launch= runs: prints its arguments on the debuggee's stdout (inherited).
+        cls.launcher = os.path.join(cls.workdir.name, "launch.sh")
+        with open(cls.launcher, "w", encoding="utf-8") as f:
+            f.write('#!/bin/sh\necho "LAUNCHED $#: $*"\n')
+        os.chmod(cls.launcher, 0o755)
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.workdir.cleanup()
+
+    def debuggee(self, options: str, mode: str) -> "harness.Debuggee":
+        cfg = harness.Config(agent=ARGS.agent, agent_lib=ARGS.agent_lib, jdk=os.path.abspath(ARGS.jdk),
+                             java=os.path.join(ARGS.jdk, "bin", "java"), jdb="", javac="",
+                             classes_dir=os.path.abspath(ARGS.classes), build_dir="", jdk_version=0,
+                             unittest_argv=[])
+        return harness.Debuggee(cfg, "OptionsFixture", args=[mode], options=options)
+
+    def launched_port(self, proc, extra_args: str = "") -> int:
+        m = proc.wait_for_output(r"LAUNCHED (\d+): " + re.escape(extra_args) + r"dt_socket (\d+)\n", 30)
+        self.assertEqual(int(m.group(1)), 2 + len(extra_args.split()))
+        return int(m.group(2))
+
+    def read_starting_exception(self, client) -> dict:
+        """The first event after attaching: the exception that started the agent, as request 0."""
+        # It may have come while the client read its IDSizes reply.
+        r = jdwp_client.Reader(client.events[0] if client.events else client.read_event(), client.sizes)
+        policy, count, kind, request = r.byte(), r.int(), r.byte(), r.int()
+        self.assertEqual((policy, count, kind, request), (SUSPEND_ALL, 1, EVENT_EXCEPTION, 0))
+        thread, location, (tag, exception), catch_location = r.id(), r.location(), r.value(), r.location()
+        self.assertTrue(r.at_end())
+        self.assertEqual(tag, "L")
+        exception_type = client.ok(jdwp_client.ObjectReference.ReferenceType, client.object_id(exception))
+        exception_type.byte()
+        name = client.ok(jdwp_client.ThreadReference.Name, client.object_id(thread)).string()
+        return {"thread": name, "location": location, "catch_location": catch_location,
+                "exception_signature": client.signature(exception_type.id("referenceType"))}
+
+    def line_of(self, client, location) -> int:
+        """The source line of a (typeTag, classID, methodID, index) location."""
+        _, type_id, method_id, index = location
+        r = client.ok(jdwp_client.Method.LineTable, client.type_id(type_id) + client.method_id(method_id))
+        r.long(), r.long()
+        lines = [(r.long(), r.int()) for _ in range(r.int())]
+        return max((entry for entry in lines if entry[0] <= index), key=lambda entry: entry[0])[1]
+
+    def test_launch_gets_transport_and_port_then_debugger_attaches(self):
+        options = f"transport=dt_socket,server=y,suspend=y,address=127.0.0.1:0,launch={self.launcher} one"
+        with self.debuggee(options, "caught") as proc:
+            port = self.launched_port(proc, "one ")
+            client = jdwp_client.Client(port)
+            try:
+                client.wait_for_vm_start()
+                self.assertNotIn("started", proc.stdout)  # suspend=y: main has not run
+                client.ok(jdwp_client.VirtualMachine.Resume)
+                proc.wait_for_output(r"done\n")
+            finally:
+                client.close()
+            self.assertEqual(proc.wait(30), 0)
+            self.assertNotIn("Listening for transport", proc.stdout)
+
+    def test_onthrow_starts_on_that_class_only(self):
+        options = (f"transport=dt_socket,server=y,suspend=y,address=127.0.0.1:0,"
+                   f"onthrow=OptionsFixture$Trigger,launch={self.launcher}")
+        with self.debuggee(options, "caught") as proc:
+            port = self.launched_port(proc)
+            # The IllegalStateException before did not start anything.
+            self.assertIn("other exception caught", proc.stdout)
+            client = jdwp_client.Client(port)
+            try:
+                event = self.read_starting_exception(client)
+                self.assertEqual(event["exception_signature"], "LOptionsFixture$Trigger;")
+                self.assertEqual(event["thread"], "main")
+                self.assertEqual(self.line_of(client, event["location"]),
+                                 harness.fixture_line("OptionsFixture.java", "// @throw-caught"))
+                self.assertEqual(self.line_of(client, event["catch_location"]),
+                                 harness.fixture_line("OptionsFixture.java", "// @catch") - 1)
+                self.assertNotIn("trigger caught", proc.stdout)  # suspended at the throw
+                client.ok(jdwp_client.VirtualMachine.Resume)
+                proc.wait_for_output(r"trigger caught\ndone\n")
+            finally:
+                client.close()
+            self.assertEqual(proc.wait(30), 0)
+
+    def test_onuncaught_starts_on_an_uncaught_exception(self):
+        options = f"transport=dt_socket,server=y,suspend=y,address=127.0.0.1:0,onuncaught=y,launch={self.launcher}"
+        with self.debuggee(options, "uncaught") as proc:
+            port = self.launched_port(proc)
+            client = jdwp_client.Client(port)
+            try:
+                event = self.read_starting_exception(client)
+                self.assertEqual(event["exception_signature"], "LOptionsFixture$Trigger;")
+                self.assertEqual(event["thread"], "thrower")
+                self.assertEqual(self.line_of(client, event["location"]),
+                                 harness.fixture_line("OptionsFixture.java", "// @throw-uncaught"))
+                self.assertEqual(event["catch_location"][1:], (0, 0, 0))  # no catch
+                self.assertNotIn("thrower ended", proc.stdout)
+                client.ok(jdwp_client.VirtualMachine.Resume)
+                proc.wait_for_output(r"thrower ended\ndone\n")
+            finally:
+                client.close()
+            self.assertEqual(proc.wait(30), 0)
+            self.assertIn("OptionsFixture$Trigger: uncaught", proc.stderr)
+
+    def test_onthrow_suspend_n_runs_on_without_a_debugger(self):
+        options = (f"transport=dt_socket,server=y,suspend=n,address=127.0.0.1:0,"
+                   f"onthrow=OptionsFixture$Trigger,launch={self.launcher}")
+        with self.debuggee(options, "caught") as proc:
+            self.assertEqual(proc.wait(30), 0)
+            lines = proc.stdout.splitlines()
+            launched = [i for i, line in enumerate(lines) if line.startswith("LAUNCHED 2: dt_socket ")]
+            self.assertEqual(len(launched), 1, proc.stdout)
+            # Launched at the throw, not before (the launched child prints when it gets to run).
+            self.assertLess(lines.index("other exception caught"), launched[0])
+            self.assertIn("trigger caught", lines)
+            self.assertEqual(proc.stderr, "")
+
+    def test_onthrow_attach_failure_reports_and_runs_on(self):
+        with closed_port() as port:
+            # suspend=n: with suspend=y stock waits forever for a connection that cannot come.
+            options = (f"transport=dt_socket,server=n,suspend=n,address=127.0.0.1:{port},"
+                       f"onthrow=OptionsFixture$Trigger,launch={self.launcher}")
+            with self.debuggee(options, "caught") as proc:
+                self.assertEqual(proc.wait(30), 0)
+            self.assertEqual(proc.stdout.splitlines(), ["started", "other exception caught", "trigger caught", "done"])
+            self.assertEqual(proc.stderr.splitlines(), [
+                "ERROR: transport error 202: connect failed: Connection refused",
+                "ERROR: JDWP Transport dt_socket failed to initialize, TRANSPORT_INIT(510)"])
 
 
 class closed_port:

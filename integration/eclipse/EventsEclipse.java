@@ -1,0 +1,8 @@
+// jdi/EventsJdi.java through Eclipse's JDI (see InspectEclipse.java for how it runs outside OSGi).
+//
+// Usage: EventsEclipse <debuggeePort>
+public final class EventsEclipse {
+    public static void main(String[] args) throws Exception {
+        System.exit(EventsJdi.run(org.eclipse.jdi.Bootstrap.virtualMachineManager(), args[0]));
+    }
+}

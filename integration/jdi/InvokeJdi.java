@@ -1,0 +1,193 @@
+// Value modification and method invocation through com.sun.jdi, run by the
+// JDK's JDI and (eclipse/InvokeEclipse.java) by Eclipse's. Attaches to an
+// InvokeFixture debuggee (server=y, suspend=n), stops at @bp-invoke and prints
+// one "SCENARIO <name> PASS|FAIL <detail>" line per scenario; test_invoke.py
+// checks them.
+//
+// Usage: InvokeJdi <debuggeePort> <bpLine>
+import com.sun.jdi.*;
+import com.sun.jdi.connect.AttachingConnector;
+import com.sun.jdi.connect.Connector;
+import com.sun.jdi.event.*;
+import com.sun.jdi.request.BreakpointRequest;
+import com.sun.jdi.request.EventRequest;
+import java.util.List;
+import java.util.Map;
+import java.util.function.Consumer;
+
+public final class InvokeJdi {
+    interface Scenario { void run() throws Exception; }
+
+    VirtualMachine vm;
+    ThreadReference thread;
+    ClassType fixture;
+    ObjectReference instance;
+    int failures;
+
+    public static void main(String[] args) throws Exception {
+        System.exit(run(Bootstrap.virtualMachineManager(), args, vm -> { }));
+    }
+
+    public static int run(VirtualMachineManager vmm, String[] args, Consumer<VirtualMachine> configure) throws Exception {
+        InvokeJdi s = new InvokeJdi();
+        s.attach(vmm, Integer.parseInt(args[0]), Integer.parseInt(args[1]), configure);
+        s.all();
+        s.release();
+        System.out.println("RESULT " + (s.failures == 0 ? "ok" : "fail"));
+        return s.failures == 0 ? 0 : 3;
+    }
+
+    void attach(VirtualMachineManager vmm, int port, int line, Consumer<VirtualMachine> configure) throws Exception {
+        AttachingConnector attach = null;
+        for (AttachingConnector c : vmm.attachingConnectors()) {
+            if (c.name().equals("com.sun.jdi.SocketAttach")) attach = c;
+        }
+        Map<String, Connector.Argument> a = attach.defaultArguments();
+        a.get("hostname").setValue("127.0.0.1");
+        a.get("port").setValue(String.valueOf(port));
+        vm = attach.attach(a);
+        configure.accept(vm);
+        fixture = (ClassType) vm.classesByName("InvokeFixture").get(0);
+        Location at = fixture.locationsOfLine(line).get(0);
+        BreakpointRequest bp = vm.eventRequestManager().createBreakpointRequest(at);
+        bp.setSuspendPolicy(EventRequest.SUSPEND_ALL);
+        bp.enable();
+        while (thread == null) {
+            EventSet set = vm.eventQueue().remove(60_000);
+            if (set == null) throw new IllegalStateException("no breakpoint event in 60 s");
+            for (Event e : set) {
+                if (e instanceof BreakpointEvent) thread = ((BreakpointEvent) e).thread();
+            }
+            if (thread == null) set.resume();
+        }
+        bp.disable();
+        instance = (ObjectReference) fixture.getValue(fixture.fieldByName("instance"));
+    }
+
+    void release() throws Exception {
+        fixture.setValue(fixture.fieldByName("released"), vm.mirrorOf(true));
+        vm.resume();
+        vm.dispose();
+    }
+
+    void scenario(String name, Scenario body) {
+        try {
+            body.run();
+            System.out.println("SCENARIO " + name + " PASS");
+        } catch (Throwable t) {
+            failures++;
+            System.out.println("SCENARIO " + name + " FAIL " + t.toString().replace('\n', ' '));
+        }
+    }
+
+    static void check(boolean ok, String what) {
+        if (!ok) throw new AssertionError(what);
+    }
+
+    static void equal(Object expected, Object actual, String what) {
+        if (expected == null ? actual != null : !expected.equals(actual)) {
+            throw new AssertionError(what + ": expected " + expected + ", got " + actual);
+        }
+    }
+
+    Method method(ReferenceType type, String name) {
+        return type.methodsByName(name).get(0);
+    }
+
+    Value callStatic(String name, Value... args) throws Exception {
+        return fixture.invokeMethod(thread, method(fixture, name), List.of(args), 0);
+    }
+
+    void all() {
+        scenario("set.instance-fields", () -> {
+            instance.setValue(fixture.fieldByName("z"), vm.mirrorOf(true));
+            instance.setValue(fixture.fieldByName("b"), vm.mirrorOf((byte) -9));
+            instance.setValue(fixture.fieldByName("c"), vm.mirrorOf('Q'));
+            instance.setValue(fixture.fieldByName("s"), vm.mirrorOf((short) 1234));
+            instance.setValue(fixture.fieldByName("i"), vm.mirrorOf(-5));
+            instance.setValue(fixture.fieldByName("j"), vm.mirrorOf(1L << 50));
+            instance.setValue(fixture.fieldByName("f"), vm.mirrorOf(2.75f));
+            instance.setValue(fixture.fieldByName("d"), vm.mirrorOf(1e-3));
+            instance.setValue(fixture.fieldByName("str"), vm.mirrorOf("jdi text"));
+            equal(vm.mirrorOf(true), instance.getValue(fixture.fieldByName("z")), "z");
+            equal(vm.mirrorOf((byte) -9), instance.getValue(fixture.fieldByName("b")), "b");
+            equal(vm.mirrorOf('Q'), instance.getValue(fixture.fieldByName("c")), "c");
+            equal(vm.mirrorOf((short) 1234), instance.getValue(fixture.fieldByName("s")), "s");
+            equal(vm.mirrorOf(-5), instance.getValue(fixture.fieldByName("i")), "i");
+            equal(vm.mirrorOf(1L << 50), instance.getValue(fixture.fieldByName("j")), "j");
+            equal(vm.mirrorOf(2.75f), instance.getValue(fixture.fieldByName("f")), "f");
+            equal(vm.mirrorOf(1e-3), instance.getValue(fixture.fieldByName("d")), "d");
+            equal("jdi text", ((StringReference) instance.getValue(fixture.fieldByName("str"))).value(), "str");
+        });
+        scenario("set.statics", () -> {
+            fixture.setValue(fixture.fieldByName("staticInt"), vm.mirrorOf(4321));
+            equal(vm.mirrorOf(4321), fixture.getValue(fixture.fieldByName("staticInt")), "staticInt");
+        });
+        scenario("set.array", () -> {
+            ArrayReference ints = (ArrayReference) fixture.getValue(fixture.fieldByName("is"));
+            ints.setValues(List.of(vm.mirrorOf(5), vm.mirrorOf(6), vm.mirrorOf(7), vm.mirrorOf(8)));
+            equal(List.of(vm.mirrorOf(5), vm.mirrorOf(6), vm.mirrorOf(7), vm.mirrorOf(8)), ints.getValues(), "is");
+            ArrayReference strs = (ArrayReference) fixture.getValue(fixture.fieldByName("strs"));
+            strs.setValue(1, vm.mirrorOf("one"));
+            equal("one", ((StringReference) strs.getValue(1)).value(), "strs[1]");
+        });
+        scenario("array-type.new-instance", () -> {
+            ArrayType type = (ArrayType) vm.classesByName("long[]").get(0);
+            ArrayReference a = type.newInstance(3);
+            equal(3, a.length(), "length");
+            equal(vm.mirrorOf(0L), a.getValue(2), "element");
+        });
+        scenario("invoke.static-returns", () -> {
+            equal(vm.mirrorOf(42), callStatic("retI", vm.mirrorOf(41)), "retI");
+            equal(vm.mirrorOf(11L), callStatic("retJ", vm.mirrorOf(10L)), "retJ");
+            equal(vm.mirrorOf(3.0), callStatic("retD", vm.mirrorOf(1.5)), "retD");
+            equal(vm.mirrorOf(false), callStatic("retZ", vm.mirrorOf(true)), "retZ");
+            equal("x7", ((StringReference) callStatic("retString", vm.mirrorOf("x"), vm.mirrorOf(7))).value(), "retString");
+            equal(null, callStatic("retNull"), "retNull");
+            equal(vm.mirrorOfVoid(), callStatic("retVoid"), "retVoid");
+            ArrayReference a = (ArrayReference) callStatic("retArray", vm.mirrorOf(3));
+            equal(List.of(vm.mirrorOf(0), vm.mirrorOf(1), vm.mirrorOf(4)), a.getValues(), "retArray");
+        });
+        scenario("invoke.exception", () -> {
+            try {
+                callStatic("thrower", vm.mirrorOf(1));
+                throw new AssertionError("no InvocationException");
+            } catch (InvocationException e) {
+                equal("java.lang.IllegalArgumentException", e.exception().referenceType().name(), "exception type");
+            }
+        });
+        scenario("invoke.virtual-nonvirtual", () -> {
+            ObjectReference derived = (ObjectReference) fixture.getValue(fixture.fieldByName("derived"));
+            ClassType base = (ClassType) vm.classesByName("InvokeFixture$Base").get(0);
+            Method who = method(base, "who");
+            equal("Derived.who", ((StringReference) derived.invokeMethod(thread, who, List.of(), 0)).value(), "virtual");
+            equal("Base.who", ((StringReference) derived.invokeMethod(thread, who, List.of(),
+                    ObjectReference.INVOKE_NONVIRTUAL)).value(), "nonvirtual");
+        });
+        scenario("invoke.new-instance", () -> {
+            callStatic("retObject");  // loads Point
+            ClassType point = (ClassType) vm.classesByName("InvokeFixture$Point").get(0);
+            Method ctor = point.concreteMethodByName("<init>", "(II)V");
+            ObjectReference p = point.newInstance(thread, ctor, List.of(vm.mirrorOf(8), vm.mirrorOf(9)), 0);
+            equal(vm.mirrorOf(8), p.getValue(point.fieldByName("x")), "x");
+            equal(vm.mirrorOf(9), p.getValue(point.fieldByName("y")), "y");
+        });
+        scenario("invoke.interface-static", () -> {
+            InterfaceType greeter = (InterfaceType) vm.classesByName("InvokeFixture$Greeter").get(0);
+            Value v = greeter.invokeMethod(thread, method(greeter, "hello"), List.of(vm.mirrorOf("jdi")), 0);
+            equal("hello jdi", ((StringReference) v).value(), "hello");
+        });
+        scenario("invoke.single-threaded", () -> {
+            Value before = callStatic("spinsSeen");
+            Value a = fixture.invokeMethod(thread, method(fixture, "spinsSeen"), List.of(),
+                    ClassType.INVOKE_SINGLE_THREADED);
+            Value b = fixture.invokeMethod(thread, method(fixture, "spinsSeen"), List.of(),
+                    ClassType.INVOKE_SINGLE_THREADED);
+            equal(a, b, "the worker did not run");
+            ThreadReference worker = null;
+            for (ThreadReference t : vm.allThreads()) if (t.name().equals("worker")) worker = t;
+            equal(1, worker.suspendCount(), "worker suspend count");
+            equal(1, thread.suspendCount(), "main suspend count");
+        });
+    }
+}

@@ -1,0 +1,118 @@
+#!/usr/bin/env python3
+"""VirtualMachine.RedefineClasses (HotSwap) through two JDIs, stock as the oracle.
+
+    python3 integration/test_redefine.py --agent {ours,stock} --agent-lib PATH \
+        --jdk JAVA_HOME --classes DIR --build-dir DIR [unittest args]
+
+The test writes variants of fixtures/RedefineTarget.java (greet's body changed
+and moved one line down; a method added; a field added; another class name)
+and compiles them with the JDK's javac. jdi/RedefineJdi.java (and Eclipse's JDI
+through eclipse/RedefineEclipse.java) stops the fixture's loop, checks that each
+refused redefinition fails with the spec's error (as the JDI exception it maps
+to) and the VM carries on, redefines greet, sets a breakpoint on its new first
+line and steps through its new lines. The program's output shows the new code.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import tempfile
+import unittest
+
+import harness
+
+ECLIPSE_JARS = ("/usr/share/java/eclipse-jdt-debug.jar", "/usr/share/java/eclipse-osgi.jar")
+SCENARIOS = ("step-before-redefine", "refused-redefinitions", "redefine", "breakpoint-after-redefine",
+             "steps-after-redefine")
+EXPECTED_OUTPUT = ["round 0 old", "round 1 new!", "round 2 new!", "done"]
+
+
+class Redefine(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        cfg = harness.config()
+        cls.tmp = tempfile.TemporaryDirectory(prefix="redefine-")
+        source_path = os.path.join(harness.FIXTURES_SRC, "RedefineTarget.java")
+        with open(source_path, encoding="utf-8") as f:
+            lines = f.read().split("\n")
+        first = harness.fixture_line("RedefineTarget.java", "@greet-first")
+        # greet-first, greet-return, the blank line and the closing brace (same line count).
+        assert lines[first + 1] == "" and lines[first + 2].strip() == "}", "fixture layout changed"
+
+        def variant(replacement, name="RedefineTarget"):
+            out = lines[:first - 1] + replacement + lines[first + 3:]
+            text = "\n".join(out)
+            if name != "RedefineTarget":
+                text = text.replace("class RedefineTarget", f"class {name}")
+            folder = os.path.join(cls.tmp.name, f"{name}-{len(os.listdir(cls.tmp.name))}")
+            os.makedirs(folder)
+            src = os.path.join(folder, f"{name}.java")
+            with open(src, "w", encoding="utf-8") as f:
+                f.write(text)
+            subprocess.run([cfg.javac, "-g", "--release", "17", "-d", folder, src], check=True)
+            return os.path.join(folder, f"{name}.class")
+
+        original = ['        String s = "old";', "        return s;", "", "    }"]
+        cls.new_first = first + 1
+        cls.changed = variant(["", '        String s = "ne";', '        s = s.concat("w");', '        return s.concat("!"); }'])
+        cls.added_method = variant(original[:2] + ["    } static void extra() {", "    }"])
+        cls.added_field = variant(original[:2] + ["    } static int extraField; static void unused() {", "    }"])
+        cls.other_name = variant(original, "RedefineOther")
+        cls.garbage = os.path.join(cls.tmp.name, "garbage.class")
+        with open(cls.garbage, "wb") as f:
+            f.write(b"this is no class file")
+        # The right magic, then a version from the far future.
+        cls.bad_version = os.path.join(cls.tmp.name, "bad-version.class")
+        with open(cls.changed, "rb") as f:
+            changed = f.read()
+        with open(cls.bad_version, "wb") as f:
+            f.write(changed[:4] + b"\x00\x00\x7f\x00" + changed[8:])
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.tmp.cleanup()
+
+    def run_client(self, client):
+        cfg = harness.config()
+        jdi = os.path.join(cfg.build_dir, "integration", "jdi-classes")
+        if client == "jdk":
+            classpath, main = [jdi], "RedefineJdi"
+        else:
+            if not all(os.path.isfile(j) for j in ECLIPSE_JARS):
+                self.skipTest(f"Eclipse JDI not installed ({', '.join(ECLIPSE_JARS)})")
+            eclipse = os.path.join(cfg.build_dir, "integration", "eclipse-classes")
+            classpath, main = [eclipse, jdi, *ECLIPSE_JARS], "RedefineEclipse"
+        source = os.path.join(harness.FIXTURES_SRC, "RedefineTarget.java")
+        args = [source, self.changed, self.added_method, self.added_field, self.other_name, self.garbage,
+                str(self.new_first), self.bad_version]
+        with harness.Debuggee(cfg, "RedefineTarget") as debuggee:
+            rc, out, err = harness.run_java(cfg, ["-cp", os.pathsep.join(classpath)], main,
+                                            [str(debuggee.port), *args], timeout=120)
+            debuggee_rc = debuggee.wait(30)
+            report = (f"--- {client} driver stdout:\n{out}\n--- driver stderr:\n{err}\n"
+                      f"--- debuggee stdout:\n{debuggee.stdout}\n--- debuggee stderr:\n{debuggee.stderr}")
+            if cfg.agent != "stock":
+                self.assertIn("RESULT ok", out, report)
+            for name in SCENARIOS:
+                with self.subTest(client=client, scenario=name):
+                    if name == "steps-after-redefine" and cfg.agent == "stock":
+                        # Stock breaks the spec here: a step over line 9 of the redefined greet
+                        # (s = s.concat("w")) ends in main instead of at line 10 of greet, every
+                        # run, with both JDIs. The test follows the spec for ours.
+                        self.assertRegex(out, r"step 2 after the redefine ended at main:\d+", report)
+                        continue
+                    self.assertIn(f"SCENARIO {name} PASS", out, report)
+            printed = [line for line in debuggee.stdout.splitlines() if not line.startswith("Listening")]
+            self.assertEqual(printed, EXPECTED_OUTPUT, report)
+            self.assertEqual(debuggee_rc, 0, report)
+
+    def test_jdk_jdi(self):
+        self.run_client("jdk")
+
+    def test_eclipse_jdi(self):
+        self.run_client("eclipse")
+
+
+if __name__ == "__main__":
+    harness.main()

@@ -1,0 +1,147 @@
+#!/usr/bin/env python3
+"""Suspension as the debugger sees it, stock as the oracle.
+
+    python3 integration/test_suspension.py --agent {ours,stock} --agent-lib PATH \
+        --jdk JAVA_HOME --classes DIR --build-dir DIR [unittest args]
+
+jdi/SuspensionJdi.java (run by the JDK's JDI and by Eclipse's) drives the
+Suspension fixture: suspend policies NONE / EVENT_THREAD / ALL (isSuspended and
+suspendCount of the event thread and of others), per-thread counts,
+VirtualMachine.suspend/resume, a thread started while the VM is suspended, and
+8 threads hitting one SUSPEND_EVENT_THREAD breakpoint 5 times each (every hit
+reported once, none lost). HoldEvents / ReleaseEvents, which JDI does not
+expose, go through the raw client (jdwp_client.py).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import unittest
+
+import harness
+from jdwp_client import Client, ClassType, EventRequest, Method, VirtualMachine, i32, i64, jdwp_string
+
+ECLIPSE_JARS = ("/usr/share/java/eclipse-jdt-debug.jar", "/usr/share/java/eclipse-osgi.jar")
+SOURCE = "Suspension.java"
+
+# What the driver must print (CHECK <name> <value>); the same for stock and ours.
+EXPECTED = {
+    "policy-none": "main=false/0 idle=false/0 policy=0",
+    "policy-event-thread": "main=true/1 idle=false/0 policy=1",
+    "policy-all": "main=true/1 idle=true/1 starter=true/1 policy=2",
+    "after-resume": "main=false/0 idle=false/0",
+    "count-twice": "true/2",
+    "count-resumed-once": "true/1",
+    "count-resumed-twice": "false/0",
+    "count-extra-resume": "false/0",
+    "vm-suspend": "main=true/1 idle1=true/1 idle2=true/1",
+    "vm-suspend-plus-thread": "idle1=true/2",
+    "vm-resume": "main=false/0 idle1=true/1 idle2=false/0",
+    "vm-resume-thread": "idle1=false/0",
+    "starter-resumed": "starter=false/0 main=true/1",
+    "late-thread": "true/1 ran=false",
+    "late-thread-after-resume": "ran=true main=false/0",
+    "hits": "total=40 distinct=40 duplicates=0 not-suspended=0",
+}
+CHECK_RE = re.compile(r"(?m)^CHECK (\S+) (.*)$")
+
+# JDWP constants for the raw HoldEvents scenario.
+BREAKPOINT, CLASS_PREPARE = 2, 8
+SUSPEND_NONE, SUSPEND_ALL = 0, 2
+MOD_CLASS_MATCH, MOD_LOCATION_ONLY = 5, 7
+TYPE_TAG_CLASS = 1
+
+
+class Suspension(unittest.TestCase):
+    def setUp(self):
+        self.cfg = harness.config()
+
+    def run_driver(self, client):
+        cfg = self.cfg
+        jdi = os.path.join(cfg.build_dir, "integration", "jdi-classes")
+        if client == "jdk":
+            classpath, main = [jdi], "SuspensionJdi"
+        else:
+            if not all(os.path.isfile(j) for j in ECLIPSE_JARS):
+                self.skipTest(f"Eclipse JDI not installed ({', '.join(ECLIPSE_JARS)})")
+            classpath = [os.path.join(cfg.build_dir, "integration", "eclipse-classes"), jdi, *ECLIPSE_JARS]
+            main = "SuspensionEclipse"
+        lines = [harness.fixture_line(SOURCE, "// @p-policy"), harness.fixture_line(SOURCE, "// @p-hit")]
+        with harness.Debuggee(cfg, "Suspension", args=["jdi"]) as debuggee:
+            rc, out, err = harness.run_java(cfg, ["-cp", os.pathsep.join(classpath)], main,
+                                            [str(debuggee.port), *map(str, lines)], timeout=120)
+            try:
+                debuggee.wait_for_output(r"suspension: done", 30)
+                finished = True
+            except AssertionError:
+                finished = False
+            report = (f"--- {client} driver stdout:\n{out}\n--- driver stderr:\n{err}\n"
+                      f"--- debuggee stdout:\n{debuggee.stdout}\n--- debuggee stderr:\n{debuggee.stderr}")
+        checks = dict(CHECK_RE.findall(out))
+        for name, expected in EXPECTED.items():
+            with self.subTest(check=f"{client}:{name}"):
+                self.assertEqual(checks.get(name), expected, f"{client}:{name}\n{report}")
+        self.assertIn("RESULT ok", out, report)
+        self.assertEqual(rc, 0, report)
+        self.assertTrue(finished, f"the debuggee did not run to its end\n{report}")
+
+    def test_jdk_jdi(self):
+        self.run_driver("jdk")
+
+    def test_eclipse_jdi(self):
+        self.run_driver("eclipse")
+
+    def test_hold_and_release_events(self):
+        """Events raised while held are sent at ReleaseEvents, all of them, in order."""
+        with harness.Debuggee(self.cfg, "Suspension", args=["hold"]) as debuggee:
+            c = Client(debuggee.port, timeout=30)
+            try:
+                c.wait_for_vm_start()
+                c.ok(EventRequest.Set, bytes([CLASS_PREPARE, SUSPEND_ALL]) + i32(1)
+                     + bytes([MOD_CLASS_MATCH]) + jdwp_string("Suspension"))
+                c.ok(VirtualMachine.Resume)
+                while True:
+                    event = c.read_event()
+                    if event[5] == CLASS_PREPARE:
+                        break
+                fixture = c.class_by_signature("LSuspension;")
+                held = c.method_named(fixture, "held")
+                r = c.ok(Method.LineTable, c.type_id(fixture) + c.method_id(held))
+                r.long()
+                r.long()
+                index_of_line = {}
+                for _ in range(r.int()):
+                    index, line = r.long(), r.int()
+                    index_of_line.setdefault(line, index)
+                request_ids = []
+                for n in range(1, 6):
+                    index = index_of_line[harness.fixture_line(SOURCE, f"// @p-held-{n}")]
+                    location = bytes([TYPE_TAG_CLASS]) + c.type_id(fixture) + c.method_id(held) + i64(index)
+                    r = c.ok(EventRequest.Set, bytes([BREAKPOINT, SUSPEND_NONE]) + i32(1)
+                             + bytes([MOD_LOCATION_ONLY]) + location)
+                    request_ids.append(r.int())
+                c.ok(VirtualMachine.HoldEvents)
+                before = len(c.events)
+                c.ok(VirtualMachine.Resume)
+                debuggee.wait_for_output(r"hold: hits done", 30)
+                c.ok(VirtualMachine.Version)
+                self.assertEqual(len(c.events), before, "an event was sent while events were held")
+                c.ok(VirtualMachine.ReleaseEvents)
+                # Released events may come before the reply (then kept in c.events) or after it.
+                while len(c.events) - before < len(request_ids):
+                    c.read_event()
+                got = []
+                for event in c.events[before:]:
+                    self.assertEqual(event[5], BREAKPOINT, f"unexpected event kind {event[5]}")
+                    got.append(int.from_bytes(event[6:10], "big"))
+                self.assertEqual(got, request_ids, "held breakpoint events: request ids in arrival order")
+                gate = c.fields(fixture)["gate"].id
+                c.ok(ClassType.SetValues, c.type_id(fixture) + i32(1) + c.encode_id(gate, "field") + i32(1))
+                debuggee.wait_for_output(r"suspension: done", 30)
+            finally:
+                c.close()
+
+
+if __name__ == "__main__":
+    harness.main()
