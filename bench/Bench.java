@@ -16,17 +16,30 @@
 // fails or dies on the measured command shows "failed" (stock has been known
 // to on huge object arrays) and does not fail the run.
 //
+// The workload scenarios (method events, class prepare) compare the debuggee's
+// own run time (BenchTarget times the work and prints it) with the requests an
+// IDE would set and without any, per agent: the with/without ratio is the
+// cost of the requests, and ours/stock compares those costs.
+//
 // Usage: java -cp <classes> Bench --source BenchTarget.java [--classes DIR] [--java PATH]
-//            [--ours LIB|stock|none] [--stock stock|none] [--quick] [--only TEXT]
-// --only runs just the scenarios whose name contains TEXT (e.g. "stack walk").
+//            [--ours LIB|stock|none] [--stock stock|none] [--quick] [--only TEXT] [--calls N]
+// --only runs just the scenarios whose name contains TEXT (e.g. "stack walk"), or
+// any of several TEXTs separated by commas.
+// --calls sets the rounds of the method-events call workload (a multiple of 20).
 // Exit status: 0 when the stock column is complete, 1 otherwise (a failing
 // "ours" column never fails the run; it is what we are measuring), 2 on usage.
 
 import com.sun.jdi.Bootstrap;
+import com.sun.jdi.Field;
+import com.sun.jdi.InternalException;
 import com.sun.jdi.Location;
+import com.sun.jdi.Method;
+import com.sun.jdi.ObjectReference;
 import com.sun.jdi.ReferenceType;
+import com.sun.jdi.StringReference;
 import com.sun.jdi.ThreadReference;
 import com.sun.jdi.VMDisconnectedException;
+import com.sun.jdi.Value;
 import com.sun.jdi.VirtualMachine;
 import com.sun.jdi.connect.AttachingConnector;
 import com.sun.jdi.connect.Connector;
@@ -34,6 +47,9 @@ import com.sun.jdi.event.BreakpointEvent;
 import com.sun.jdi.event.ClassPrepareEvent;
 import com.sun.jdi.event.Event;
 import com.sun.jdi.event.EventSet;
+import com.sun.jdi.event.LocatableEvent;
+import com.sun.jdi.event.MethodEntryEvent;
+import com.sun.jdi.event.MethodExitEvent;
 import com.sun.jdi.event.StepEvent;
 import com.sun.jdi.event.VMDeathEvent;
 import com.sun.jdi.event.VMDisconnectEvent;
@@ -42,6 +58,8 @@ import com.sun.jdi.request.BreakpointRequest;
 import com.sun.jdi.request.ClassPrepareRequest;
 import com.sun.jdi.request.EventRequest;
 import com.sun.jdi.request.EventRequestManager;
+import com.sun.jdi.request.MethodEntryRequest;
+import com.sun.jdi.request.MethodExitRequest;
 import com.sun.jdi.request.StepRequest;
 import java.io.BufferedInputStream;
 import java.io.BufferedOutputStream;
@@ -68,6 +86,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
@@ -97,6 +116,17 @@ public final class Bench {
     }
   }
 
+  static final long QUICK_CALL_ROUNDS = 100_000;
+  static final long FULL_CALL_ROUNDS = 1_000_000;
+
+  static long parseCalls(String value) {
+    long rounds = Long.parseLong(value);
+    if (rounds <= 0 || rounds % BenchTarget.WATCHED_CALLS != 0) {
+      throw new IllegalArgumentException("--calls takes a positive multiple of " + BenchTarget.WATCHED_CALLS);
+    }
+    return rounds;
+  }
+
   record Settings(
       String java,
       Path classes,
@@ -114,7 +144,10 @@ public final class Bench {
       int stackWalks,
       long launchTimeoutMs,
       long eventTimeoutMs,
-      long cellTimeoutMs) {
+      long cellTimeoutMs,
+      int invokes,
+      int workloadRuns,
+      long callIterations) {
 
     static Settings parse(String[] args) {
       String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
@@ -124,11 +157,12 @@ public final class Bench {
       String stock = "stock";
       boolean quick = false;
       String only = "";
+      long calls = 0;
       for (int i = 0; i < args.length; i++) {
         String flag = args[i];
         switch (flag) {
           case "--quick" -> quick = true;
-          case "--java", "--classes", "--source", "--ours", "--stock", "--only" -> {
+          case "--java", "--classes", "--source", "--ours", "--stock", "--only", "--calls" -> {
             if (i + 1 >= args.length) {
               throw new IllegalArgumentException(flag + " needs a value");
             }
@@ -139,6 +173,7 @@ public final class Bench {
               case "--source" -> source = Path.of(value);
               case "--ours" -> ours = value;
               case "--only" -> only = value;
+              case "--calls" -> calls = parseCalls(value);
               default -> stock = value;
             }
           }
@@ -164,10 +199,17 @@ public final class Bench {
       if (agents.isEmpty()) {
         throw new IllegalArgumentException("nothing to run: both --ours and --stock are none");
       }
+      // The call workload runs fully interpreted while method events are on,
+      // with an agent callback per call: its size keeps one such run to
+      // seconds, not minutes.
+      if (calls == 0) {
+        calls = quick ? QUICK_CALL_ROUNDS : FULL_CALL_ROUNDS;
+      }
       return quick
-          ? new Settings(java, classes, source, agents, true, only, 2, 1, 200, 200, 100, 1, 2, 1, 5_000, 5_000, 30_000)
+          ? new Settings(java, classes, source, agents, true, only, 2, 1, 200, 200, 100, 1, 2, 1, 5_000, 5_000, 30_000,
+              50, 1, calls)
           : new Settings(java, classes, source, agents, false, only, 10, 4, 20_000, 20_000, 5_000, 3, 5, 5, 10_000,
-              10_000, 120_000);
+              10_000, 120_000, 5_000, 5, calls);
     }
   }
 
@@ -184,7 +226,8 @@ public final class Bench {
         throw new IOException("marker BENCH:" + m.group(1) + " appears twice in " + source);
       }
     }
-    for (String needed : List.of("first", "loop-head", "loop-a", "loop-b", "loop-c", "hot")) {
+    for (String needed : List.of("first", "loop-head", "loop-a", "loop-b", "loop-c", "hot",
+        "into-head", "into-a", "into-b", "into-c")) {
       if (!lines.containsKey(needed)) {
         throw new IOException("marker BENCH:" + needed + " missing from " + source);
       }
@@ -273,6 +316,7 @@ public final class Bench {
     final OutputTail tail = new OutputTail();
     private final CompletableFuture<Integer> port = new CompletableFuture<>();
     private final CompletableFuture<Void> ready = new CompletableFuture<>();
+    private final CompletableFuture<Long> result = new CompletableFuture<>();
     private final ScheduledFuture<?> deadline;
     private volatile boolean deadlineHit;
     private volatile boolean attachTimedOut;
@@ -325,12 +369,16 @@ public final class Bench {
           if (line.equals(BenchTarget.READY_LINE)) {
             ready.complete(null);
           }
+          if (line.startsWith(BenchTarget.RESULT_PREFIX)) {
+            result.complete(Long.parseLong(line.substring(BenchTarget.RESULT_PREFIX.length()).trim()));
+          }
         }
       } catch (IOException ignored) {
         // The process was killed; whatever we read is in the tail.
       }
       port.completeExceptionally(new IOException("output closed"));
       ready.completeExceptionally(new IOException("output closed"));
+      result.completeExceptionally(new IOException("output closed"));
     }
 
     /** Waits until BenchTarget has built its mode's data (it prints READY_LINE). */
@@ -397,6 +445,57 @@ public final class Bench {
         throw new BenchFailure("attach to port " + port + " failed: " + e, true);
       } finally {
         guard.cancel(false);
+      }
+    }
+
+    /** Attaches and waits for VMStart: main runs once the returned set is resumed. */
+    EventSet attachAtStart() throws BenchFailure, InterruptedException {
+      attach(awaitListening());
+      while (true) {
+        EventSet events = next("VMStart event");
+        for (Event event : events) {
+          if (event instanceof VMStartEvent) {
+            return events;
+          }
+        }
+        events.resume();
+      }
+    }
+
+    /**
+     * Hands every event to {@code onEvent} and resumes its set, until the
+     * target prints its run time (RESULT_PREFIX); returns that, in ns. The
+     * cell deadline bounds the wait: it kills the debuggee, which ends it.
+     */
+    long serveEventsUntilResult(EventHandler onEvent) throws BenchFailure, InterruptedException {
+      phase = "running the workload";
+      boolean vmGone = false;
+      while (!result.isDone() && !vmGone) {
+        EventSet events = vm.eventQueue().remove(20);
+        if (events == null) {
+          continue;
+        }
+        for (Event event : events) {
+          // The result future fails once the output closes, with the output's reason.
+          vmGone |= event instanceof VMDeathEvent || event instanceof VMDisconnectEvent;
+        }
+        if (!vmGone) {
+          for (Event event : events) {
+            onEvent.accept(event);
+          }
+          events.resume();
+        }
+      }
+      try {
+        return result.get(settings.eventTimeoutMs(), TimeUnit.MILLISECONDS);
+      } catch (ExecutionException | TimeoutException e) {
+        try {
+          process.waitFor(2, TimeUnit.SECONDS);
+        } catch (InterruptedException interrupted) {
+          Thread.currentThread().interrupt();
+        }
+        throw BenchFailure.measured("debuggee ended before reporting its run time (" + exitDescription()
+            + "); output: " + tail.text());
       }
     }
 
@@ -796,9 +895,35 @@ public final class Bench {
   static final Metric ROUND_TRIP_MEAN =
       new Metric("isCollected() round trip (mean)", "us", Better.LOWER, "%.1f");
   static final Metric BREAKPOINT_RATE =
-      new Metric("breakpoint hits + resume", "hits/s", Better.HIGHER, "%.0f");
+      new Metric("breakpoint hits + resume, SUSPEND_EVENT_THREAD", "hits/s", Better.HIGHER, "%.0f");
+  static final Metric BREAKPOINT_RATE_ALL =
+      new Metric("breakpoint hits + resume, SUSPEND_ALL", "hits/s", Better.HIGHER, "%.0f");
   static final Metric STEP_RATE =
       new Metric("single steps LINE/OVER", "steps/s", Better.HIGHER, "%.0f");
+  static final Metric STEP_INTO_RATE =
+      new Metric("single steps LINE/INTO, java.*/jdk.*/sun.* excluded", "steps/s", Better.HIGHER, "%.0f");
+  // Workloads timed by the debuggee itself (System.nanoTime around the work).
+  static final Metric CALLS_BASELINE =
+      new Metric("call workload, attached, no requests", "ms", Better.LOWER, "%.1f");
+  static final Metric CALLS_METHOD_EVENTS =
+      new Metric("call workload, MethodEntry+Exit filtered to 1 class", "ms", Better.LOWER, "%.1f");
+  static final Metric CALLS_RATIO =
+      new Metric("  method events: with requests / without", "x", Better.LOWER, "%.2f");
+  static final Metric LOAD_BASELINE =
+      new Metric("load " + Bench.LOADED_CLASSES + " classes, attached, no requests", "ms", Better.LOWER, "%.1f");
+  static final Metric LOAD_PREPARE =
+      new Metric("load " + Bench.LOADED_CLASSES + " classes, ClassPrepare SUSPEND_NONE", "ms", Better.LOWER, "%.1f");
+  static final Metric LOAD_PREPARE_RATIO =
+      new Metric("  ClassPrepare: with request / without", "x", Better.LOWER, "%.2f");
+  static final Metric LOAD_FILTERED =
+      new Metric("load " + Bench.LOADED_CLASSES + " classes, ClassPrepare ClassMatch " + Bench.LOAD_FILTER,
+          "ms", Better.LOWER, "%.1f");
+  static final Metric LOAD_FILTERED_RATIO =
+      new Metric("  ClassPrepare ClassMatch: with request / without", "x", Better.LOWER, "%.2f");
+  static final Metric INVOKE_SINGLE =
+      new Metric("InvokeMethod toString(), INVOKE_SINGLE_THREADED", "calls/s", Better.HIGHER, "%.0f");
+  static final Metric INVOKE_ALL =
+      new Metric("InvokeMethod toString(), all threads resumed", "calls/s", Better.HIGHER, "%.0f");
   // Inspection (raw JDWP; sizes from BenchTarget).
   static final Metric OBJECT_ARRAY_CALL =
       new Metric("ArrayReference.GetValues Object[1M] (per call)", "ms", Better.LOWER, "%.1f");
@@ -819,13 +944,26 @@ public final class Bench {
   static final Metric INSTANCE_COUNTS =
       new Metric("VirtualMachine.InstanceCounts 1M objects", "ms", Better.LOWER, "%.1f");
   static final List<Metric> METRICS = List.of(LAUNCH_TO_LISTEN, ATTACH_TO_BREAKPOINT,
-      ROUND_TRIP_MEDIAN, ROUND_TRIP_MEAN, BREAKPOINT_RATE, STEP_RATE,
+      ROUND_TRIP_MEDIAN, ROUND_TRIP_MEAN, BREAKPOINT_RATE, BREAKPOINT_RATE_ALL, STEP_RATE, STEP_INTO_RATE,
+      CALLS_BASELINE, CALLS_METHOD_EVENTS, CALLS_RATIO,
+      LOAD_BASELINE, LOAD_PREPARE, LOAD_PREPARE_RATIO, LOAD_FILTERED, LOAD_FILTERED_RATIO,
+      INVOKE_SINGLE, INVOKE_ALL,
       OBJECT_ARRAY_CALL, OBJECT_ARRAY_RSS, LONG_ARRAY_CALL, LONG_ARRAY_RSS, STRING_CALL, STRING_RSS,
       STACK_WALK, ALL_CLASSES_FIRST, INSTANCE_COUNTS);
 
   interface Scenario {
     Map<Metric, Double> run(Debuggee debuggee) throws Exception;
   }
+
+  interface EventHandler {
+    void accept(Event event) throws BenchFailure;
+  }
+
+  // The class-load workload's size, and the ClassMatch pattern of its filtered
+  // request: it matches LoadGen15, LoadGen150..159 and LoadGen1500..1599.
+  static final int LOADED_CLASSES = 3_000;
+  static final String LOAD_FILTER = BenchTarget.LOADED_PREFIX + "15*";
+  static final String WATCHED_CLASS = TARGET_CLASS + "$Watched";
 
   final Settings settings;
   final Map<String, Integer> lines;
@@ -873,8 +1011,9 @@ public final class Bench {
   }
 
   /** A breakpoint in a method called from a hot loop: hit, resume the set, repeat. */
-  Map<Metric, Double> breakpointRate(Debuggee debuggee) throws Exception {
-    Stop stop = attachAndStop(debuggee, "hot");
+  Map<Metric, Double> breakpointRate(Debuggee debuggee, int suspendPolicy, Metric metric) throws Exception {
+    debuggee.attach(debuggee.awaitListening());
+    Stop stop = debuggee.runToBreakpoint(lines.get("hot"), suspendPolicy);
     Location expected = stop.event().location();
     EventSet pending = stop.events();
     int warmup = Math.max(20, settings.breakpointHits() / 10);
@@ -896,7 +1035,7 @@ public final class Bench {
       }
     }
     double seconds = (System.nanoTime() - start) / 1e9;
-    return Map.of(BREAKPOINT_RATE, settings.breakpointHits() / seconds);
+    return Map.of(metric, settings.breakpointHits() / seconds);
   }
 
   /**
@@ -904,13 +1043,30 @@ public final class Bench {
    * of 1 per step, deleted after its event. The loop body calls a method, so
    * OVER has to step over a call once per iteration.
    */
-  Map<Metric, Double> stepRate(Debuggee debuggee) throws Exception {
-    Stop stop = attachAndStop(debuggee, "loop-a");
+  Map<Metric, Double> stepOverRate(Debuggee debuggee) throws Exception {
+    Set<Integer> loopLines = Set.of(lines.get("loop-head"), lines.get("loop-a"),
+        lines.get("loop-b"), lines.get("loop-c"));
+    return stepRate(debuggee, StepRequest.STEP_OVER, "loop-a", loopLines, Set.of("main"), STEP_RATE);
+  }
+
+  /**
+   * STEP_INTO as an IDE sends it (java.*, jdk.*, sun.* excluded) through a
+   * loop whose lines call into our code (hot: the step stops there) and into
+   * the JDK (Long.toString: excluded, so the agent has to step back out).
+   */
+  Map<Metric, Double> stepIntoRate(Debuggee debuggee) throws Exception {
+    Set<Integer> loopLines = Set.of(lines.get("into-head"), lines.get("into-a"), lines.get("into-b"),
+        lines.get("into-c"), lines.get("hot"));
+    return stepRate(debuggee, StepRequest.STEP_INTO, "into-a", loopLines, Set.of("stepIntoLoop", "hot"),
+        STEP_INTO_RATE);
+  }
+
+  Map<Metric, Double> stepRate(Debuggee debuggee, int depth, String startMarker, Set<Integer> loopLines,
+      Set<String> loopMethods, Metric metric) throws Exception {
+    Stop stop = attachAndStop(debuggee, startMarker);
     EventRequestManager requests = debuggee.vm.eventRequestManager();
     requests.deleteEventRequest(stop.event().request());
     ThreadReference thread = stop.event().thread();
-    Set<Integer> loopLines = Set.of(lines.get("loop-head"), lines.get("loop-a"),
-        lines.get("loop-b"), lines.get("loop-c"));
     EventSet pending = stop.events();
     int warmup = Math.max(10, settings.steps() / 10);
     long start = 0;
@@ -919,7 +1075,12 @@ public final class Bench {
         start = System.nanoTime();
       }
       debuggee.phase = "creating step request #" + (steps + 1);
-      StepRequest step = requests.createStepRequest(thread, StepRequest.STEP_LINE, StepRequest.STEP_OVER);
+      StepRequest step = requests.createStepRequest(thread, StepRequest.STEP_LINE, depth);
+      if (depth == StepRequest.STEP_INTO) {
+        for (String excluded : List.of("java.*", "jdk.*", "sun.*")) {
+          step.addClassExclusionFilter(excluded);
+        }
+      }
       step.addCountFilter(1);
       step.setSuspendPolicy(EventRequest.SUSPEND_EVENT_THREAD);
       step.enable();
@@ -928,7 +1089,8 @@ public final class Bench {
       for (Event event : pending) {
         if (event instanceof StepEvent stepped) {
           Location at = stepped.location();
-          if (!loopLines.contains(at.lineNumber()) || !at.method().name().equals("main")) {
+          if (!at.declaringType().name().equals(TARGET_CLASS) || !loopLines.contains(at.lineNumber())
+              || !loopMethods.contains(at.method().name())) {
             throw new BenchFailure("step landed on " + at + ", outside the loop lines " + loopLines, false);
           }
           steps++;
@@ -937,7 +1099,166 @@ public final class Bench {
       requests.deleteEventRequest(step);
     }
     double seconds = (System.nanoTime() - start) / 1e9;
-    return Map.of(STEP_RATE, settings.steps() / seconds);
+    return Map.of(metric, settings.steps() / seconds);
+  }
+
+  // ------------------------------------------- workloads under requests
+
+  /** Enables a request; an agent refusing it with NOT_IMPLEMENTED gets its own kind of cell. */
+  static void enable(EventRequest request, String what) throws BenchFailure {
+    try {
+      request.enable();
+    } catch (UnsupportedOperationException e) {  // JDI's form of NOT_IMPLEMENTED
+      throw new BenchFailure(what + " answered NOT_IMPLEMENTED", false, FailureKind.NOT_IMPLEMENTED);
+    } catch (InternalException e) {
+      throw BenchFailure.measured(what + " failed: " + e.getMessage());
+    }
+  }
+
+  /**
+   * The call workload (settings.callIterations() rounds of small calls outside
+   * Watched, BenchTarget.WATCHED_CALLS calls into it), with or without the
+   * requests an IDE's method breakpoint on Watched makes: MethodEntry and
+   * MethodExit filtered to the class, suspending the event thread. Returns the
+   * workload's own run time.
+   */
+  Map<Metric, Double> callWorkload(Debuggee debuggee, boolean withRequests) throws Exception {
+    EventSet start = debuggee.attachAtStart();
+    if (withRequests) {
+      debuggee.phase = "setting the method event requests";
+      EventRequestManager requests = debuggee.vm.eventRequestManager();
+      MethodEntryRequest entry = requests.createMethodEntryRequest();
+      entry.addClassFilter(WATCHED_CLASS);
+      entry.setSuspendPolicy(EventRequest.SUSPEND_EVENT_THREAD);
+      enable(entry, "EventRequest.Set MethodEntry");
+      MethodExitRequest exit = requests.createMethodExitRequest();
+      exit.addClassFilter(WATCHED_CLASS);
+      exit.setSuspendPolicy(EventRequest.SUSPEND_EVENT_THREAD);
+      enable(exit, "EventRequest.Set MethodExit");
+    }
+    start.resume();
+    int[] entries = {0};
+    int[] exits = {0};
+    long nanos = debuggee.serveEventsUntilResult(event -> {
+      if (event instanceof MethodEntryEvent || event instanceof MethodExitEvent) {
+        Location at = ((LocatableEvent) event).location();
+        if (!at.declaringType().name().equals(WATCHED_CLASS)) {
+          throw BenchFailure.measured(event.getClass().getSimpleName() + " in " + at.declaringType().name()
+              + ", outside the class filter " + WATCHED_CLASS);
+        }
+        (event instanceof MethodEntryEvent ? entries : exits)[0]++;
+      }
+    });
+    int expected = withRequests ? BenchTarget.WATCHED_CALLS : 0;
+    if (entries[0] != expected || exits[0] != expected) {
+      throw BenchFailure.measured(entries[0] + " MethodEntry and " + exits[0] + " MethodExit events, expected "
+          + expected + " of each");
+    }
+    return Map.of(withRequests ? CALLS_METHOD_EVENTS : CALLS_BASELINE, nanos / 1e6);
+  }
+
+  /** Whether a class name matches a JDWP ClassMatch pattern with a trailing '*' (all ours has). */
+  static boolean matchesPattern(String name, String pattern) {
+    return pattern.endsWith("*") ? name.startsWith(pattern.substring(0, pattern.length() - 1))
+        : name.equals(pattern);
+  }
+
+  /**
+   * Defining, linking and initializing LOADED_CLASSES classes, with no request,
+   * a ClassPrepare request of SUSPEND_NONE, or one filtered by LOAD_FILTER.
+   * Returns the loading's own run time. The events of an active request are
+   * counted (they may arrive after the run time: SUSPEND_NONE does not wait).
+   */
+  Map<Metric, Double> classLoads(Debuggee debuggee, String classFilter, Metric metric) throws Exception {
+    boolean withRequest = metric != LOAD_BASELINE;
+    EventSet start = debuggee.attachAtStart();
+    if (withRequest) {
+      debuggee.phase = "setting the ClassPrepare request";
+      ClassPrepareRequest prepare = debuggee.vm.eventRequestManager().createClassPrepareRequest();
+      if (classFilter != null) {
+        prepare.addClassFilter(classFilter);
+      }
+      prepare.setSuspendPolicy(EventRequest.SUSPEND_NONE);
+      enable(prepare, "EventRequest.Set ClassPrepare");
+    }
+    start.resume();
+    int expected = 0;
+    for (int i = 0; withRequest && i < LOADED_CLASSES; i++) {
+      if (classFilter == null || matchesPattern(BenchTarget.LOADED_PREFIX + i, classFilter)) {
+        expected++;
+      }
+    }
+    int[] seen = {0};
+    EventHandler count = event -> {
+      if (event instanceof ClassPrepareEvent prepared) {
+        String name = prepared.referenceType().name();
+        if (classFilter != null && !matchesPattern(name, classFilter)) {
+          throw BenchFailure.measured("ClassPrepare event for " + name + " despite the filter " + classFilter);
+        }
+        if (name.startsWith(BenchTarget.LOADED_PREFIX)) {
+          seen[0]++;
+        }
+      }
+    };
+    long nanos = debuggee.serveEventsUntilResult(count);
+    debuggee.phase = "counting ClassPrepare events";
+    long giveUp = System.nanoTime() + settings.eventTimeoutMs() * 1_000_000;
+    while (seen[0] < expected && System.nanoTime() < giveUp) {
+      EventSet events = debuggee.vm.eventQueue().remove(100);
+      if (events != null) {
+        for (Event event : events) {
+          count.accept(event);
+        }
+      }
+    }
+    if (seen[0] != expected) {
+      throw BenchFailure.measured(seen[0] + " ClassPrepare events for the generated classes, expected " + expected);
+    }
+    return Map.of(metric, nanos / 1e6);
+  }
+
+  /**
+   * ObjectReference.InvokeMethod of an overridden toString() on the thread
+   * stopped at a SUSPEND_ALL breakpoint (so an invoke without
+   * INVOKE_SINGLE_THREADED resumes and re-suspends every thread), in a loop.
+   */
+  Map<Metric, Double> invokeRate(Debuggee debuggee, int options, Metric metric) throws Exception {
+    debuggee.attach(debuggee.awaitListening());
+    Stop stop = debuggee.runToBreakpoint(lines.get("hot"), EventRequest.SUSPEND_ALL);
+    ThreadReference thread = stop.event().thread();
+    ReferenceType target = stop.event().location().declaringType();
+    Field field = target.fieldByName("invokeTarget");
+    ObjectReference object = (ObjectReference) target.getValue(field);
+    List<Method> toStrings = object.referenceType().methodsByName("toString", "()Ljava/lang/String;");
+    if (toStrings.isEmpty()) {
+      throw new BenchFailure("no toString() on " + object.referenceType().name(), false);
+    }
+    Method toString = toStrings.get(0);
+    String expected = "Point(3, 4)";
+    int warmup = Math.max(5, settings.invokes() / 10);
+    long start = 0;
+    for (int i = 0; i < warmup + settings.invokes(); i++) {
+      if (i == warmup) {
+        start = System.nanoTime();
+      }
+      debuggee.phase = "invoke #" + (i + 1);
+      Value value;
+      try {
+        value = object.invokeMethod(thread, toString, List.of(), options);
+      } catch (UnsupportedOperationException e) {
+        throw new BenchFailure("ObjectReference.InvokeMethod answered NOT_IMPLEMENTED", false,
+            FailureKind.NOT_IMPLEMENTED);
+      } catch (InternalException e) {
+        throw BenchFailure.measured("ObjectReference.InvokeMethod #" + (i + 1) + " answered JDWP error "
+            + e.errorCode());
+      }
+      // Reading the string is a command of its own: checked on the first call only.
+      if (i == 0 && !(value instanceof StringReference string && string.value().equals(expected))) {
+        throw new BenchFailure("toString() returned " + value + ", expected \"" + expected + "\"", false);
+      }
+    }
+    double seconds = (System.nanoTime() - start) / 1e9;
+    return Map.of(metric, settings.invokes() / seconds);
   }
 
   // ------------------------------------------------ inspection (raw JDWP)
@@ -1305,38 +1626,77 @@ public final class Bench {
   }
 
   void runRepeated(String name, int repetitions, List<Metric> metrics, String mode, Scenario body) {
-    if (!name.contains(settings.only())) {
+    runVariants(name, repetitions, mode, List.of(new Variant("", metrics, body)));
+  }
+
+  /** One way of running a scenario's workload (e.g. with or without requests), and what it measures. */
+  record Variant(String label, List<Metric> metrics, Scenario body) {
+    Variant(String label, Metric metric, Scenario body) {
+      this(label, List.of(metric), body);
+    }
+  }
+
+  /**
+   * runRepeated for a scenario measured in several variants: in each
+   * repetition every agent runs every variant, each in a fresh debuggee, the
+   * order of agents and of variants alternating, so a with/without ratio
+   * compares runs made under the same load.
+   */
+  void runVariants(String name, int repetitions, String mode, List<Variant> variants) {
+    if (Arrays.stream(settings.only().split(",")).noneMatch(name::contains)) {
       return;
     }
     Map<String, Map<Metric, List<Double>>> samples = new HashMap<>();
-    Map<String, Outcome> failures = new HashMap<>();
+    Map<String, Map<Variant, Outcome>> failures = new HashMap<>();
     for (int run = 0; run < repetitions; run++) {
       List<Agent> order = new ArrayList<>(settings.agents());
+      List<Variant> variantOrder = new ArrayList<>(variants);
       if (run % 2 == 1) {
         Collections.reverse(order);
+        Collections.reverse(variantOrder);
       }
       for (Agent agent : order) {
-        if (failures.containsKey(agent.column())) {
-          continue;
+        Map<Variant, Outcome> failed = failures.computeIfAbsent(agent.column(), a -> new HashMap<>());
+        for (Variant variant : variantOrder) {
+          if (failed.containsKey(variant)) {
+            continue;
+          }
+          String label = variant.label().isEmpty() ? name : name + ", " + variant.label();
+          Outcome outcome = attempt(agent, label + " " + (run + 1) + "/" + repetitions, mode, variant.body());
+          if (outcome.failure() != null) {
+            failed.put(variant, outcome);
+            continue;
+          }
+          outcome.values().forEach((metric, value) -> samples
+              .computeIfAbsent(agent.column(), a -> new HashMap<>())
+              .computeIfAbsent(metric, m -> new ArrayList<>())
+              .add(value));
         }
-        Outcome outcome = attempt(agent, name + " " + (run + 1) + "/" + repetitions, mode, body);
-        if (outcome.failure() != null) {
-          failures.put(agent.column(), outcome);
-          continue;
-        }
-        outcome.values().forEach((metric, value) -> samples
-            .computeIfAbsent(agent.column(), a -> new HashMap<>())
-            .computeIfAbsent(metric, m -> new ArrayList<>())
-            .add(value));
       }
     }
     for (Agent agent : settings.agents()) {
-      Outcome failure = failures.get(agent.column());
-      for (Metric metric : metrics) {
-        record(metric, agent, failure != null
-            ? new Cell(null, failure.failure(), failure.kind())
-            : new Cell(median(samples.get(agent.column()).get(metric)), null, null));
+      for (Variant variant : variants) {
+        Outcome failure = failures.get(agent.column()).get(variant);
+        for (Metric metric : variant.metrics()) {
+          record(metric, agent, failure != null
+              ? new Cell(null, failure.failure(), failure.kind())
+              : new Cell(median(samples.get(agent.column()).get(metric)), null, null));
+        }
       }
+    }
+  }
+
+  /** A row of with/without per agent, from two rows already measured; a failed input fails it alike. */
+  void recordRatio(Metric ratio, Metric with, Metric without) {
+    if (!results.containsKey(with) || !results.containsKey(without)) {
+      return;  // left out by --only
+    }
+    for (Agent agent : settings.agents()) {
+      Cell numerator = results.get(with).get(agent.column());
+      Cell denominator = results.get(without).get(agent.column());
+      Cell failed = numerator.failure() != null ? numerator : denominator.failure() != null ? denominator : null;
+      record(ratio, agent, failed != null ? failed
+          : new Cell(numerator.value() / denominator.value(), null, null));
     }
   }
 
@@ -1348,8 +1708,27 @@ public final class Bench {
     runRepeated("attach", settings.attachRuns(), List.of(LAUNCH_TO_LISTEN, ATTACH_TO_BREAKPOINT),
         this::attachToFirstBreakpoint);
     runRepeated("round trip", settings.rounds(), List.of(ROUND_TRIP_MEDIAN, ROUND_TRIP_MEAN), this::roundTrip);
-    runRepeated("breakpoint rate", settings.rounds(), List.of(BREAKPOINT_RATE), this::breakpointRate);
-    runRepeated("step rate", settings.rounds(), List.of(STEP_RATE), this::stepRate);
+    runRepeated("breakpoint rate SUSPEND_EVENT_THREAD", settings.rounds(), List.of(BREAKPOINT_RATE),
+        d -> breakpointRate(d, EventRequest.SUSPEND_EVENT_THREAD, BREAKPOINT_RATE));
+    runRepeated("breakpoint rate SUSPEND_ALL", settings.rounds(), List.of(BREAKPOINT_RATE_ALL),
+        d -> breakpointRate(d, EventRequest.SUSPEND_ALL, BREAKPOINT_RATE_ALL));
+    runRepeated("step rate OVER", settings.rounds(), List.of(STEP_RATE), this::stepOverRate);
+    runRepeated("step rate INTO", settings.rounds(), List.of(STEP_INTO_RATE), "step-into", this::stepIntoRate);
+    int workloads = settings.workloadRuns();
+    runVariants("method events", workloads, "calls=" + settings.callIterations(), List.of(
+        new Variant("no requests", CALLS_BASELINE, d -> callWorkload(d, false)),
+        new Variant("MethodEntry+Exit", CALLS_METHOD_EVENTS, d -> callWorkload(d, true))));
+    recordRatio(CALLS_RATIO, CALLS_METHOD_EVENTS, CALLS_BASELINE);
+    runVariants("class prepare", workloads, "load-classes=" + LOADED_CLASSES, List.of(
+        new Variant("no requests", LOAD_BASELINE, d -> classLoads(d, null, LOAD_BASELINE)),
+        new Variant("ClassPrepare", LOAD_PREPARE, d -> classLoads(d, null, LOAD_PREPARE)),
+        new Variant("ClassPrepare ClassMatch", LOAD_FILTERED, d -> classLoads(d, LOAD_FILTER, LOAD_FILTERED))));
+    recordRatio(LOAD_PREPARE_RATIO, LOAD_PREPARE, LOAD_BASELINE);
+    recordRatio(LOAD_FILTERED_RATIO, LOAD_FILTERED, LOAD_BASELINE);
+    runVariants("invoke", settings.rounds(), null, List.of(
+        new Variant("single-threaded", INVOKE_SINGLE,
+            d -> invokeRate(d, ObjectReference.INVOKE_SINGLE_THREADED, INVOKE_SINGLE)),
+        new Variant("all threads", INVOKE_ALL, d -> invokeRate(d, 0, INVOKE_ALL))));
     int runs = settings.inspectRuns();
     runRepeated("Object[] values", runs, List.of(OBJECT_ARRAY_CALL, OBJECT_ARRAY_RSS), "objects", this::objectArray);
     runRepeated("long[] values", runs, List.of(LONG_ARRAY_CALL, LONG_ARRAY_RSS), "longs", this::longArray);
@@ -1433,6 +1812,9 @@ public final class Bench {
     System.out.printf("  attach runs %d; %d round(s) of %d round trips, %d breakpoint hits, %d steps (after warm-up);"
         + " medians over runs%n", settings.attachRuns(), settings.rounds(), settings.roundTrips(),
         settings.breakpointHits(), settings.steps());
+    System.out.printf("  %d invokes per run; workloads (timed by the debuggee): %d run(s) each of %d rounds of 3 small"
+        + " calls (+%d into %s), of %d class loads; medians%n", settings.invokes(), settings.workloadRuns(),
+        settings.callIterations(), BenchTarget.WATCHED_CALLS, WATCHED_CLASS, LOADED_CLASSES);
     System.out.printf("  inspection (raw JDWP): %d run(s) of %d calls / %d stack walks (median); RSS growth ="
         + " debuggee's peak RSS during the calls minus its RSS before%n", settings.inspectRuns(),
         settings.inspectCalls(), settings.stackWalks());

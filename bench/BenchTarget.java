@@ -3,9 +3,14 @@
 // one statement on each marked line and keep the markers unique.
 //
 // Usage: BenchTarget [watchdogSeconds] [mode]. Without a mode main runs the
-// hot loop the stepping and breakpoint scenarios stop in. With a mode it
-// builds that mode's data for the inspection scenarios, keeps it reachable
-// from a static field, prints READY_LINE and waits (see Mode).
+// hot loop the stepping, breakpoint and invoke scenarios stop in. With a data
+// mode it builds that mode's data for the inspection scenarios, keeps it
+// reachable from a static field, prints READY_LINE and waits (see prepare).
+// The other modes run a loop or a timed workload (see run): "step-into" loops
+// over a line that calls into the JDK; "calls=N" and "load-classes=N" time N
+// small calls or N class loads with System.nanoTime, print
+// RESULT_PREFIX<nanoseconds> and wait, so the figure is the program's own run
+// time under whatever requests the driver set before resuming it.
 //
 // main never returns on its own: the driver kills the process when a scenario
 // is done. A daemon watchdog ends it anyway if the driver dies first, so no
@@ -24,6 +29,12 @@ public final class BenchTarget {
   static final int STRING_CHARS = 50_000_000;
   static final int STACK_DEPTH = 2_000;
   static final int GENERATED_CLASSES = 10_000;
+  static final String RESULT_PREFIX = "BENCH-RESULT ";
+  // The call workload calls into Watched this often in all (the driver
+  // expects exactly this many MethodEntry and MethodExit events).
+  static final int WATCHED_CALLS = 20;
+  // Classes the class-load workload defines are named LOADED_PREFIX + index.
+  static final String LOADED_PREFIX = "LoadGen";
 
   static volatile long sink;
 
@@ -42,10 +53,28 @@ public final class BenchTarget {
     }
   }
 
+  /** The object the invoke scenarios call toString on (read from this static field). */
+  static final Object invokeTarget = new Point(3, 4);
+
+  static final class Point {
+    final int x;
+    final int y;
+
+    Point(int x, int y) {
+      this.x = x;
+      this.y = y;
+    }
+
+    @Override
+    public String toString() {
+      return "Point(" + x + ", " + y + ")";
+    }
+  }
+
   public static void main(String[] args) throws Exception {
     startWatchdog(args.length > 0 ? Long.parseLong(args[0]) : 300);
     if (args.length > 1) {
-      prepare(args[1]);
+      run(args[1]);
       return;
     }
     long total = args.length; // BENCH:first
@@ -59,6 +88,86 @@ public final class BenchTarget {
   // Called once per loop iteration: the breakpoint-throughput scenario stops here.
   static long hot(long i) {
     return i * 31 + 7; // BENCH:hot
+  }
+
+  /** Runs one mode; "name=N" modes take their size after the '='. */
+  static void run(String mode) throws Exception {
+    int equals = mode.indexOf('=');
+    String name = equals < 0 ? mode : mode.substring(0, equals);
+    switch (name) {
+      case "step-into" -> stepIntoLoop();
+      case "calls" -> reportRunTime(callWorkload(Long.parseLong(mode.substring(equals + 1))));
+      case "load-classes" -> reportRunTime(loadClasses(Integer.parseInt(mode.substring(equals + 1))));
+      default -> prepare(mode);
+    }
+  }
+
+  // The STEP_INTO scenario steps through this loop: into-a steps into hot,
+  // into-b into the JDK, which the request's class exclusions step back out of.
+  static void stepIntoLoop() {
+    long total = 0;
+    for (long i = 0; ; i++) { // BENCH:into-head
+      total += hot(i); // BENCH:into-a
+      total += Long.toString(total).length(); // BENCH:into-b
+      sink = total; // BENCH:into-c
+    }
+  }
+
+  /**
+   * {@code iterations} rounds of two small calls in classes other than
+   * Watched, and WATCHED_CALLS calls spread among them into Watched (the class
+   * the MethodEntry/MethodExit requests are filtered to). Returns nanoseconds.
+   */
+  static long callWorkload(long iterations) {
+    long every = iterations / WATCHED_CALLS;
+    if (every * WATCHED_CALLS != iterations) {
+      throw new IllegalArgumentException("calls must be a multiple of " + WATCHED_CALLS);
+    }
+    long start = System.nanoTime();
+    long acc = 1;
+    for (long i = 0; i < iterations; i++) {
+      acc = Mixer.mix(acc, i);
+      if (i % every == 0) {
+        acc = Watched.tick(acc);
+      }
+    }
+    long nanos = System.nanoTime() - start;
+    sink = acc;
+    return nanos;
+  }
+
+  static final class Mixer {
+    static long mix(long acc, long value) {
+      return Bits.rotate(acc ^ value) + 1;
+    }
+  }
+
+  static final class Bits {
+    static long rotate(long value) {
+      return Long.rotateLeft(value, 7);
+    }
+  }
+
+  /** The one class the method-event requests watch; no static initializer, so no <clinit> events. */
+  static final class Watched {
+    static long tick(long value) {
+      return value * 3 + 1;
+    }
+  }
+
+  /** Defines, links and initializes n classes LOADED_PREFIX0..; returns nanoseconds. */
+  static long loadClasses(int n) throws ClassNotFoundException {
+    long start = System.nanoTime();
+    generated = ClassGenerator.defineAll(LOADED_PREFIX, n);
+    return System.nanoTime() - start;
+  }
+
+  static void reportRunTime(long nanos) throws InterruptedException {
+    System.out.println(RESULT_PREFIX + nanos);
+    System.out.flush();
+    while (true) {
+      Thread.sleep(60_000);
+    }
   }
 
   /** Builds one mode's data, says so, and waits to be inspected (and killed). */
@@ -80,7 +189,7 @@ public final class BenchTarget {
       }
       // Latin-1 letters: one byte per char in the heap, one in the UTF-8 reply.
       case "string" -> bigString = "abcdefghij".repeat(STRING_CHARS / 10);
-      case "classes" -> generated = ClassGenerator.defineAll(GENERATED_CLASSES);
+      case "classes" -> generated = ClassGenerator.defineAll("Gen", GENERATED_CLASSES);
       case "stack" -> {
         descend(STACK_DEPTH, 0L);
         return;
@@ -113,7 +222,7 @@ public final class BenchTarget {
   }
 
   /**
-   * Defines n empty public classes Gen0..Gen(n-1) from class files written
+   * Defines n empty public classes prefix0..prefix(n-1) from class files written
    * here (no methods, so no verifier work), one class loader, and links them,
    * so the debugger sees n more prepared classes.
    */
@@ -122,11 +231,11 @@ public final class BenchTarget {
       super(ClassGenerator.class.getClassLoader());
     }
 
-    static List<Class<?>> defineAll(int n) throws ClassNotFoundException {
+    static List<Class<?>> defineAll(String prefix, int n) throws ClassNotFoundException {
       ClassGenerator loader = new ClassGenerator();
       List<Class<?>> classes = new ArrayList<>(n);
       for (int i = 0; i < n; i++) {
-        String name = "Gen" + i;
+        String name = prefix + i;
         byte[] bytes = emptyClass(name);
         loader.defineClass(name, bytes, 0, bytes.length);
         classes.add(Class.forName(name, true, loader));

@@ -3,6 +3,7 @@
 # one table with both figures and ours/stock.
 #
 #   run.sh [--agent-lib PATH|stock] [--jdk HOME] [--quick] [--classes DIR] [--only TEXT]
+#          [--calls N]
 #
 #   --agent-lib  our libjdwpx.so (loaded with -agentpath); "stock" runs the stock
 #                agent in both columns, to check the ratio plumbing. Without it
@@ -14,7 +15,32 @@
 #   --classes    directory with Bench.class and BenchTarget.class (the build's
 #                <build>/bench); without it both are compiled into a temp dir.
 #   --only       run only the scenarios whose name contains TEXT
-#                (e.g. "stack walk", "values", "AllClasses").
+#                (e.g. "stack walk", "values", "AllClasses"), or any of
+#                several TEXTs separated by commas ("invoke,step rate").
+#   --calls      rounds of the "method events" call workload (default 100000
+#                with --quick, 1000000 without; a multiple of 20).
+#
+# Scenarios (the --only names), each in a fresh debuggee per agent and run:
+#   attach                               launch -> listening line, attach -> first breakpoint
+#   round trip                           ObjectReference.IsCollected latency
+#   breakpoint rate SUSPEND_EVENT_THREAD breakpoint hits + resume per second
+#   breakpoint rate SUSPEND_ALL          the same with SUSPEND_ALL
+#   step rate OVER                       StepRequest LINE/OVER per second
+#   step rate INTO                       LINE/INTO with java.*, jdk.*, sun.* excluded
+#   method events                        run time of a call workload (3 calls a round
+#                                        outside BenchTarget$Watched, 20 into it) with
+#                                        MethodEntry+MethodExit filtered to Watched, and
+#                                        without requests; with/without per agent.
+#                                        "n/a (NOT_IMPLEMENTED)" where an agent refuses.
+#   class prepare                        run time of loading 3,000 generated classes
+#                                        without requests, with ClassPrepare SUSPEND_NONE,
+#                                        and with one filtered by ClassMatch LoadGen15*
+#   invoke                               InvokeMethod toString() per second at a
+#                                        SUSPEND_ALL breakpoint, single-threaded and not
+#   Object[] values, long[] values, string value, stack walk, AllClasses,
+#   InstanceCounts                       inspection commands over big data (raw JDWP)
+# --quick: 1 run each, small counts (the whole run takes a few minutes on a quiet
+# machine); full: several runs each, medians.
 #
 # The driver itself always runs on JDK 17 ($JDWPX_DRIVER_JDK overrides), which
 # has jdk.jdi in its default image.
@@ -29,7 +55,7 @@ classes=""
 extra=()
 
 usage() {
-  sed -n '2,20p' "$0" | sed 's/^# \{0,1\}//' >&2
+  sed -n '2,/^set -euo/{/^#/p}' "$0" | sed 's/^# \{0,1\}//' >&2
   exit 2
 }
 
@@ -40,6 +66,7 @@ while [[ $# -gt 0 ]]; do
     --classes)   [[ $# -ge 2 ]] || usage; classes="$2"; shift 2 ;;
     --quick)     extra+=(--quick); shift ;;
     --only)      [[ $# -ge 2 ]] || usage; extra+=(--only "$2"); shift 2 ;;
+    --calls)     [[ $# -ge 2 ]] || usage; extra+=(--calls "$2"); shift 2 ;;
     -h|--help)   usage ;;
     *) echo "run.sh: unknown argument $1" >&2; usage ;;
   esac
