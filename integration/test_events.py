@@ -9,8 +9,9 @@ fixture class to be prepared (everything suspended), sets its requests, resumes
 and collects every composite until VMDeath, resuming after each suspending one.
 The assertions are what stock does on JDK 17 (the oracle): kinds, lines,
 values, counts and the grouping of co-located events into one composite.
-ThroughJdi runs jdi/EventsJdi.java (method and field events) with the JDK's JDI
-and, through eclipse/EventsEclipse.java, with Eclipse's. EVENTS_DEBUG=1 prints
+ThroughJdi runs jdi/EventsJdi.java (method and field events; then monitor,
+exception and ClassUnload events and the modifiers, in phases) with the JDK's
+JDI and, through eclipse/EventsEclipse.java, with Eclipse's. EVENTS_DEBUG=1 prints
 every composite as it comes.
 """
 
@@ -174,6 +175,10 @@ class Session:
         """Resumes and collects [(policy, [event...])] until VMDeath; after a
         suspending composite calls on_event(policy, events), then resumes."""
         composites = []
+        # Events of policy NONE are parsed while the VM runs on, maybe to its end:
+        # read every line table while the VM is still there.
+        for method_id in self.methods:
+            self.line_table(method_id)
         self.c.events.clear()
         self.c.ok(VirtualMachine.Resume)
         seen = 0
@@ -515,32 +520,114 @@ JDI_EXPECTED = [
 ]
 
 
-class ThroughJdi(unittest.TestCase):
-    """The same method and field events through the JDK's JDI and Eclipse's."""
+PHASE_LINE_KINDS = ("PHASE", "WAIT", "WAITED", "CONTEND", "CONTENDED", "EXCEPTION", "BREAKPOINT", "ENTERED", "UNLOAD",
+                    "UNEXPECTED")
 
-    def run_driver(self, classpath, main):
+
+class ThroughJdi(unittest.TestCase):
+    """Events through the JDK's JDI and Eclipse's: method and field events
+    (scenario "methods"), and monitor, exception, ClassUnload events and the
+    modifiers in the phases of scenario "jdi" (see EventsJdi.Phases)."""
+
+    def drive(self, scenario: str, eclipse: bool) -> tuple:
         cfg = harness.config()
-        with harness.Debuggee(cfg, FIXTURE, args=["methods"]) as debuggee:
-            rc, out, err = harness.run_java(cfg, ["-cp", os.pathsep.join(classpath)], main,
-                                            [str(debuggee.port)], timeout=120)
+        if eclipse:
+            if not all(os.path.isfile(j) for j in ECLIPSE_JARS):
+                self.skipTest("Eclipse JDI not installed")
+            classpath = [os.path.join(cfg.build_dir, "integration", "eclipse-classes"),
+                         os.path.join(cfg.build_dir, "integration", "jdi-classes"), *ECLIPSE_JARS]
+        else:
+            classpath = [os.path.join(cfg.build_dir, "integration", "jdi-classes")]
+        with harness.Debuggee(cfg, FIXTURE, args=[scenario]) as debuggee:
+            rc, out, err = harness.run_java(cfg, ["-cp", os.pathsep.join(classpath)],
+                                            "EventsEclipse" if eclipse else "EventsJdi",
+                                            [str(debuggee.port), scenario], timeout=120)
             report = f"--- stdout:\n{out}\n--- stderr:\n{err}\n--- debuggee:\n{debuggee.stdout}{debuggee.stderr}"
+            if os.environ.get("EVENTS_DEBUG"):
+                print(report, flush=True)
             self.assertEqual(rc, 0, report)
-            self.assertIn("CAPS watch=true monitors=true returns=true", out, report)
-            got = [l for l in out.splitlines() if l.split(" ")[0] in ("ENTRY", "EXIT", "MOD")]
-            expected = [e.replace("line=46", f"line={line('methods-end')}").replace(
-                "line=110", f"line={line('main-end')}") for e in JDI_EXPECTED]
-            self.assertEqual(got, expected, report)
+            return out, debuggee.stdout, report
+
+    def check_methods(self, eclipse: bool):
+        out, _, report = self.drive("methods", eclipse)
+        self.assertIn("CAPS watch=true monitors=true returns=true", out, report)
+        got = [l for l in out.splitlines() if l.split(" ")[0] in ("ENTRY", "EXIT", "MOD")]
+        expected = [e.replace("line=46", f"line={line('methods-end')}").replace(
+            "line=110", f"line={line('main-end')}") for e in JDI_EXPECTED]
+        self.assertEqual(got, expected, report)
 
     def test_jdk_jdi(self):
-        cfg = harness.config()
-        self.run_driver([os.path.join(cfg.build_dir, "integration", "jdi-classes")], "EventsJdi")
+        self.check_methods(eclipse=False)
 
     def test_eclipse_jdi(self):
-        cfg = harness.config()
-        if not all(os.path.isfile(j) for j in ECLIPSE_JARS):
-            self.skipTest("Eclipse JDI not installed")
-        self.run_driver([os.path.join(cfg.build_dir, "integration", "eclipse-classes"),
-                         os.path.join(cfg.build_dir, "integration", "jdi-classes"), *ECLIPSE_JARS], "EventsEclipse")
+        self.check_methods(eclipse=True)
+
+    def check_phases(self, eclipse: bool):
+        out, debuggee_out, report = self.drive("jdi", eclipse)
+        self.assertIn("unloaded=true", debuggee_out, report)
+        got = [l for l in out.splitlines() if l.split(" ")[0] in PHASE_LINE_KINDS]
+        # contender.join() waits on the Thread object when the contender has not
+        # ended yet (main's wait requests are filtered by thread, not by monitor).
+        joins = [l for l in got if "monitor=java.lang.Thread" in l]
+        if joins:
+            self.assertEqual(joins, ["WAIT wait thread=main monitor=java.lang.Thread timeout=0",
+                                     "WAITED waited thread=main monitor=java.lang.Thread timedout=false"], report)
+        got = [l for l in got if l not in joins]
+        contended = line("contended-at")
+        expected = [
+            # SUSPEND_ALL stops the bystander (Reference Handler) too.
+            "PHASE monitors bystander-suspended=true",
+            "WAIT wait thread=main monitor=lock timeout=5",
+            "WAITED waited thread=main monitor=lock timedout=true",
+            # SUSPEND_EVENT_THREAD: the contender is suspended, main (holding the lock, then joining) is not.
+            f"CONTEND enter thread=contender monitor=lock line={contended} suspended=true main-suspended=false",
+            f"CONTENDED entered thread=contender monitor=lock line={contended}",
+            "PHASE exceptions bystander-suspended=true",
+            # Boom requested caught-only: Boom and its subclass SubBoom when caught; the
+            # catch location is the catch clause's line.
+            f"EXCEPTION boom-caught EventsFixture$Boom thread=main line={line('throw-boom')} "
+            f"catch={line('catch-boom')}",
+            f"EXCEPTION boom-caught EventsFixture$SubBoom thread=main line={line('throw-subboom')} "
+            f"catch={line('catch-subboom')}",
+            # Count 2: the second of three Ticks only.
+            f"EXCEPTION tick-count2 EventsFixture$Tick n=2 thread=main line={line('throw-tick')} "
+            f"catch={line('catch-tick')}",
+            # SubBoom requested uncaught-only: the one ending thread "dying", no catch location.
+            f"EXCEPTION subboom-uncaught EventsFixture$SubBoom thread=dying line={line('throw-uncaught')} catch=null",
+            "PHASE modifiers bystander-suspended=true",
+            # InstanceOnly on the breakpoint: a.poke() twice, not b.poke(); entry and
+            # breakpoint at the method's first line share a composite, entry first.
+            "ENTERED entry-main EventsFixture.poke thread=main",
+            f"BREAKPOINT poke-chosen poke value=10 line={line('poke')} suspended=true bystander-suspended=false",
+            "ENTERED entry-main EventsFixture.poke thread=main",
+            "ENTERED entry-main EventsFixture.poke thread=main",
+            f"BREAKPOINT poke-chosen poke value=10 line={line('poke')} suspended=true bystander-suspended=false",
+            "ENTERED entry-main EventsFixture.marks thread=main",
+            f"BREAKPOINT mark-thread marks line={line('mark-thread')} suspended=true bystander-suspended=false",
+            f"BREAKPOINT mark-none marks line={line('mark-none')} suspended=false bystander-suspended=false",
+            # ThreadOnly main: not the worker's lambda and work().
+            "ENTERED entry-main EventsFixture.work thread=main",
+            # "EventsFixture$*" minus "*$Helper", "EventsFixture$Oth*" and lambda proxies.
+            "ENTERED entry-nested EventsFixture$Third.trip thread=main",
+            "ENTERED entry-main EventsFixture.phase thread=main",
+            "ENTERED entry-main EventsFixture.phaseReached thread=main",
+            "PHASE unload bystander-suspended=true",
+            # Not to the request excluding "EventsUnload*"; reported before the next event.
+            "UNLOAD unload EventsUnloadable",
+            "PHASE end bystander-suspended=true",
+        ]
+        if eclipse:
+            # Eclipse's JDI cannot decode MonitorWait/MonitorWaited (see EventsJdi.Phases).
+            self.assertIn("SKIPPED monitor-wait", out, report)
+            expected = [l for l in expected if l.split(" ")[0] not in ("WAIT", "WAITED")]
+        self.assertEqual(got, expected, report)
+        self.assertIn("RESULT ok", out, report)
+
+    def test_jdk_jdi_phases(self):
+        self.check_phases(eclipse=False)
+
+    def test_eclipse_jdi_phases(self):
+        self.check_phases(eclipse=True)
 
 
 if __name__ == "__main__":

@@ -1,8 +1,9 @@
 // jdi/EventsJdi.java through Eclipse's JDI (see InspectEclipse.java for how it runs outside OSGi).
 //
-// Usage: EventsEclipse <debuggeePort>
+// Usage: EventsEclipse <debuggeePort> [methods|jdi]
 public final class EventsEclipse {
     public static void main(String[] args) throws Exception {
-        System.exit(EventsJdi.run(org.eclipse.jdi.Bootstrap.virtualMachineManager(), args[0]));
+        System.exit(EventsJdi.run(org.eclipse.jdi.Bootstrap.virtualMachineManager(), args[0],
+                args.length > 1 ? args[1] : "methods"));
     }
 }
