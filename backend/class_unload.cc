@@ -7,7 +7,7 @@
 namespace jdwpx::backend {
 
 bool ClassTracker::Start(JavaVM* vm, JNIEnv* jni) {
-  if (env_) return true;
+  if (started()) return true;
   jvmtiEnv* env = nullptr;
   if (vm->GetEnv(reinterpret_cast<void**>(&env), JVMTI_VERSION_1_2) != JNI_OK || !env) return false;
   jvmtiCapabilities caps{};
@@ -23,38 +23,39 @@ bool ClassTracker::Start(JavaVM* vm, JNIEnv* jni) {
     env->DisposeEnvironment();
     return false;
   }
-  env_ = env;
+  env_.store(env, std::memory_order_release);
   jint count = 0;
   jclass* classes = nullptr;
-  if (env_->GetLoadedClasses(&count, &classes) != JVMTI_ERROR_NONE) return true;
+  if (env->GetLoadedClasses(&count, &classes) != JVMTI_ERROR_NONE) return true;
   for (jint i = 0; i < count; ++i) {
     Track(classes[i]);
     jni->DeleteLocalRef(classes[i]);
   }
-  env_->Deallocate(reinterpret_cast<unsigned char*>(classes));
+  env->Deallocate(reinterpret_cast<unsigned char*>(classes));
   return true;
 }
 
 void ClassTracker::Track(jclass klass) {
-  if (!env_ || !klass) return;
+  jvmtiEnv* env = env_.load(std::memory_order_acquire);
+  if (!env || !klass) return;
   jint status = 0;
-  if (env_->GetClassStatus(klass, &status) != JVMTI_ERROR_NONE) return;
+  if (env->GetClassStatus(klass, &status) != JVMTI_ERROR_NONE) return;
   // Only prepared classes and interfaces, as stock: arrays and primitives have no ClassPrepare.
   if ((status & (JVMTI_CLASS_STATUS_ARRAY | JVMTI_CLASS_STATUS_PRIMITIVE)) != 0 ||
       (status & JVMTI_CLASS_STATUS_PREPARED) == 0)
     return;
   jlong tag = 0;
-  if (env_->GetTag(klass, &tag) != JVMTI_ERROR_NONE || tag != 0) return;
+  if (env->GetTag(klass, &tag) != JVMTI_ERROR_NONE || tag != 0) return;
   char* signature = nullptr;
-  if (env_->GetClassSignature(klass, &signature, nullptr) != JVMTI_ERROR_NONE || !signature) return;
+  if (env->GetClassSignature(klass, &signature, nullptr) != JVMTI_ERROR_NONE || !signature) return;
   std::string text(signature);
-  env_->Deallocate(reinterpret_cast<unsigned char*>(signature));
+  env->Deallocate(reinterpret_cast<unsigned char*>(signature));
   {
     std::lock_guard lock(mu_);
     tag = next_tag_++;
     signatures_.emplace(tag, std::move(text));
   }
-  if (env_->SetTag(klass, tag) != JVMTI_ERROR_NONE) {
+  if (env->SetTag(klass, tag) != JVMTI_ERROR_NONE) {
     std::lock_guard lock(mu_);
     signatures_.erase(tag);
   }

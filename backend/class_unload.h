@@ -29,7 +29,7 @@ class ClassTracker {
   // Creates the environment and tags every prepared class loaded so far.
   // Returns false when the VM offers no tagging or ObjectFree (then nothing is tracked).
   bool Start(JavaVM* vm, JNIEnv* jni);
-  bool started() const { return env_ != nullptr; }
+  bool started() const { return env_.load(std::memory_order_acquire) != nullptr; }
   // Tags one newly prepared class (no-op when not started or already tagged).
   void Track(jclass klass);
   bool HasUnloaded() const { return has_unloaded_.load(std::memory_order_acquire); }
@@ -41,7 +41,7 @@ class ClassTracker {
   static void JNICALL OnObjectFree(jvmtiEnv* env, jlong tag);
   void Freed(jlong tag);
 
-  jvmtiEnv* env_ = nullptr;
+  std::atomic<jvmtiEnv*> env_{nullptr};  // set once by Start; read by class-prepare threads
   mutable std::mutex mu_;
   std::unordered_map<jlong, std::string> signatures_;  // tag -> signature
   jlong next_tag_ = 1;

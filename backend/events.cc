@@ -300,6 +300,8 @@ jdwp::Result<int32_t> EventManager::Set(JNIEnv* jni, const jdwp::EventRequest::S
 
   if (r->kind == EventKind::kClassUnload && !unloads_.started()) {
     auto start = std::chrono::steady_clock::now();
+    // ClassPrepare first: a class prepared during the scan is tagged by one or the other.
+    (void)ctx_.jvmti.SetEventMode(true, JVMTI_EVENT_CLASS_PREPARE);
     if (unloads_.Start(ctx_.vm, jni))
       Log().debug("class unload tracking: {} classes tagged in {} us", unloads_.tracked(),
                   std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::steady_clock::now() - start)
@@ -383,11 +385,19 @@ void EventManager::DeleteRequest(JNIEnv* jni, Request& r) {
   r.refs.clear();
 }
 
+std::vector<EventManager::Watch>::iterator EventManager::FindWatch(JNIEnv* jni, EventKind kind, jclass klass,
+                                                                   jfieldID field) {
+  return std::find_if(watches_.begin(), watches_.end(), [&](const Watch& w) {
+    return w.kind == kind && w.field == field && jni->IsSameObject(w.klass, klass);
+  });
+}
+
 jdwp::Result<void> EventManager::AddWatch(EventKind kind, jclass klass, jfieldID field) {
-  auto key = std::make_pair(static_cast<int>(kind), field);
-  auto it = watches_.find(key);
-  if (it != watches_.end()) {
-    ++it->second.count;
+  JNIEnv* jni = nullptr;
+  if (ctx_.vm->GetEnv(reinterpret_cast<void**>(&jni), JNI_VERSION_1_6) != JNI_OK || !jni)
+    return jdwp::Fail(ErrorCode::kInternal, "no JNI environment");
+  if (auto it = FindWatch(jni, kind, klass, field); it != watches_.end()) {
+    ++it->count;
     return {};
   }
   jvmtiEnv* env = ctx_.jvmti.raw();
@@ -397,26 +407,21 @@ jdwp::Result<void> EventManager::AddWatch(EventKind kind, jclass klass, jfieldID
   if (err != JVMTI_ERROR_NONE && err != JVMTI_ERROR_DUPLICATE)
     return tl::unexpected(FromVm(vmcore::VmError{err, kind == EventKind::kFieldAccess ? "SetFieldAccessWatch"
                                                                                       : "SetFieldModificationWatch"}));
-  JNIEnv* jni = nullptr;
-  ctx_.vm->GetEnv(reinterpret_cast<void**>(&jni), JNI_VERSION_1_6);
-  Watch w;
-  w.klass = jni ? static_cast<jclass>(jni->NewGlobalRef(klass)) : nullptr;
-  w.count = 1;
-  watches_.emplace(key, w);
+  watches_.push_back(Watch{kind, static_cast<jclass>(jni->NewGlobalRef(klass)), field, 1});
   return {};
 }
 
-void EventManager::RemoveWatch(EventKind kind, jclass, jfieldID field) {
-  auto it = watches_.find(std::make_pair(static_cast<int>(kind), field));
-  if (it == watches_.end() || --it->second.count > 0) return;
+void EventManager::RemoveWatch(EventKind kind, jclass klass, jfieldID field) {
+  JNIEnv* jni = nullptr;
+  if (ctx_.vm->GetEnv(reinterpret_cast<void**>(&jni), JNI_VERSION_1_6) != JNI_OK || !jni) return;
+  auto it = FindWatch(jni, kind, klass, field);
+  if (it == watches_.end() || --it->count > 0) return;
   jvmtiEnv* env = ctx_.jvmti.raw();
   if (kind == EventKind::kFieldAccess)
-    (void)env->ClearFieldAccessWatch(it->second.klass, field);
+    (void)env->ClearFieldAccessWatch(it->klass, field);
   else
-    (void)env->ClearFieldModificationWatch(it->second.klass, field);
-  JNIEnv* jni = nullptr;
-  ctx_.vm->GetEnv(reinterpret_cast<void**>(&jni), JNI_VERSION_1_6);
-  if (jni && it->second.klass) jni->DeleteGlobalRef(it->second.klass);
+    (void)env->ClearFieldModificationWatch(it->klass, field);
+  jni->DeleteGlobalRef(it->klass);
   watches_.erase(it);
 }
 
@@ -448,13 +453,15 @@ void EventManager::ClearAllBreakpoints(JNIEnv* jni) {
 }
 
 void EventManager::UpdateEventModes(JNIEnv*) {
-  bool exception = false, class_prepare = false, entry = false, exit = false, access = false, modification = false;
+  // Once tracking unloads, every prepared class is tagged from then on (as stock
+  // tracks always): a class loaded between sessions may unload in the next one.
+  bool exception = false, class_prepare = unloads_.started(), entry = false, exit = false, access = false,
+       modification = false;
   bool contended_enter = false, contended_entered = false, wait = false, waited = false;
   for (auto& r : requests_) {
     if (r->expired) continue;
     exception |= r->kind == EventKind::kException;
-    // Unload tracking tags each class as it is prepared.
-    class_prepare |= r->kind == EventKind::kClassPrepare || r->kind == EventKind::kClassUnload;
+    class_prepare |= r->kind == EventKind::kClassPrepare;
     // Method events make every thread interpret everything: on only while asked for.
     entry |= r->kind == EventKind::kMethodEntry;
     exit |= r->kind == EventKind::kMethodExit || r->kind == EventKind::kMethodExitWithReturnValue;
@@ -1100,7 +1107,8 @@ void EventManager::OnMethodEntry(JNIEnv* jni, jthread thread, jmethodID method) 
     if (!wanted) return;
     // As stock: the location of a method entry is the method's first index (0 for native ones).
     auto range = ctx_.jvmti.GetMethodLocation(method);
-    if (range && range->first >= 0) start = range->first;
+    bool has_code = range && range->first >= 0;
+    if (has_code) start = range->first;
     jdwp::Location loc = ctx_.LocationOf(jni, method, start);
     jclass klass = nullptr;
     if (auto k = ctx_.jvmti.GetMethodDeclaringClass(method)) klass = *k;
@@ -1116,9 +1124,10 @@ void EventManager::OnMethodEntry(JNIEnv* jni, jthread thread, jmethodID method) 
       events.push_back(ev::MethodEntry{r->id, thread_id, loc});
       policy = std::max(policy, r->policy);
     }
-    if (!events.empty()) {
+    if (!events.empty() && has_code) {
       // As stock: kept back when a breakpoint at the first instruction, or the
-      // single step of a step in progress, will report at this same place.
+      // single step of a step in progress, will report at this same place (a
+      // native method has no instruction to meet them at: never kept back).
       for (auto& r : requests_) {
         if (r->kind == EventKind::kBreakpoint && r->bp_method == method && r->bp_location == start) defer = true;
         if (r->step && r->step->frame_pop_depth < 0 && !r->expired && jni->IsSameObject(r->step->thread, thread))
@@ -1285,6 +1294,25 @@ void EventManager::OnMonitorEvent(JNIEnv* jni, jthread thread, jobject object, E
     if (klass) jni->DeleteLocalRef(klass);
   }
   Report(jni, thread, std::move(events), policy);
+}
+
+bool EventManager::RestartStepAfterPop(JNIEnv* jni, jthread thread) {
+  std::lock_guard lock(mu_);
+  for (auto& r : requests_) {
+    if (!r->step || r->expired || !jni->IsSameObject(r->step->thread, thread)) continue;
+    Step& step = *r->step;
+    step.frame_pop_depth = -1;
+    step.skip_handler_entry = false;
+    step.callee_armed = false;
+    if (auto count = ctx_.jvmti.GetFrameCount(thread)) step.start_depth = *count;
+    if (auto top = ctx_.jvmti.GetFrameLocation(thread, 0)) {
+      step.start_method = top->first;
+      step.start_location = top->second;
+      step.start_line = ctx_.LineOf(top->first, top->second);
+    }
+    return true;
+  }
+  return false;
 }
 
 void EventManager::ForgetBreakpointsIn(JNIEnv* jni, const std::vector<jclass>& classes) {

@@ -94,6 +94,9 @@ class EventManager {
   // the breakpoint requests located in them, as stock does, so that a breakpoint
   // set there again is set in the VM again.
   void ForgetBreakpointsIn(JNIEnv* jni, const std::vector<jclass>& classes);
+  // After StackFrame.PopFrames: a step request on `thread` starts again from its
+  // new top frame. Answers whether one does (the thread must keep single-stepping).
+  bool RestartStepAfterPop(JNIEnv* jni, jthread thread);
 
  private:
   struct Request;
@@ -136,11 +139,17 @@ class EventManager {
   std::mutex mu_;
   std::vector<std::unique_ptr<Request>> requests_;
   ClassTracker unloads_;  // started by the first ClassUnload request
+  // One JVMTI watch per (kind, class, field), shared by the requests on it. The
+  // class is part of the key: an instance field's ID is only its offset, so two
+  // classes' fields may share one.
   struct Watch {
+    EventKind kind{};
     jclass klass = nullptr;  // global
+    jfieldID field = nullptr;
     int count = 0;
   };
-  std::map<std::pair<int, jfieldID>, Watch> watches_;  // (event kind, field)
+  std::vector<Watch> watches_;
+  std::vector<Watch>::iterator FindWatch(JNIEnv* jni, EventKind kind, jclass klass, jfieldID field);
   int32_t next_request_id_ = 1;
 
   // Reporter state.

@@ -4,6 +4,7 @@
 #include <thread>
 
 #include "backend/errors.h"
+#include "backend/events.h"
 #include "backend/log.h"
 
 namespace jdwpx::backend {
@@ -86,7 +87,8 @@ jdwp::Result<void> FramePopper::PopFrames(Context& c, JNIEnv* jni, jthread threa
     }
     result = RunToNextBytecode(c, jni, thread);
   }
-  (void)c.jvmti.SetEventMode(false, JVMTI_EVENT_SINGLE_STEP, thread);
+  // A step request of the debugger on this thread goes on from the new top frame (as stock keeps its mode).
+  if (!c.events->RestartStepAfterPop(jni, thread)) (void)c.jvmti.SetEventMode(false, JVMTI_EVENT_SINGLE_STEP, thread);
   {
     std::lock_guard lock(mu_);
     if (target_) jni->DeleteGlobalRef(target_);

@@ -200,6 +200,11 @@ jdwp::Result<void> SetFieldValues(Context& c, JNIEnv* jni, jobject obj, jclass k
   };
   auto values = jdwp::DecodeFieldValues(rest.bytes, [&](jdwp::FieldId id) -> jdwp::Result<jdwp::Tag> {
     ASSIGN_OR_RETURN(jfieldID f, c.Field(id));
+    // One declaring class per field is held until the writes: room for all of them.
+    if (jni->EnsureLocalCapacity(static_cast<jint>(targets.size()) + 16) != JNI_OK) {
+      jni->ExceptionClear();
+      return jdwp::Fail(ErrorCode::kOutOfMemory, "too many fields");
+    }
     auto decl = c.jvmti.GetFieldDeclaringClass(klass, f);
     if (!decl || !jni->IsAssignableFrom(klass, *decl)) {
       if (decl) jni->DeleteLocalRef(*decl);
