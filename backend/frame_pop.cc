@@ -1,7 +1,6 @@
 #include "backend/frame_pop.h"
 
 #include <chrono>
-#include <thread>
 
 #include "backend/errors.h"
 #include "backend/events.h"
@@ -60,15 +59,8 @@ jdwp::Result<void> FramePopper::RunToNextBytecode(Context& c, JNIEnv* jni, jthre
   RETURN_IF_ERROR(suspended);
   if (!arrived) return jdwp::Fail(ErrorCode::kInternal, "popped thread did not reach its next bytecode");
   // The reporter JVMTI-suspends it once its callback ends.
-  auto deadline = std::chrono::steady_clock::now() + kArrivalTimeout;
-  while (true) {
-    VM_ASSIGN_OR_RETURN(jint state, c.jvmti.GetThreadState(thread));
-    if (state & JVMTI_THREAD_STATE_SUSPENDED) break;
-    if (!(state & JVMTI_THREAD_STATE_ALIVE)) return jdwp::Fail(ErrorCode::kInvalidThread, "thread ended");
-    if (std::chrono::steady_clock::now() > deadline)
-      return jdwp::Fail(ErrorCode::kInternal, "popped thread was not suspended again");
-    std::this_thread::sleep_for(std::chrono::microseconds(200));
-  }
+  if (!c.threads.WaitUntilSuspended(jni, thread, kArrivalTimeout))
+    return jdwp::Fail(ErrorCode::kInternal, "popped thread was not suspended again");
   return {};
 }
 

@@ -134,6 +134,7 @@ jdwp::Result<void> ThreadControl::ForceSuspendLocked(State& s) {
   auto r = jvmti_.SuspendThread(s.thread);
   if (!r && r.error().code != JVMTI_ERROR_THREAD_SUSPENDED) return tl::unexpected(FromVm(r.error()));
   s.suspended = true;
+  cv_.notify_all();  // WaitUntilSuspended
   return {};
 }
 
@@ -209,6 +210,14 @@ jdwp::Result<void> ThreadControl::ResumeAll(JNIEnv* jni) {
     if (--s->count == 0) (void)ResumeLocked(jni, *s);
   }
   return {};
+}
+
+bool ThreadControl::WaitUntilSuspended(JNIEnv* jni, jthread thread, std::chrono::milliseconds timeout) {
+  std::unique_lock lock(mu_);
+  State& s = StateOf(jni, thread);
+  // A count of 0 means the debugger resumed it meanwhile: nothing to wait for.
+  cv_.wait_for(lock, timeout, [&] { return s.suspended || s.count == 0; });
+  return s.suspended;
 }
 
 int32_t ThreadControl::SuspendCount(JNIEnv* jni, jthread thread) {

@@ -35,6 +35,7 @@
 
 #include <jni.h>
 
+#include <chrono>
 #include <condition_variable>
 #include <cstdint>
 #include <functional>
@@ -89,6 +90,9 @@ class ThreadControl {
   jdwp::Result<void> SuspendAll(JNIEnv* jni);
   jdwp::Result<void> ResumeAll(JNIEnv* jni);
   int32_t SuspendCount(JNIEnv* jni, jthread thread);
+  // Waits (bounded) until a counted suspension of `thread` is in force in JVMTI
+  // (a deferred one is applied when its callback ends); false on timeout.
+  bool WaitUntilSuspended(JNIEnv* jni, jthread thread, std::chrono::milliseconds timeout);
   // Changes every time the thread actually resumes, and is never shared by two
   // threads (one counter for all), so a frame ID carrying it names its thread too.
   uint64_t Generation(JNIEnv* jni, jthread thread);
