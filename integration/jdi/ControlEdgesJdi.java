@@ -19,8 +19,6 @@ import com.sun.jdi.ReferenceType;
 import com.sun.jdi.StackFrame;
 import com.sun.jdi.ThreadReference;
 import com.sun.jdi.VirtualMachine;
-import com.sun.jdi.connect.AttachingConnector;
-import com.sun.jdi.connect.Connector;
 import com.sun.jdi.event.BreakpointEvent;
 import com.sun.jdi.event.ClassPrepareEvent;
 import com.sun.jdi.event.ClassUnloadEvent;
@@ -108,14 +106,7 @@ public final class ControlEdgesJdi {
     }
 
     void attach(int port) throws Exception {
-        AttachingConnector attach = null;
-        for (AttachingConnector c : Bootstrap.virtualMachineManager().attachingConnectors()) {
-            if (c.name().equals("com.sun.jdi.SocketAttach")) attach = c;
-        }
-        Map<String, Connector.Argument> a = attach.defaultArguments();
-        a.get("hostname").setValue("127.0.0.1");
-        a.get("port").setValue(String.valueOf(port));
-        vm = attach.attach(a);
+        vm = SocketAttach.attach(Bootstrap.virtualMachineManager(), port);
         erm = vm.eventRequestManager();
     }
 

@@ -13,11 +13,8 @@ import com.sun.jdi.ModuleReference;
 import com.sun.jdi.ObjectReference;
 import com.sun.jdi.ReferenceType;
 import com.sun.jdi.VirtualMachine;
-import com.sun.jdi.connect.AttachingConnector;
-import com.sun.jdi.connect.Connector;
 import java.util.HashSet;
 import java.util.List;
-import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
 
@@ -25,7 +22,7 @@ public class HeapTypesJdi {
     public static void main(String[] args) throws Exception {
         VirtualMachine vm = null;
         try {
-            vm = attach(Integer.parseInt(args[0]));
+            vm = SocketAttach.attach(Bootstrap.virtualMachineManager(), Integer.parseInt(args[0]));
             vm.suspend();
             run(vm);
             System.out.println("RESULT ok");
@@ -43,18 +40,6 @@ public class HeapTypesJdi {
                 }
             }
         }
-    }
-
-    static VirtualMachine attach(int port) throws Exception {
-        for (AttachingConnector c : Bootstrap.virtualMachineManager().attachingConnectors()) {
-            if (c.name().equals("com.sun.jdi.SocketAttach")) {
-                Map<String, Connector.Argument> arguments = c.defaultArguments();
-                arguments.get("hostname").setValue("127.0.0.1");
-                arguments.get("port").setValue(Integer.toString(port));
-                return c.attach(arguments);
-            }
-        }
-        throw new IllegalStateException("no com.sun.jdi.SocketAttach connector");
     }
 
     static void fact(String key, Object value) {

@@ -6,13 +6,10 @@
 //
 // Usage: InvokeJdi <debuggeePort> <bpLine>
 import com.sun.jdi.*;
-import com.sun.jdi.connect.AttachingConnector;
-import com.sun.jdi.connect.Connector;
 import com.sun.jdi.event.*;
 import com.sun.jdi.request.BreakpointRequest;
 import com.sun.jdi.request.EventRequest;
 import java.util.List;
-import java.util.Map;
 import java.util.function.Consumer;
 
 public final class InvokeJdi {
@@ -38,14 +35,7 @@ public final class InvokeJdi {
     }
 
     void attach(VirtualMachineManager vmm, int port, int line, Consumer<VirtualMachine> configure) throws Exception {
-        AttachingConnector attach = null;
-        for (AttachingConnector c : vmm.attachingConnectors()) {
-            if (c.name().equals("com.sun.jdi.SocketAttach")) attach = c;
-        }
-        Map<String, Connector.Argument> a = attach.defaultArguments();
-        a.get("hostname").setValue("127.0.0.1");
-        a.get("port").setValue(String.valueOf(port));
-        vm = attach.attach(a);
+        vm = SocketAttach.attach(vmm, port);
         configure.accept(vm);
         fixture = (ClassType) vm.classesByName("InvokeFixture").get(0);
         Location at = fixture.locationsOfLine(line).get(0);

@@ -17,8 +17,6 @@ import com.sun.jdi.StringReference;
 import com.sun.jdi.ThreadReference;
 import com.sun.jdi.Value;
 import com.sun.jdi.VirtualMachine;
-import com.sun.jdi.connect.AttachingConnector;
-import com.sun.jdi.connect.Connector;
 import com.sun.jdi.event.BreakpointEvent;
 import com.sun.jdi.event.ClassPrepareEvent;
 import com.sun.jdi.event.Event;
@@ -30,7 +28,6 @@ import com.sun.jdi.request.ClassPrepareRequest;
 import com.sun.jdi.request.EventRequest;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
 public class ObjectsJdi {
@@ -57,15 +54,6 @@ public class ObjectsJdi {
 
     static void checkEq(Object expected, Object actual, String what) {
         check(String.valueOf(expected).equals(String.valueOf(actual)), what + ": expected " + expected + ", got " + actual);
-    }
-
-    static AttachingConnector socketAttach() {
-        for (AttachingConnector c : Bootstrap.virtualMachineManager().attachingConnectors()) {
-            if (c.name().equals("com.sun.jdi.SocketAttach")) {
-                return c;
-            }
-        }
-        throw new IllegalStateException("no com.sun.jdi.SocketAttach connector");
     }
 
     // The next event set, or an error after the timeout; VM death ends the test.
@@ -113,11 +101,7 @@ public class ObjectsJdi {
     }
 
     static void run(int port, int pauseLine) throws Exception {
-        AttachingConnector connector = socketAttach();
-        Map<String, Connector.Argument> arguments = connector.defaultArguments();
-        arguments.get("hostname").setValue("127.0.0.1");
-        arguments.get("port").setValue(Integer.toString(port));
-        vm = connector.attach(arguments);
+        vm = SocketAttach.attach(Bootstrap.virtualMachineManager(), port);
 
         // suspend=y: the VM waits at VMStart. Resuming that event set (not the VM
         // a second time) keeps the suspend counts exact, so a ClassPrepare that

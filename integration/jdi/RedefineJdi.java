@@ -19,8 +19,6 @@ import com.sun.jdi.ReferenceType;
 import com.sun.jdi.ThreadReference;
 import com.sun.jdi.VirtualMachine;
 import com.sun.jdi.VirtualMachineManager;
-import com.sun.jdi.connect.AttachingConnector;
-import com.sun.jdi.connect.Connector;
 import com.sun.jdi.event.BreakpointEvent;
 import com.sun.jdi.event.ClassPrepareEvent;
 import com.sun.jdi.event.Event;
@@ -82,14 +80,7 @@ public final class RedefineJdi {
     }
 
     void attach(VirtualMachineManager vmm, int port, Consumer<VirtualMachine> configure) throws Exception {
-        AttachingConnector attach = null;
-        for (AttachingConnector c : vmm.attachingConnectors()) {
-            if (c.name().equals("com.sun.jdi.SocketAttach")) attach = c;
-        }
-        Map<String, Connector.Argument> a = attach.defaultArguments();
-        a.get("hostname").setValue("127.0.0.1");
-        a.get("port").setValue(String.valueOf(port));
-        vm = attach.attach(a);
+        vm = SocketAttach.attach(vmm, port);
         configure.accept(vm);
         ClassPrepareRequest prepare = vm.eventRequestManager().createClassPrepareRequest();
         prepare.addClassFilter("RedefineTarget");

@@ -15,8 +15,6 @@ import com.sun.jdi.ReferenceType;
 import com.sun.jdi.ThreadReference;
 import com.sun.jdi.VirtualMachine;
 import com.sun.jdi.VirtualMachineManager;
-import com.sun.jdi.connect.AttachingConnector;
-import com.sun.jdi.connect.Connector;
 import com.sun.jdi.event.BreakpointEvent;
 import com.sun.jdi.event.ClassPrepareEvent;
 import com.sun.jdi.event.Event;
@@ -31,7 +29,6 @@ import com.sun.jdi.request.EventRequestManager;
 import com.sun.jdi.request.StepRequest;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import java.util.function.Consumer;
 
 public final class SteppingJdi {
@@ -44,7 +41,7 @@ public final class SteppingJdi {
     public static int run(VirtualMachineManager vmm, String[] args, Consumer<VirtualMachine> configure) {
         VirtualMachine vm = null;
         try {
-            vm = attach(vmm, Integer.parseInt(args[0]));
+            vm = SocketAttach.attach(vmm, Integer.parseInt(args[0]));
             configure.accept(vm);
             EventRequestManager erm = vm.eventRequestManager();
             ClassPrepareRequest prepare = erm.createClassPrepareRequest();
@@ -90,18 +87,6 @@ public final class SteppingJdi {
             }
             return 1;
         }
-    }
-
-    static VirtualMachine attach(VirtualMachineManager vmm, int port) throws Exception {
-        for (AttachingConnector c : vmm.attachingConnectors()) {
-            if (c.name().equals("com.sun.jdi.SocketAttach")) {
-                Map<String, Connector.Argument> a = c.defaultArguments();
-                a.get("hostname").setValue("127.0.0.1");
-                a.get("port").setValue(Integer.toString(port));
-                return c.attach(a);
-            }
-        }
-        throw new IllegalStateException("no SocketAttach connector");
     }
 
     static EventSet next(VirtualMachine vm) throws InterruptedException {

@@ -15,8 +15,6 @@ import com.sun.jdi.ThreadReference;
 import com.sun.jdi.Value;
 import com.sun.jdi.VirtualMachine;
 import com.sun.jdi.VirtualMachineManager;
-import com.sun.jdi.connect.AttachingConnector;
-import com.sun.jdi.connect.Connector;
 import com.sun.jdi.event.BreakpointEvent;
 import com.sun.jdi.event.ClassPrepareEvent;
 import com.sun.jdi.event.Event;
@@ -32,7 +30,6 @@ import com.sun.jdi.request.EventRequestManager;
 import com.sun.jdi.request.ThreadDeathRequest;
 import com.sun.jdi.request.ThreadStartRequest;
 import java.util.HashSet;
-import java.util.Map;
 import java.util.Set;
 import java.util.function.Consumer;
 import java.util.function.Predicate;
@@ -52,7 +49,7 @@ public final class SuspensionJdi {
     public static int run(VirtualMachineManager vmm, String[] args, Consumer<VirtualMachine> configure) {
         SuspensionJdi s = new SuspensionJdi();
         try {
-            s.vm = attach(vmm, Integer.parseInt(args[0]));
+            s.vm = SocketAttach.attach(vmm, Integer.parseInt(args[0]));
             configure.accept(s.vm);
             s.erm = s.vm.eventRequestManager();
             s.scenarios(Integer.parseInt(args[1]), Integer.parseInt(args[2]));
@@ -68,18 +65,6 @@ public final class SuspensionJdi {
             t.printStackTrace(System.out);
             return 1;
         }
-    }
-
-    static VirtualMachine attach(VirtualMachineManager vmm, int port) throws Exception {
-        for (AttachingConnector c : vmm.attachingConnectors()) {
-            if (c.name().equals("com.sun.jdi.SocketAttach")) {
-                Map<String, Connector.Argument> a = c.defaultArguments();
-                a.get("hostname").setValue("127.0.0.1");
-                a.get("port").setValue(Integer.toString(port));
-                return c.attach(a);
-            }
-        }
-        throw new IllegalStateException("no SocketAttach connector");
     }
 
     static void check(String name, Object value) {

@@ -17,8 +17,6 @@ import com.sun.jdi.StringReference;
 import com.sun.jdi.ThreadReference;
 import com.sun.jdi.Value;
 import com.sun.jdi.VirtualMachine;
-import com.sun.jdi.connect.AttachingConnector;
-import com.sun.jdi.connect.Connector;
 import com.sun.jdi.event.BreakpointEvent;
 import com.sun.jdi.event.Event;
 import com.sun.jdi.event.EventSet;
@@ -26,7 +24,6 @@ import com.sun.jdi.request.BreakpointRequest;
 import com.sun.jdi.request.EventRequest;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
 public class ThreadsFramesJdi {
@@ -35,7 +32,7 @@ public class ThreadsFramesJdi {
 
     public static void main(String[] args) throws Exception {
         try {
-            vm = attach(Integer.parseInt(args[0]));
+            vm = SocketAttach.attach(Bootstrap.virtualMachineManager(), Integer.parseInt(args[0]));
             fixture = (ClassType) vm.classesByName("ThreadsFrames").get(0);
             if (args.length > 1 && args[1].equals("virtual")) {
                 virtualThreads();
@@ -49,18 +46,6 @@ public class ThreadsFramesJdi {
             t.printStackTrace(System.out);
             System.exit(1);
         }
-    }
-
-    static VirtualMachine attach(int port) throws Exception {
-        for (AttachingConnector c : Bootstrap.virtualMachineManager().attachingConnectors()) {
-            if (c.name().equals("com.sun.jdi.SocketAttach")) {
-                Map<String, Connector.Argument> a = c.defaultArguments();
-                a.get("hostname").setValue("127.0.0.1");
-                a.get("port").setValue(Integer.toString(port));
-                return c.attach(a);
-            }
-        }
-        throw new IllegalStateException("no SocketAttach connector");
     }
 
     static void check(String line) {
