@@ -714,7 +714,7 @@ void EventManager::ReportVmDeath(JNIEnv* jni) {
   SuspendPolicy policy = SuspendPolicy::kNone;
   {
     std::lock_guard lock(mu_);
-    for (auto& r : requests_) {
+    for (auto& r : requests_ | std::views::reverse) {
       if (r->kind != EventKind::kVmDeath) continue;
       if (!Matches(jni, *r, nullptr, nullptr, nullptr, nullptr, false, nullptr)) continue;
       events.push_back(ev::VMDeath{r->id});
@@ -846,7 +846,7 @@ void EventManager::OnSingleStep(JNIEnv* jni, jthread thread, jmethodID method, j
     policy = step_request->policy;
     // Breakpoints at this very location are reported in the same set (spec:
     // co-located events), after the step as stock orders them.
-    for (auto& r : requests_) {
+    for (auto& r : requests_ | std::views::reverse) {
       if (r->kind != EventKind::kBreakpoint || r->bp_method != method || r->bp_location != location) continue;
       if (!Matches(jni, *r, thread, klass, &loc, nullptr, false, instance)) continue;
       events.push_back(ev::Breakpoint{r->id, thread_id, loc});
@@ -919,7 +919,7 @@ void EventManager::OnBreakpoint(JNIEnv* jni, jthread thread, jmethodID method, j
     jdwp::ThreadId thread_id{};
     jobject instance = nullptr;
     bool instance_read = false;
-    for (auto& r : requests_) {
+    for (auto& r : requests_ | std::views::reverse) {
       if (r->kind != EventKind::kBreakpoint || r->bp_method != method || r->bp_location != location) continue;
       if (!instance_read) {
         instance_read = true;
@@ -953,7 +953,7 @@ void EventManager::OnException(JNIEnv* jni, jthread thread, jmethodID method, jl
     jdwp::TaggedObjectId exception_id{};
     jobject instance = nullptr;
     bool instance_read = false;
-    for (auto& r : requests_) {
+    for (auto& r : requests_ | std::views::reverse) {
       if (r->kind != EventKind::kException) continue;
       if (!instance_read) {
         instance_read = true;
@@ -983,7 +983,7 @@ void EventManager::OnClassPrepare(JNIEnv* jni, jthread thread, jclass klass) {
     std::lock_guard lock(mu_);
     ev::ClassPrepare base{};
     bool filled = false;
-    for (auto& r : requests_) {
+    for (auto& r : requests_ | std::views::reverse) {
       if (r->kind != EventKind::kClassPrepare) continue;
       if (!Matches(jni, *r, thread, klass, nullptr, nullptr, false, nullptr)) continue;
       if (!filled) {
@@ -1012,7 +1012,7 @@ void EventManager::ReportThreadEvent(JNIEnv* jni, jthread thread, EventKind kind
   SuspendPolicy policy = SuspendPolicy::kNone;
   {
     std::lock_guard lock(mu_);
-    for (auto& r : requests_) {
+    for (auto& r : requests_ | std::views::reverse) {
       if (r->kind != kind) continue;
       if (!Matches(jni, *r, thread, nullptr, nullptr, nullptr, false, nullptr)) continue;
       events.push_back(Event{r->id, ctx_.IdOf<jdwp::ThreadId>(jni, thread)});
@@ -1040,7 +1040,7 @@ void EventManager::ReportUnloads(JNIEnv* jni, jthread thread) {
     {
       std::lock_guard lock(mu_);
       std::string name = DottedName(ToWireString(signature));
-      for (auto& r : requests_) {
+      for (auto& r : requests_ | std::views::reverse) {
         if (r->kind != EventKind::kClassUnload || r->expired) continue;
         // As stock: only Count, ClassMatch and ClassExclude apply to an unloaded class.
         bool ok = true;

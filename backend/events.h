@@ -3,7 +3,8 @@
 // Requests live in one table guarded by mu_ (rank: below ThreadControl's lock;
 // never held while a thread waits for the reporter). JVMTI callbacks run on the
 // event's own Java thread: they match requests, build one composite for all
-// requests that match at that point, hand it to the reporter thread, and wait
+// requests that match at that point (newest request first, as stock lists
+// them), hand it to the reporter thread, and wait
 // (parked in ThreadControl) only when the suspend policy says so.
 //
 // The reporter is an agent thread: it applies the suspend policy (a thread

@@ -488,6 +488,23 @@ class EventsTest(unittest.TestCase):
         self.assertEqual(len(twice_exits), 1)
         self.assertEqual(twice_exits[0][0]["value"], ("I", 8))
 
+    def test_several_requests_at_one_place_come_newest_first(self):
+        # Several requests matching one event: one composite, newest request
+        # first, as stock lists them (breakpoints at one location, class prepares).
+        s = self.session("twice")
+        bps = [s.breakpoint_at("twice", "return-twice") for _ in range(3)]
+        composites = s.run()
+        at_return = [[e["request"] for e in events] for _, events in composites
+                     if events and events[0]["kind"] == BREAKPOINT]
+        self.assertEqual(at_return, [list(reversed(bps))])
+
+        s = self.session("helper")
+        prepares = [s.set(CLASS_PREPARE, NONE, s.class_match("EventsFixture$Helper")) for _ in range(2)]
+        composites = s.run()
+        helper = [[e["request"] for e in events] for _, events in composites
+                  if events and events[0].get("signature") == "LEventsFixture$Helper;"]
+        self.assertEqual(helper, [list(reversed(prepares))])
+
     # ---- SourceNameMatch, Conditional ----
 
     def test_source_name_match_filters_class_prepare(self):
