@@ -166,6 +166,21 @@ def fixture_line(source: str, marker: str) -> int:
     return hits[0]
 
 
+# Eclipse's JDI (Debian's libeclipse-jdt-debug-java), run outside OSGi.
+ECLIPSE_JARS = ("/usr/share/java/eclipse-jdt-debug.jar", "/usr/share/java/eclipse-osgi.jar")
+
+
+def jdi_driver(test: unittest.TestCase, cfg: Config, client: str, jdk_main: str, eclipse_main: str):
+    """Class path and main class of a JDI driver run by the JDK's JDI (client "jdk") or by
+    Eclipse's through its wrapper ("eclipse"); skips the test when Eclipse's JDI is absent."""
+    jdi = os.path.join(cfg.build_dir, "integration", "jdi-classes")
+    if client == "jdk":
+        return [jdi], jdk_main
+    if not all(os.path.isfile(j) for j in ECLIPSE_JARS):
+        test.skipTest(f"Eclipse JDI not installed ({', '.join(ECLIPSE_JARS)})")
+    return [os.path.join(cfg.build_dir, "integration", "eclipse-classes"), jdi, *ECLIPSE_JARS], eclipse_main
+
+
 def test_failed(test: unittest.TestCase) -> bool:
     """True in tearDown when the running test has failed so far (to dump transcripts)."""
     outcome = getattr(test, "_outcome", None)

@@ -528,7 +528,6 @@ class EventsTest(unittest.TestCase):
                          [(METHOD_ENTRY, cond)])
 
 
-ECLIPSE_JARS = ["/usr/share/java/eclipse-jdt-debug.jar", "/usr/share/java/eclipse-osgi.jar"]
 JDI_EXPECTED = [
     "ENTRY <clinit>", "EXIT <clinit> void line=4", "ENTRY main", "ENTRY methods", "ENTRY <init>",
     "MOD value 1 in <init> thread=main", "EXIT <init> void line=6", "ENTRY twice", "EXIT twice 42 line=9",
@@ -548,16 +547,9 @@ class ThroughJdi(unittest.TestCase):
 
     def drive(self, scenario: str, eclipse: bool) -> tuple:
         cfg = harness.config()
-        if eclipse:
-            if not all(os.path.isfile(j) for j in ECLIPSE_JARS):
-                self.skipTest("Eclipse JDI not installed")
-            classpath = [os.path.join(cfg.build_dir, "integration", "eclipse-classes"),
-                         os.path.join(cfg.build_dir, "integration", "jdi-classes"), *ECLIPSE_JARS]
-        else:
-            classpath = [os.path.join(cfg.build_dir, "integration", "jdi-classes")]
+        classpath, main = harness.jdi_driver(self, cfg, "eclipse" if eclipse else "jdk", "EventsJdi", "EventsEclipse")
         with harness.Debuggee(cfg, FIXTURE, args=[scenario]) as debuggee:
-            rc, out, err = harness.run_java(cfg, ["-cp", os.pathsep.join(classpath)],
-                                            "EventsEclipse" if eclipse else "EventsJdi",
+            rc, out, err = harness.run_java(cfg, ["-cp", os.pathsep.join(classpath)], main,
                                             [str(debuggee.port), scenario], timeout=120)
             report = f"--- stdout:\n{out}\n--- stderr:\n{err}\n--- debuggee:\n{debuggee.stdout}{debuggee.stderr}"
             if os.environ.get("EVENTS_DEBUG"):

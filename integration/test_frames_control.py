@@ -22,7 +22,6 @@ import unittest
 import harness
 from jdwp_client import Client, Error, StackFrame, ThreadReference, i32
 
-ECLIPSE_JARS = ("/usr/share/java/eclipse-jdt-debug.jar", "/usr/share/java/eclipse-osgi.jar")
 
 SCENARIOS = ("set-values", "early-int", "early-long", "early-object", "early-void", "pop-top-frame",
              "pop-two-frames", "pop-reentered", "pop-native-caller", "stop", "interrupt")
@@ -45,14 +44,7 @@ EXPECTED_OUTPUT = [
 class FramesControl(unittest.TestCase):
     def run_client(self, client):
         cfg = harness.config()
-        jdi = os.path.join(cfg.build_dir, "integration", "jdi-classes")
-        if client == "jdk":
-            classpath, main = [jdi], "FramesControlJdi"
-        else:
-            if not all(os.path.isfile(j) for j in ECLIPSE_JARS):
-                self.skipTest(f"Eclipse JDI not installed ({', '.join(ECLIPSE_JARS)})")
-            eclipse = os.path.join(cfg.build_dir, "integration", "eclipse-classes")
-            classpath, main = [eclipse, jdi, *ECLIPSE_JARS], "FramesControlEclipse"
+        classpath, main = harness.jdi_driver(self, cfg, client, "FramesControlJdi", "FramesControlEclipse")
         source = os.path.join(harness.FIXTURES_SRC, "FramesControl.java")
         with harness.Debuggee(cfg, "FramesControl") as debuggee:
             rc, out, err = harness.run_java(cfg, ["-cp", os.pathsep.join(classpath)], main,

@@ -22,7 +22,7 @@ import unittest
 
 import harness
 
-ECLIPSE_JARS = ("/usr/share/java/eclipse-jdt-debug.jar", "/usr/share/java/eclipse-osgi.jar")
+ECLIPSE_JARS = harness.ECLIPSE_JARS
 
 # (set number, set name, "Command=number ..."): the spec's names (jdwp-layouts.md, Totals).
 COMMAND_SETS = (

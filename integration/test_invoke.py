@@ -457,9 +457,6 @@ class Invoke(unittest.TestCase):
             s.clear_breakpoint(request)
 
 
-ECLIPSE_JARS = ("/usr/share/java/eclipse-jdt-debug.jar", "/usr/share/java/eclipse-osgi.jar")
-
-
 class InvokeThroughJdi(unittest.TestCase):
     """The common cases through the JDK's JDI and Eclipse's (jdi/InvokeJdi.java)."""
 
@@ -467,14 +464,7 @@ class InvokeThroughJdi(unittest.TestCase):
         self.cfg = harness.config()
 
     def run_client(self, client):
-        jdi = os.path.join(self.cfg.build_dir, "integration", "jdi-classes")
-        if client == "jdk":
-            classpath, main = [jdi], "InvokeJdi"
-        else:
-            if not all(os.path.isfile(j) for j in ECLIPSE_JARS):
-                self.skipTest("Eclipse JDI not installed")
-            classpath = [os.path.join(self.cfg.build_dir, "integration", "eclipse-classes"), jdi, *ECLIPSE_JARS]
-            main = "InvokeEclipse"
+        classpath, main = harness.jdi_driver(self, self.cfg, client, "InvokeJdi", "InvokeEclipse")
         line = harness.fixture_line(FIXTURE, "// @bp-invoke")
         with harness.Debuggee(self.cfg, "InvokeFixture",
                               options="transport=dt_socket,server=y,address=0,suspend=n") as debuggee:

@@ -22,7 +22,6 @@ import unittest
 
 import harness
 
-ECLIPSE_JARS = ("/usr/share/java/eclipse-jdt-debug.jar", "/usr/share/java/eclipse-osgi.jar")
 SCENARIOS = ("step-before-redefine", "refused-redefinitions", "redefine", "breakpoint-after-redefine",
              "steps-after-redefine")
 EXPECTED_OUTPUT = ["round 0 old", "round 1 new!", "round 2 new!", "done"]
@@ -75,14 +74,7 @@ class Redefine(unittest.TestCase):
 
     def run_client(self, client):
         cfg = harness.config()
-        jdi = os.path.join(cfg.build_dir, "integration", "jdi-classes")
-        if client == "jdk":
-            classpath, main = [jdi], "RedefineJdi"
-        else:
-            if not all(os.path.isfile(j) for j in ECLIPSE_JARS):
-                self.skipTest(f"Eclipse JDI not installed ({', '.join(ECLIPSE_JARS)})")
-            eclipse = os.path.join(cfg.build_dir, "integration", "eclipse-classes")
-            classpath, main = [eclipse, jdi, *ECLIPSE_JARS], "RedefineEclipse"
+        classpath, main = harness.jdi_driver(self, cfg, client, "RedefineJdi", "RedefineEclipse")
         source = os.path.join(harness.FIXTURES_SRC, "RedefineTarget.java")
         args = [source, self.changed, self.added_method, self.added_field, self.other_name, self.garbage,
                 str(self.new_first), self.bad_version]

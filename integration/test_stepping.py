@@ -25,7 +25,6 @@ import unittest
 
 import harness
 
-ECLIPSE_JARS = ("/usr/share/java/eclipse-jdt-debug.jar", "/usr/share/java/eclipse-osgi.jar")
 SOURCE = "Stepping.java"
 
 # (row id, scenario run by the fixture, from marker, depth, size, count filter,
@@ -106,14 +105,7 @@ class Stepping(unittest.TestCase):
 
     def run_table(self, client):
         cfg = self.cfg
-        jdi = os.path.join(cfg.build_dir, "integration", "jdi-classes")
-        if client == "jdk":
-            classpath, main = [jdi], "SteppingJdi"
-        else:
-            if not all(os.path.isfile(j) for j in ECLIPSE_JARS):
-                self.skipTest(f"Eclipse JDI not installed ({', '.join(ECLIPSE_JARS)})")
-            classpath = [os.path.join(cfg.build_dir, "integration", "eclipse-classes"), jdi, *ECLIPSE_JARS]
-            main = "SteppingEclipse"
+        classpath, main = harness.jdi_driver(self, cfg, client, "SteppingJdi", "SteppingEclipse")
         rows = rows_for(cfg)
         if len(rows) < len(TABLE):
             print(f"{client}: virtual-thread rows skipped: JDK {cfg.jdk_version} has no virtual threads (21+)")

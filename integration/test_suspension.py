@@ -22,7 +22,6 @@ import unittest
 import harness
 from jdwp_client import Client, ClassType, EventRequest, Method, VirtualMachine, i32, i64, jdwp_string
 
-ECLIPSE_JARS = ("/usr/share/java/eclipse-jdt-debug.jar", "/usr/share/java/eclipse-osgi.jar")
 SOURCE = "Suspension.java"
 
 # What the driver must print (CHECK <name> <value>); the same for stock and ours.
@@ -59,14 +58,7 @@ class Suspension(unittest.TestCase):
 
     def run_driver(self, client):
         cfg = self.cfg
-        jdi = os.path.join(cfg.build_dir, "integration", "jdi-classes")
-        if client == "jdk":
-            classpath, main = [jdi], "SuspensionJdi"
-        else:
-            if not all(os.path.isfile(j) for j in ECLIPSE_JARS):
-                self.skipTest(f"Eclipse JDI not installed ({', '.join(ECLIPSE_JARS)})")
-            classpath = [os.path.join(cfg.build_dir, "integration", "eclipse-classes"), jdi, *ECLIPSE_JARS]
-            main = "SuspensionEclipse"
+        classpath, main = harness.jdi_driver(self, cfg, client, "SuspensionJdi", "SuspensionEclipse")
         lines = [harness.fixture_line(SOURCE, "// @p-policy"), harness.fixture_line(SOURCE, "// @p-hit")]
         with harness.Debuggee(cfg, "Suspension", args=["jdi"]) as debuggee:
             rc, out, err = harness.run_java(cfg, ["-cp", os.pathsep.join(classpath)], main,
