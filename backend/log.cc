@@ -31,7 +31,9 @@ void ConfigureLogging(const std::string& level, const std::string& logfile) {
     auto logger = std::make_shared<spdlog::logger>(name, sink);
     logger->set_level(lvl);
     logger->set_pattern("[%Y-%m-%d %H:%M:%S.%e] [%n] [%l] %v");
-    logger->flush_on(spdlog::level::warn);
+    // Every line that passes the level is written at once: the VM may end the
+    // process without unloading us, and a log that loses its tail is no use.
+    logger->flush_on(spdlog::level::trace);
     spdlog::register_logger(logger);
     if (std::string(name) == "jdwpx.backend") g_backend = logger;
   }
