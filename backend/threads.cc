@@ -78,7 +78,9 @@ ThreadControl::VirtualSlot* ThreadControl::CurrentSlot(bool create) {
   return slot;
 }
 
-bool ThreadControl::CurrentVirtualHasSlot() { return CurrentSlot(false) != nullptr; }
+bool ThreadControl::CurrentVirtualHasSlot() {
+  return CurrentSlot(false) != nullptr || virtual_states_.load(std::memory_order_acquire) > 0;
+}
 
 void ThreadControl::VirtualThreadStarted(JNIEnv* jni, jthread self) {
   if (!list_virtual_threads_) return;
@@ -90,19 +92,59 @@ void ThreadControl::VirtualThreadStarted(JNIEnv* jni, jthread self) {
   slot->listed = ref;
 }
 
+void ThreadControl::UnlistCurrentVirtual(JNIEnv* jni) {
+  VirtualSlot* slot = CurrentSlot(false);
+  if (!slot || !slot->listed) return;
+  {
+    std::lock_guard lock(vthreads_mu_);
+    auto it = std::find(vthreads_.begin(), vthreads_.end(), slot->listed);
+    if (it != vthreads_.end()) vthreads_.erase(it);
+  }
+  jni->DeleteGlobalRef(slot->listed);
+  slot->listed = nullptr;
+}
+
 void ThreadControl::VirtualThreadEnded(JNIEnv* jni) {
+  UnlistCurrentVirtual(jni);
   VirtualSlot* slot = CurrentSlot(false);
   if (!slot) return;
-  if (slot->listed) {
-    {
-      std::lock_guard lock(vthreads_mu_);
-      auto it = std::find(vthreads_.begin(), vthreads_.end(), slot->listed);
-      if (it != vthreads_.end()) vthreads_.erase(it);
-    }
-    jni->DeleteGlobalRef(slot->listed);
-  }
   (void)jvmti_.SetThreadLocalStorage(nullptr, nullptr);
   delete slot;
+}
+
+void ThreadControl::AddStateLocked(std::unique_ptr<State> s) {
+  if (s->is_virtual) {
+    virtual_states_.fetch_add(1, std::memory_order_release);
+    vthreads_seen_ = true;
+  }
+  states_.push_back(std::move(s));
+  ++states_version_;
+}
+
+void ThreadControl::BuryLocked(State* s) {
+  for (auto it = states_.begin(); it != states_.end(); ++it) {
+    if (it->get() != s) continue;
+    if (s->is_virtual) virtual_states_.fetch_sub(1, std::memory_order_release);
+    graveyard_.push_back(std::move(*it));
+    states_.erase(it);
+    return;
+  }
+}
+
+void ThreadControl::FreeGraveyard(JNIEnv* jni) {
+  std::vector<std::unique_ptr<State>> dead;
+  {
+    std::lock_guard lock(mu_);
+    if (scanners_ == 0) dead = TakeGraveyardLocked();
+  }
+  for (auto& d : dead) jni->DeleteGlobalRef(d->thread);
+}
+
+void ThreadControl::DropIfDeadVirtualLocked(State& s) {
+  // JVMTI refused to suspend it: it has ended (or not started; a new State is
+  // made if it starts), and nothing of the debugger's is left on it.
+  if (!s.is_virtual || s.count > 0 || s.in_callback > 0 || s.parked || s.invoking || s.invoke) return;
+  BuryLocked(&s);
 }
 
 ThreadControl::State& ThreadControl::StateOf(JNIEnv* jni, jthread thread) {
@@ -114,8 +156,7 @@ ThreadControl::State& ThreadControl::StateOf(JNIEnv* jni, jthread thread) {
   s->generation = next_generation_++;
   s->count = suspend_all_count_;
   if (s->count > 0) (void)ForceSuspendLocked(*s);  // dead or unstarted threads refuse; then it runs when they do
-  states_.push_back(std::move(s));
-  ++states_version_;
+  AddStateLocked(std::move(s));
   return *states_.back();
 }
 
@@ -156,16 +197,21 @@ jdwp::Result<void> ThreadControl::ResumeLocked(JNIEnv* jni, State& s) {
 }
 
 jdwp::Result<void> ThreadControl::Suspend(JNIEnv* jni, jthread thread) {
-  std::lock_guard lock(mu_);
-  State& s = StateOf(jni, thread);
-  if (s.count == 0) {
-    // A dead or not yet started thread: JVMTI refuses; stock reports no error for those.
-    auto r = SuspendLocked(jni, s);
-    if (!r && r.error().code != ErrorCode::kInvalidThread) return r;
-    if (!r) return {};
+  jdwp::Result<void> result;
+  {
+    std::lock_guard lock(mu_);
+    State& s = StateOf(jni, thread);
+    if (s.count == 0) result = SuspendLocked(jni, s);
+    if (result) {
+      ++s.count;
+    } else if (result.error().code == ErrorCode::kInvalidThread) {
+      // A dead or not yet started thread: JVMTI refuses; stock reports no error for those.
+      result = {};
+      DropIfDeadVirtualLocked(s);
+    }
   }
-  ++s.count;
-  return {};
+  FreeGraveyard(jni);
+  return result;
 }
 
 jdwp::Result<void> ThreadControl::Resume(JNIEnv* jni, jthread thread) {
@@ -180,11 +226,30 @@ jdwp::Result<void> ThreadControl::Resume(JNIEnv* jni, jthread thread) {
 
 jdwp::Result<void> ThreadControl::SuspendAll(JNIEnv* jni) {
   ASSIGN_OR_RETURN(auto threads, DebuggeeThreads(jni));
-  std::lock_guard lock(mu_);
+  bool carrier_listed = false;
+  if (virtual_threads_ && !vthreads_seen_.load())
+    carrier_listed = std::any_of(threads.begin(), threads.end(), [&](jthread t) { return IsCarrier(jni, t); });
+  {
+    std::lock_guard lock(mu_);
+    SuspendAllLocked(jni, threads, carrier_listed);
+  }
+  FreeGraveyard(jni);
+  return {};
+}
+
+void ThreadControl::SuspendAllLocked(JNIEnv* jni, const std::vector<jthread>& threads, bool carrier_listed) {
+  if (carrier_listed) vthreads_seen_ = true;
   uint64_t round = ++suspend_round_;
+  std::vector<State*> refused;
   auto suspend = [&](State& s) {
     s.round = round;
-    if (s.count == 0 && !SuspendLocked(jni, s)) return;  // thread ended meanwhile
+    if (s.count == 0) {
+      auto r = SuspendLocked(jni, s);
+      if (!r) {  // thread ended meanwhile
+        if (r.error().code == ErrorCode::kInvalidThread) refused.push_back(&s);
+        return;
+      }
+    }
     ++s.count;
   };
   for (jthread t : threads) {
@@ -195,11 +260,43 @@ jdwp::Result<void> ThreadControl::SuspendAll(JNIEnv* jni) {
   // Threads we know that GetAllThreads did not list (starting: inside their
   // ThreadStart callback) are suspended too, deferred to the callback's end;
   // so are the virtual threads we know (a dead one refuses and is not counted).
-  // Virtual threads we have never seen keep running: see the header comment.
   for (auto& s : states_)
     if (s->round != round && (s->in_callback > 0 || s->is_virtual)) suspend(*s);
+  for (State* s : refused) DropIfDeadVirtualLocked(*s);
+  // The virtual threads never met: all at once (see the header comment); at the
+  // VM-level 0 -> 1, or again after an invoke let them run.
+  SuspendUnknownVirtualLocked();
   ++suspend_all_count_;
-  return {};
+}
+
+bool ThreadControl::IsCarrier(JNIEnv* jni, jthread thread) const {
+  jclass klass = jni->GetObjectClass(thread);
+  if (!klass) return false;
+  auto signature = jvmti_.GetClassSignatureOnly(klass);
+  jni->DeleteLocalRef(klass);
+  return signature && *signature == "Ljdk/internal/misc/CarrierThread;";
+}
+
+void ThreadControl::SuspendUnknownVirtualLocked() {
+  if (!virtual_threads_ || !vthreads_seen_ || all_virtual_suspended_) return;
+  std::vector<jthread> except;
+  for (auto& s : states_)
+    if (s->is_virtual) except.push_back(static_cast<jthread>(s->thread));
+  if (auto r = jvmti_.SuspendAllVirtualThreads(except); r)
+    all_virtual_suspended_ = true;
+  else
+    Log().warn("SuspendAllVirtualThreads failed: {}", static_cast<int>(r.error().code));
+}
+
+void ThreadControl::ResumeUnknownVirtualLocked() {
+  if (!all_virtual_suspended_) return;
+  // Those the debugger still counts stay suspended (they all have a State).
+  std::vector<jthread> except;
+  for (auto& s : states_)
+    if (s->is_virtual && s->count > 0) except.push_back(static_cast<jthread>(s->thread));
+  if (auto r = jvmti_.ResumeAllVirtualThreads(except); !r)
+    Log().warn("ResumeAllVirtualThreads failed: {}", static_cast<int>(r.error().code));
+  all_virtual_suspended_ = false;
 }
 
 jdwp::Result<void> ThreadControl::ResumeAll(JNIEnv* jni) {
@@ -209,6 +306,7 @@ jdwp::Result<void> ThreadControl::ResumeAll(JNIEnv* jni) {
     if (s->count == 0) continue;
     if (--s->count == 0) (void)ResumeLocked(jni, *s);
   }
+  if (suspend_all_count_ == 0) ResumeUnknownVirtualLocked();
   return {};
 }
 
@@ -224,6 +322,12 @@ int32_t ThreadControl::SuspendCount(JNIEnv* jni, jthread thread) {
   std::lock_guard lock(mu_);
   for (auto& s : states_)
     if (jni->IsSameObject(s->thread, thread)) return s->count;
+  // A virtual thread never met: suspended by SuspendAllVirtualThreads, unless
+  // it ended (or has not started).
+  if (all_virtual_suspended_ && IsVirtual(jni, thread)) {
+    auto state = jvmti_.GetThreadState(thread);
+    if (state && (*state & JVMTI_THREAD_STATE_SUSPENDED)) return suspend_all_count_;
+  }
   return 0;
 }
 
@@ -240,12 +344,15 @@ void ThreadControl::ResumeEverything(JNIEnv* jni) {
     s->invoke_took_count = false;
     (void)ResumeLocked(jni, *s);
   }
+  ResumeUnknownVirtualLocked();
   cv_.notify_all();
 }
 
 void ThreadControl::SuspendForEvent(JNIEnv* jni, jthread event_thread, jdwp::SuspendPolicy policy) {
   if (policy == jdwp::SuspendPolicy::kNone) return;
   if (policy == jdwp::SuspendPolicy::kAll) {
+    // The event thread is known (its callback made its State), so
+    // SuspendAllVirtualThreads excepts it.
     (void)SuspendAll(jni);
     // The event thread must be counted even if GetAllThreads missed it (it is starting or ending).
     std::lock_guard lock(mu_);
@@ -320,9 +427,13 @@ ThreadControl::State* ThreadControl::SelfState(JNIEnv* jni, jthread self) {
     // Inside a callback: a VM-level suspension in force applies when it ends.
     fresh->generation = next_generation_++;
     fresh->count = suspend_all_count_;
-    fresh->deferred = fresh->count > 0;
-    states_.push_back(std::move(fresh));
-    ++states_version_;
+    // A virtual thread never met is JVMTI-suspended by SuspendAllVirtualThreads
+    // (EnterCallback lets that take effect holding no lock); others wait for the callback's end.
+    if (fresh->is_virtual && all_virtual_suspended_)
+      fresh->suspended = true;
+    else
+      fresh->deferred = fresh->count > 0;
+    AddStateLocked(std::move(fresh));
     State* s = states_.back().get();
     remember(s);
     return s;
@@ -368,21 +479,19 @@ std::vector<std::unique_ptr<ThreadControl::State>> ThreadControl::TakeGraveyardL
 
 void ThreadControl::ForgetSelf(JNIEnv* jni, void* token) {
   auto* s = static_cast<State*>(token);
+  const bool is_virtual = s->is_virtual;  // s may be freed by another thread once buried
+  // Unlisted first, so that no VirtualMachine.Suspend lists the ending thread
+  // and makes it a new State after this one is dropped.
+  if (is_virtual) UnlistCurrentVirtual(jni);
   std::vector<std::unique_ptr<State>> dead;
   {
     std::lock_guard lock(mu_);
     if (s->count > 0 || s->in_callback > 0 || s->invoking || s->invoke) return;
-    for (auto it = states_.begin(); it != states_.end(); ++it) {
-      if (it->get() == s) {
-        graveyard_.push_back(std::move(*it));
-        states_.erase(it);
-        break;
-      }
-    }
+    BuryLocked(s);
     if (scanners_ == 0) dead = TakeGraveyardLocked();
   }
   if (t_self_state == s) t_self_state = nullptr;
-  if (s->is_virtual)
+  if (is_virtual)
     if (VirtualSlot* slot = CurrentSlot(false); slot && slot->state == s) slot->state = nullptr;
   for (auto& d : dead) jni->DeleteGlobalRef(d->thread);
 }
@@ -438,6 +547,16 @@ jdwp::Result<void> ThreadControl::StartInvoke(JNIEnv* jni, jthread thread, bool 
         s.resumed_for_invoke.push_back(jni->NewGlobalRef(other->thread));
       }
     }
+    // So do the virtual threads never met, all suspended once by the VM-level suspension.
+    if (all_virtual_suspended_ && suspend_all_count_ == 1) {
+      std::vector<jthread> except;
+      for (auto& other : states_)
+        if (other->is_virtual) except.push_back(static_cast<jthread>(other->thread));
+      if (jvmti_.ResumeAllVirtualThreads(except)) {
+        all_virtual_suspended_ = false;
+        s.resumed_virtual_for_invoke = true;
+      }
+    }
   }
   if (s.suspended) {
     (void)jvmti_.ResumeThread(s.thread);
@@ -457,6 +576,8 @@ void ThreadControl::ResuspendAfterInvoke(JNIEnv* jni, jthread thread) {
     jni->DeleteGlobalRef(t);
   }
   s.resumed_for_invoke.clear();
+  if (s.resumed_virtual_for_invoke && suspend_all_count_ > 0) SuspendUnknownVirtualLocked();
+  s.resumed_virtual_for_invoke = false;
   // The reply is sent right after this: the debugger may invoke again before the
   // invoking thread is back in Park, and must not be told it is still invoking.
   s.invoking = false;

@@ -27,14 +27,32 @@
 // by the virtual thread itself, freed at its VirtualThreadEnd). With
 // includevirtualthreads=y the virtual threads seen starting are listed for
 // DebuggeeThreads (vthreads_mu_: a leaf lock; Java threads make no JNI call
-// while holding it). SuspendAll also JVMTI-suspends the virtual threads we have
-// no State for with SuspendAllVirtualThreads, excepting every virtual thread we
-// know (those are counted one by one, with the usual deferral in callbacks);
-// such a thread, met later, starts with the VM-level count as any other.
+// while holding it). A State of a virtual thread may also be made by an agent
+// thread (StateOf, no slot): virtual_states_ counts all virtual States, so that
+// VirtualThreadEnd brackets the end (and ForgetSelf drops the State) whenever
+// one may exist; a virtual State whose thread JVMTI finds dead is dropped.
+//
+// Suspending their carriers does not stop virtual threads: JVMTI suspends a
+// carrier with a mounted virtual thread only when that one unmounts. So when
+// the VM-level count goes 0 -> 1, SuspendAll also JVMTI-suspends the virtual
+// threads we have no State for with SuspendAllVirtualThreads, excepting every
+// virtual thread we know (those are counted one by one, with the usual
+// deferral in callbacks); 1 -> 0 (and ResumeEverything) calls
+// ResumeAllVirtualThreads excepting those the debugger still counts. An
+// InvokeMethod that resumes the other threads resumes those too, and they are
+// suspended again after it. Both calls are made only once a carrier thread or
+// a virtual State has been seen: before that no virtual thread can run, and a
+// carrier started meanwhile is suspended at its ThreadStart as any thread. A
+// virtual thread never met, met while that suspension is in force, starts with
+// the VM-level count as any other thread, and its State is marked
+// JVMTI-suspended (it is: EnterCallback lets that take effect holding no
+// lock). SuspendCount gives such a thread no State: it reads the VM-level
+// count if JVMTI reports the thread suspended, as stock.
 #pragma once
 
 #include <jni.h>
 
+#include <atomic>
 #include <chrono>
 #include <condition_variable>
 #include <cstdint>
@@ -82,7 +100,8 @@ class ThreadControl {
   // (End after ForgetSelf).
   void VirtualThreadStarted(JNIEnv* jni, jthread self);
   void VirtualThreadEnded(JNIEnv* jni);
-  // Whether the current virtual thread has state to drop at its end.
+  // Whether the current virtual thread may have state to drop at its end (a
+  // slot, or a State made by an agent thread while any virtual State exists).
   bool CurrentVirtualHasSlot();
 
   jdwp::Result<void> Suspend(JNIEnv* jni, jthread thread);
@@ -140,6 +159,7 @@ class ThreadControl {
     bool invoking = false;
     bool invoke_took_count = false;  // StartInvoke took one suspension for the call; ResumeEverything drops it
     std::vector<jobject> resumed_for_invoke;  // global refs of threads resumed for the call
+    bool resumed_virtual_for_invoke = false;  // ResumeAllVirtualThreads for the call
     bool is_virtual = false;
   };
   // JVMTI thread-local storage of a virtual thread; touched only by that thread.
@@ -151,6 +171,18 @@ class ThreadControl {
   State& StateOf(JNIEnv* jni, jthread thread);  // mu_ held; agent threads only
   State* SelfState(JNIEnv* jni, jthread self);   // mu_ not held; Java threads
   jdwp::Result<void> ForceSuspendLocked(State& s);
+  // Counts every debuggee thread in one VM-level suspension (`threads`: local
+  // refs, deleted); virtual States found dead go to the graveyard.
+  void SuspendAllLocked(JNIEnv* jni, const std::vector<jthread>& threads, bool carrier_listed);
+  // SuspendAllVirtualThreads / ResumeAllVirtualThreads, excepting the known
+  // virtual threads (all of them / those still counted).
+  void SuspendUnknownVirtualLocked();
+  void ResumeUnknownVirtualLocked();
+  void DropIfDeadVirtualLocked(State& s);  // into the graveyard; caller frees
+  void AddStateLocked(std::unique_ptr<State> s);
+  void BuryLocked(State* s);  // states_ -> graveyard_
+  void FreeGraveyard(JNIEnv* jni);  // mu_ not held
+  void UnlistCurrentVirtual(JNIEnv* jni);
   jdwp::Result<void> SuspendLocked(JNIEnv* jni, State& s);
   jdwp::Result<void> ResumeLocked(JNIEnv* jni, State& s);
 
@@ -159,6 +191,16 @@ class ThreadControl {
   std::condition_variable cv_;
   std::vector<std::unique_ptr<State>> states_;
   uint64_t states_version_ = 0;
+  // States with is_virtual in states_ (read without mu_ by VirtualThreadEnd).
+  std::atomic<int64_t> virtual_states_{0};
+  // SuspendAllVirtualThreads in force (VM-level count 0 -> 1 until 1 -> 0).
+  bool all_virtual_suspended_ = false;
+  // A carrier thread or a virtual State was seen: virtual threads run in this
+  // VM. Until then SuspendAll makes no virtual-thread call (none could run).
+  // Set under mu_; read without it by SuspendAll, which looks for carriers
+  // outside mu_ (class lookups would lengthen every VM suspension's hold of it).
+  std::atomic<bool> vthreads_seen_{false};
+  bool IsCarrier(JNIEnv* jni, jthread thread) const;
   // VM-level suspensions in force (VirtualMachine.Suspend, SUSPEND_ALL): a thread
   // first seen meanwhile (started since, or not listed then) starts with this count.
   int32_t suspend_all_count_ = 0;
