@@ -257,11 +257,12 @@ void ThreadControl::SuspendAllLocked(JNIEnv* jni, const std::vector<jthread>& th
     if (s.round != round) suspend(s);
     jni->DeleteLocalRef(t);
   }
-  // Threads we know that GetAllThreads did not list (starting: inside their
-  // ThreadStart callback) are suspended too, deferred to the callback's end;
-  // so are the virtual threads we know (a dead one refuses and is not counted).
+  // Threads we know that the list missed are suspended too (deferred inside a
+  // callback): those started since it was taken (their State got the VM-level
+  // count of before this suspension), those inside their ThreadStart callback,
+  // and the virtual threads we know. An ended one refuses and is not counted.
   for (auto& s : states_)
-    if (s->round != round && (s->in_callback > 0 || s->is_virtual)) suspend(*s);
+    if (s->round != round) suspend(*s);
   for (State* s : refused) DropIfDeadVirtualLocked(*s);
   // The virtual threads never met: all at once (see the header comment); at the
   // VM-level 0 -> 1, or again after an invoke let them run.
@@ -322,13 +323,17 @@ int32_t ThreadControl::SuspendCount(JNIEnv* jni, jthread thread) {
   std::lock_guard lock(mu_);
   for (auto& s : states_)
     if (jni->IsSameObject(s->thread, thread)) return s->count;
+  if (suspend_all_count_ == 0) return 0;
+  auto state = jvmti_.GetThreadState(thread);
+  if (!state || !(*state & JVMTI_THREAD_STATE_ALIVE)) return 0;
   // A virtual thread never met: suspended by SuspendAllVirtualThreads, unless
-  // it ended (or has not started).
-  if (all_virtual_suspended_ && IsVirtual(jni, thread)) {
-    auto state = jvmti_.GetThreadState(thread);
-    if (state && (*state & JVMTI_THREAD_STATE_SUSPENDED)) return suspend_all_count_;
-  }
-  return 0;
+  // that is not in force.
+  if (IsVirtual(jni, thread)) return (*state & JVMTI_THREAD_STATE_SUSPENDED) ? suspend_all_count_ : 0;
+  // A live platform thread never met under a VM-level suspension is one still
+  // starting (every thread listed then was counted; JDK 21+ lists one before its
+  // ThreadStart): it runs no Java code before it is counted, at that ThreadStart,
+  // with this count.
+  return suspend_all_count_;
 }
 
 uint64_t ThreadControl::Generation(JNIEnv* jni, jthread thread) {

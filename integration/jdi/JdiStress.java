@@ -86,7 +86,9 @@ public class JdiStress {
         int stops = 0;
         boolean dead = false;
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(150);
-        vm.resume();
+        // No vm.resume() here: the launch's VMStart set is the first in the queue
+        // and resuming it starts the VM. A second resume would undo the
+        // ClassPrepare's SUSPEND_ALL and let the workers run before the breakpoints exist.
         while (!dead) {
             long left = TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime());
             if (left <= 0) throw new IllegalStateException("timed out after " + hits + " of " + expected + " hits");
