@@ -42,12 +42,22 @@ void Guard(const char* what, Fn fn) {
   }
 }
 
+// Events in the agent's own threads (the command thread runs Java code for
+// some commands: Version, ModuleReference.Name) are not the debugger's: as
+// stock, only a ClassPrepare there is handled (and reported without a thread).
+enum class OnAgentThread { kIgnore, kHandle };
+
 // Callbacks on a Java thread also tell ThreadControl they are running, so that
 // a suspension requested meanwhile waits for their end (see threads.h).
 template <class Fn>
-void GuardThread(const char* what, JNIEnv* jni, jthread thread, Fn fn, bool thread_ends = false) {
+void GuardThread(const char* what, JNIEnv* jni, jthread thread, Fn fn,
+                 OnAgentThread on_agent_thread = OnAgentThread::kIgnore, bool thread_ends = false) {
   Agent* agent = g_agent;
-  if (!agent || agent->context().threads.CurrentIsAgent(jni, thread)) return Guard(what, fn);
+  if (!agent) return;
+  if (agent->context().threads.CurrentIsAgent(jni, thread)) {
+    if (on_agent_thread == OnAgentThread::kHandle) Guard(what, fn);
+    return;
+  }
   void* token = nullptr;
   try {
     token = agent->context().threads.EnterCallback(jni, thread);
@@ -68,10 +78,12 @@ void JNICALL CbThreadStart(jvmtiEnv*, JNIEnv* jni, jthread thread) {
   GuardThread("ThreadStart", jni, thread, [&](Agent& a) { a.events().OnThreadStart(jni, thread); });
 }
 void JNICALL CbThreadEnd(jvmtiEnv*, JNIEnv* jni, jthread thread) {
-  GuardThread("ThreadEnd", jni, thread, [&](Agent& a) { a.events().OnThreadEnd(jni, thread); }, true);
+  GuardThread("ThreadEnd", jni, thread, [&](Agent& a) { a.events().OnThreadEnd(jni, thread); },
+              OnAgentThread::kIgnore, true);
 }
 void JNICALL CbClassPrepare(jvmtiEnv*, JNIEnv* jni, jthread thread, jclass klass) {
-  GuardThread("ClassPrepare", jni, thread, [&](Agent& a) { a.events().OnClassPrepare(jni, thread, klass); });
+  GuardThread("ClassPrepare", jni, thread, [&](Agent& a) { a.events().OnClassPrepare(jni, thread, klass); },
+              OnAgentThread::kHandle);
 }
 void JNICALL CbBreakpoint(jvmtiEnv*, JNIEnv* jni, jthread thread, jmethodID method, jlocation location) {
   GuardThread("Breakpoint", jni, thread, [&](Agent& a) { a.events().OnBreakpoint(jni, thread, method, location); });
@@ -158,7 +170,7 @@ void JNICALL CbVirtualThreadEnd(jvmtiEnv*, JNIEnv* jni, jthread thread) {
   }
   GuardThread("VirtualThreadEnd", jni, thread, [&](Agent& a) {
     if (a.context().options.include_virtual_threads) a.events().OnThreadEnd(jni, thread);
-  }, true);
+  }, OnAgentThread::kIgnore, true);
   Guard("VirtualThreadEnd", [&](Agent& a) { a.context().threads.VirtualThreadEnded(jni); });
 }
 

@@ -597,18 +597,28 @@ void EventManager::EnqueueAndWait(std::unique_ptr<Item> item) {
 void EventManager::Report(JNIEnv* jni, jthread thread, std::vector<ev::EventData> events, SuspendPolicy policy,
                           const std::function<void()>& applied) {
   if (events.empty()) return;
+  // An agent thread is never suspended: as stock, its event (a ClassPrepare)
+  // names no thread, and SUSPEND_EVENT_THREAD becomes SUSPEND_ALL.
+  if (thread && ThreadControl::CurrentIsAgent()) {
+    thread = nullptr;
+    if (policy == SuspendPolicy::kEventThread) policy = SuspendPolicy::kAll;
+  }
+  // As stock: a set that names no thread (ClassUnload, VMDeath, an agent
+  // thread's ClassPrepare) suspends all threads whatever its policy.
+  const bool names_a_thread = std::any_of(events.begin(), events.end(), [](const ev::EventData& e) {
+    return std::visit([](const auto& x) {
+      if constexpr (requires { x.thread; }) return !x.thread.is_null();
+      else return false;
+    }, e);
+  });
   jdwp::Event::Composite::Request composite{policy, std::move(events)};
   auto body = jdwp::EncodeBody(composite);
   auto item = std::make_unique<Item>();
   item->packet = jdwp::MakeCommandPacket(next_packet_id_.fetch_add(1), jdwp::Event::Composite::kId, body);
-  item->policy = policy;
+  item->policy = policy != SuspendPolicy::kNone && !names_a_thread ? SuspendPolicy::kAll : policy;
   item->epoch = epoch_.load();
-  bool agent_thread = thread && ThreadControl::CurrentIsAgent();
-  // No event thread: nothing for SUSPEND_EVENT_THREAD to suspend.
-  if (!thread && policy == SuspendPolicy::kEventThread) item->policy = SuspendPolicy::kNone;
-  if (policy == SuspendPolicy::kNone || !thread || agent_thread) {
-    if (thread && !agent_thread) item->thread = jni->NewGlobalRef(thread);
-    if (agent_thread && policy == SuspendPolicy::kEventThread) item->policy = SuspendPolicy::kAll;
+  if (item->policy == SuspendPolicy::kNone || !thread) {
+    if (thread) item->thread = jni->NewGlobalRef(thread);
     Enqueue(std::move(item));
     if (applied) applied();
     return;
@@ -938,7 +948,6 @@ void EventManager::OnBreakpoint(JNIEnv* jni, jthread thread, jmethodID method, j
 
 void EventManager::OnException(JNIEnv* jni, jthread thread, jmethodID method, jlocation location, jobject exception,
                                jmethodID catch_method, jlocation catch_location) {
-  if (ThreadControl::CurrentIsAgent()) return;
   ReportUnloads(jni, thread);
   std::vector<ev::EventData> events;
   SuspendPolicy policy = SuspendPolicy::kNone;
@@ -1001,12 +1010,11 @@ void EventManager::OnClassPrepare(JNIEnv* jni, jthread thread, jclass klass) {
       policy = std::max(policy, r->policy);
     }
   }
-  Report(jni, agent ? nullptr : thread, std::move(events), policy);
+  Report(jni, thread, std::move(events), policy);
 }
 
 template <class Event>
 void EventManager::ReportThreadEvent(JNIEnv* jni, jthread thread, EventKind kind) {
-  if (ThreadControl::CurrentIsAgent()) return;
   ReportUnloads(jni, thread);
   std::vector<ev::EventData> events;
   SuspendPolicy policy = SuspendPolicy::kNone;
@@ -1059,9 +1067,9 @@ void EventManager::ReportUnloads(JNIEnv* jni, jthread thread) {
         policy = std::max(policy, r->policy);
       }
     }
-    // No event thread: SUSPEND_EVENT_THREAD suspends nothing; ALL suspends all,
-    // the thread reporting included (it waits like an event thread).
-    Report(jni, policy == SuspendPolicy::kAll ? thread : nullptr, std::move(events), policy);
+    // Whatever the policy suspends (all threads: the set names none), the thread
+    // reporting included: it waits like an event thread.
+    Report(jni, thread, std::move(events), policy);
   }
 }
 
@@ -1083,7 +1091,6 @@ void EventManager::TakeDeferred(JNIEnv* jni, jthread thread, jmethodID method, j
 }
 
 void EventManager::OnMethodEntry(JNIEnv* jni, jthread thread, jmethodID method) {
-  if (ThreadControl::CurrentIsAgent()) return;
   ReentryGuard guard;
   if (!guard.entered) return;
   ReportUnloads(jni, thread);
@@ -1150,7 +1157,6 @@ void EventManager::OnMethodEntry(JNIEnv* jni, jthread thread, jmethodID method) 
 
 void EventManager::OnMethodExit(JNIEnv* jni, jthread thread, jmethodID method, bool by_exception,
                                 jvalue return_value) {
-  if (ThreadControl::CurrentIsAgent()) return;
   ReentryGuard guard;
   if (!guard.entered) return;
   std::vector<ev::EventData> events;
@@ -1208,7 +1214,6 @@ void EventManager::OnMethodExit(JNIEnv* jni, jthread thread, jmethodID method, b
 void EventManager::OnFieldEvent(JNIEnv* jni, jthread thread, jmethodID method, jlocation location,
                                 jclass field_klass, jobject object, jfieldID field, char value_sig,
                                 jvalue new_value) {
-  if (ThreadControl::CurrentIsAgent()) return;
   ReportUnloads(jni, thread);
   EventKind kind = value_sig ? EventKind::kFieldModification : EventKind::kFieldAccess;
   std::vector<ev::EventData> events;
@@ -1245,7 +1250,6 @@ void EventManager::OnFieldEvent(JNIEnv* jni, jthread thread, jmethodID method, j
 }
 
 void EventManager::OnMonitorEvent(JNIEnv* jni, jthread thread, jobject object, EventKind kind, jlong extra) {
-  if (ThreadControl::CurrentIsAgent()) return;
   ReportUnloads(jni, thread);
   std::vector<ev::EventData> events;
   SuspendPolicy policy = SuspendPolicy::kNone;

@@ -115,8 +115,9 @@ class EventManager {
   // `location` are where they were kept, otherwise reported alone first.
   void TakeDeferred(JNIEnv* jni, jthread thread, jmethodID method, jlocation location,
                     std::vector<jdwp::events::EventData>& events, jdwp::SuspendPolicy& policy);
-  // Builds and queues one composite; waits for the reporter and parks the event
-  // thread when the policy suspends. `thread` may be null (no event thread).
+  // Builds and queues one composite; waits for the reporter and parks `thread`
+  // (the current Java thread: the event thread, or the one reporting a set that
+  // names no thread) when the policy suspends it. `thread` may be null.
   void Report(JNIEnv* jni, jthread thread, std::vector<jdwp::events::EventData> events,
               jdwp::SuspendPolicy policy, const std::function<void()>& applied = nullptr);
   void Enqueue(std::unique_ptr<Item> item);

@@ -359,6 +359,7 @@ void ThreadControl::SuspendForEvent(JNIEnv* jni, jthread event_thread, jdwp::Sus
     // The event thread is known (its callback made its State), so
     // SuspendAllVirtualThreads excepts it.
     (void)SuspendAll(jni);
+    if (!event_thread) return;  // an event of no thread, or of an agent thread (never suspended)
     // The event thread must be counted even if GetAllThreads missed it (it is starting or ending).
     std::lock_guard lock(mu_);
     State& s = StateOf(jni, event_thread);
@@ -367,6 +368,7 @@ void ThreadControl::SuspendForEvent(JNIEnv* jni, jthread event_thread, jdwp::Sus
     (void)ForceSuspendLocked(s);
     return;
   }
+  if (!event_thread) return;
   std::lock_guard lock(mu_);
   State& s = StateOf(jni, event_thread);
   ++s.count;

@@ -21,8 +21,8 @@ import os
 import unittest
 
 import harness
-from jdwp_client import (Client, Error, EventRequest, Method, Reader, StackFrame, StringReference, ThreadReference,
-                         VirtualMachine, i32, i64, jdwp_string)
+from jdwp_client import (Client, Error, EventRequest, Method, ModuleReference, Reader, ReferenceType, StackFrame,
+                         StringReference, ThreadReference, VirtualMachine, i32, i64, jdwp_string)
 
 READ_TIMEOUT_S = 30
 FIXTURE = "EventsFixture"
@@ -465,6 +465,33 @@ class EventsTest(unittest.TestCase):
         # canWatchFieldModification, canWatchFieldAccess, canRequestMonitorEvents,
         # canUseSourceNameFilters: stock (JDK 17) says false for the last, though it filters.
         self.assertEqual([caps[0], caps[1], caps[16], caps[18]], [True, True, True, False])
+        s.run()
+
+    def test_breakpoints_in_code_the_agent_runs_are_not_reported(self):
+        # The agent's command thread runs Java code for some commands (Version
+        # reads System.getProperty, ModuleReference.Name calls Module.getName).
+        # A SUSPEND_ALL breakpoint there, as an IDE user debugging the JDK may
+        # set, must neither be reported for the agent's thread nor suspend
+        # anything: stock reports no event in its own threads (but ClassPrepare).
+        s = self.session("first")
+        c = s.c
+        targets = (("Ljava/lang/System;", "getProperty", "(Ljava/lang/String;)Ljava/lang/String;"),
+                   ("Ljava/lang/Module;", "getName", "()Ljava/lang/String;"))
+        requests = []
+        for signature, name, method_signature in targets:
+            type_id = c.class_by_signature(signature)
+            method_id = c.method_named(type_id, name, method_signature)
+            requests.append(s.set(BREAKPOINT, ALL, s.location_only(method_id, 0, type_id)))
+        c.events.clear()
+        r = c.ok(VirtualMachine.Version)
+        r.string()
+        self.assertEqual((r.int(), r.int()), (self.cfg.jdk_version, 0))
+        module = c.ok(ReferenceType.Module, c.type_id(c.class_by_signature("Ljava/lang/String;"))).id()
+        self.assertEqual(c.ok(ModuleReference.Name, c.object_id(module)).string(), "java.base")
+        c.ok(VirtualMachine.Version)
+        self.assertEqual(c.events, [], "an event came from the agent's own thread")
+        for request in requests:
+            s.clear(BREAKPOINT, request)
         s.run()
 
     def test_breakpoint_on_return_and_method_exit_are_separate(self):
