@@ -731,11 +731,17 @@ void EventManager::ReportVmDeath(JNIEnv* jni) {
       policy = std::max(policy, r->policy);
     }
   }
-  // The automatic VMDeath (request 0) is always there; stock sends it in its own set.
-  if (!events.empty()) Report(jni, nullptr, std::move(events), SuspendPolicy::kNone);
-  std::vector<ev::EventData> automatic;
-  automatic.push_back(ev::VMDeath{0});
-  Report(jni, nullptr, std::move(automatic), SuspendPolicy::kNone);
+  // As stock: the requested events and the automatic one (request 0, always
+  // sent) in one set with the requests' policy. A policy that suspends holds
+  // the dying VM, this thread included, until the debugger resumes it: that is
+  // what a VMDeath request is for (JDI's VMDeathRequest).
+  events.push_back(ev::VMDeath{0});
+  jthread self = nullptr;
+  if (policy != SuspendPolicy::kNone) {
+    if (auto current = ctx_.jvmti.GetCurrentThread()) self = *current;
+  }
+  Report(jni, self, std::move(events), policy);
+  if (self) jni->DeleteLocalRef(self);
 }
 
 // ---- JVMTI callbacks -----------------------------------------------------------

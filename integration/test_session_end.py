@@ -9,6 +9,12 @@ checks, against our agent and the JDK's own:
   - a second debugger attaches (on the port of the second Listening line) and
     finds a clean state: suspend counts 0, and no event of the old session
     comes (an old SUSPEND_ALL breakpoint or step would also stop the progress).
+
+The scenarios JDI can express also run with the session driven and ended by a
+JDI debugger, jdi/SessionEndJdi.java, through the JDK's JDI and through
+Eclipse's (eclipse/SessionEndEclipse.java): it ends with VirtualMachine.dispose()
+or by going away (its process halts); the same raw second debugger then checks.
+HoldEvents, which JDI does not expose, stays raw only.
 """
 
 from __future__ import annotations
@@ -31,9 +37,26 @@ LISTENING = r"Listening for transport dt_socket at address: (\d+)\n"
 SOURCE = "SessionEnd.java"
 
 SINGLE_STEP, BREAKPOINT, VM_DEATH = 1, 2, 99
+THREAD_STATUS_ZOMBIE = 0
 SUSPEND_NONE, SUSPEND_ALL = 0, 2
 STEP_LINE, STEP_OVER = 1, 1
 PROGRESS_TIMEOUT_S = 20
+DRIVER_TIMEOUT_S = 60
+CLIENTS = ("jdk", "eclipse")  # whose JDI drives the first session
+# SessionEndJdi scenario: what the raw test of the same state is called.
+JDI_SCENARIOS = {
+    "bp-dispose": "dispose_while_stopped_at_a_breakpoint",
+    "bp-disconnect": "disconnect_while_stopped_at_a_breakpoint",
+    "nested-dispose": "dispose_with_nested_thread_and_vm_suspensions",
+    "nested-event-disconnect": "disconnect_with_nested_suspensions_and_an_event_suspension",
+    "step-dispose": "dispose_during_a_step",
+    "step-pending-disconnect": "disconnect_with_a_step_pending",
+    "in-flight-dispose": "dispose_with_events_in_flight",
+    "invoke-dispose": "dispose_during_an_invocation",
+    "spin-dispose": "dispose_right_after_vm_suspend_with_threads_in_callbacks",
+}
+# Sessions in a row for spin-dispose through JDI (the raw test does 5).
+JDI_SPIN_ROUNDS = 2
 
 
 class SessionEndTest(unittest.TestCase):
@@ -132,14 +155,18 @@ class SessionEndTest(unittest.TestCase):
         c.close()
         self.clients.remove(c)
 
+    def listening_port(self) -> int:
+        """The port of the Listening line for session number self.sessions (from 1)."""
+        m = self.proc.wait_for_output(r"(?s)" + rf"{LISTENING}.*?" * (self.sessions - 1) + LISTENING,
+                                      PROGRESS_TIMEOUT_S)
+        return int(m.groups()[-1])
+
     def second_debugger_sees_a_clean_vm(self):
         """The program runs on; a new debugger finds counts 0 and no old event."""
         self.wait_for_progress()
         # The agent listens again and says so (stock on a new port, jdwpx on the same).
         self.sessions += 1
-        m = self.proc.wait_for_output(r"(?s)" + rf"{LISTENING}.*?" * (self.sessions - 1) + LISTENING,
-                                      PROGRESS_TIMEOUT_S)
-        c = self.connect(int(m.groups()[-1]))
+        c = self.connect(self.listening_port())
         threads = c.threads_by_name()
         for name in ("main", "worker"):
             self.assertEqual(self.suspend_count(c, threads[name]), 0, name)
@@ -307,6 +334,95 @@ class SessionEndTest(unittest.TestCase):
         self.assertEqual(kinds[-1:], [VM_DEATH])
         self.assertEqual(self.proc.wait(30), 0)
         self.assertIn("main done", self.proc.stdout)
+
+    def test_a_suspend_all_vm_death_request_holds_the_vm_until_resumed(self):
+        # As stock: the requested VMDeath and the automatic one (request 0) come in
+        # one set with the request's policy, and the dying VM, suspended, waits
+        # for the debugger (what JDI's VMDeathRequest is for).
+        self.proc.__exit__(None, None, None)
+        self.proc = harness.Debuggee(self.cfg, "SessionEnd", args=["5"],
+                                     options=OPTIONS.replace("suspend=n", "suspend=y"))
+        c = self.connect(self.proc.port)
+        c.wait_for_vm_start()
+        request = c.ok(EventRequest.Set, bytes([VM_DEATH, SUSPEND_ALL]) + i32(0)).int()
+        c.events.clear()
+        c.ok(VirtualMachine.Resume)
+        while True:
+            data = c.events.pop(0) if c.events else c.read_event()
+            if data[5] == VM_DEATH:
+                break
+        r = Reader(data, c.sizes)
+        policy = r.byte()
+        events = [(r.byte(), r.int()) for _ in range(r.int())]
+        self.assertEqual((policy, events), (SUSPEND_ALL, [(VM_DEATH, request), (VM_DEATH, 0)]))
+        r = c.ok(VirtualMachine.AllThreads)
+        for thread in [r.id() for _ in range(r.int())]:
+            if c.ok(ThreadReference.Status, c.object_id(thread)).int() != THREAD_STATUS_ZOMBIE:
+                name = c.ok(ThreadReference.Name, c.object_id(thread)).string()
+                self.assertEqual(self.suspend_count(c, thread), 1, name)
+        self.assertIsNone(self.proc.returncode, "the VM ended before the debugger resumed it")
+        c.ok(VirtualMachine.Resume)
+        self.assertEqual(self.proc.wait(30), 0)
+        self.assertIn("main done", self.proc.stdout)
+
+    # -- the same through JDI clients --
+
+    def drive(self, client: str, scenario: str, port: int) -> str:
+        """Runs SessionEndJdi through client's JDI; its output once it passed."""
+        classpath, main = harness.jdi_driver(self, self.cfg, client, "SessionEndJdi", "SessionEndEclipse")
+        rc, out, err = harness.run_java(self.cfg, ["-cp", os.pathsep.join(classpath)], main,
+                                        [scenario, str(port), os.path.join(harness.FIXTURES_SRC, SOURCE), client],
+                                        timeout=DRIVER_TIMEOUT_S)
+        report = f"--- {client} driver {scenario} (rc={rc}) stdout:\n{out}\n--- stderr:\n{err}"
+        for line in out.splitlines():
+            if line.startswith("DETAIL "):
+                print(f"  {client} {scenario}: {line[len('DETAIL '):]}", flush=True)
+            elif line.startswith("SKIP "):
+                print(f"  {client}: {line}", flush=True)
+        self.assertIn("RESULT ok", out, report)
+        self.assertEqual(rc, 0, report)
+        return out
+
+    def end_through_jdi(self, client: str, scenario: str):
+        self.proc.wait_for_output(r"(?m)^work 1$", PROGRESS_TIMEOUT_S)
+        for round_number in range(JDI_SPIN_ROUNDS if scenario == "spin-dispose" else 1):
+            if round_number:
+                self.end_with_dispose(c)  # the checking session ends before the next round
+                self.sessions += 1
+            self.drive(client, scenario, self.listening_port())
+            if scenario == "invoke-dispose":
+                self.proc.wait_for_output(r"slow done\n", PROGRESS_TIMEOUT_S)
+            c = self.second_debugger_sees_a_clean_vm()
+            if scenario == "spin-dispose":
+                self.assertEqual(self.suspend_count(c, c.thread_named("spinner")), 0)
+                self.proc.wait_for_output(rf"(?m)^spin {self.progress('spin') + 2}$", PROGRESS_TIMEOUT_S)
+
+    def vm_death_through_jdi(self, client: str, scenario: str):
+        self.proc.__exit__(None, None, None)
+        self.proc = harness.Debuggee(self.cfg, "SessionEnd", args=["5"],
+                                     options=OPTIONS.replace("suspend=n", "suspend=y"))
+        self.drive(client, scenario, self.proc.port)
+        self.assertEqual(self.proc.wait(30), 0)
+        self.assertIn("main done", self.proc.stdout)
+
+
+def _add_jdi_tests():
+    def scenario_test(client, scenario):
+        return lambda self: self.end_through_jdi(client, scenario)
+
+    def death_test(client, scenario):
+        return lambda self: self.vm_death_through_jdi(client, scenario)
+
+    for client in CLIENTS:
+        for scenario, name in JDI_SCENARIOS.items():
+            setattr(SessionEndTest, f"test_{name}_through_{client}_jdi", scenario_test(client, scenario))
+        setattr(SessionEndTest, f"test_vm_death_is_sent_before_the_connection_closes_through_{client}_jdi",
+                death_test(client, "vm-death"))
+        setattr(SessionEndTest, f"test_a_suspend_all_vm_death_request_is_reported_with_its_policy_through_{client}_jdi",
+                death_test(client, "vm-death-requested"))
+
+
+_add_jdi_tests()
 
 
 if __name__ == "__main__":
