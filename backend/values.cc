@@ -438,64 +438,91 @@ jdwp::Result<void> WriteField(Context& ctx, JNIEnv* jni, jobject obj, jclass kla
 
 namespace {
 
+// Decodes up to a chunk of elements at a time and stores what was decoded, so a
+// body cut short leaves the whole elements before the cut written (as stock,
+// which stores element by element). False: the body was cut short.
 template <class T, class ArrayT, class SetRegion, class Convert>
-void StorePrimitives(JNIEnv* jni, ArrayT array, jint first, const std::vector<jdwp::UntaggedValue>& values,
-                     SetRegion set, Convert convert) {
+bool StorePrimitives(JNIEnv* jni, jdwp::Reader& r, Tag tag, ArrayT array, jint first, jint count, SetRegion set,
+                     Convert convert) {
   T buf[kChunkElements];
-  const jint count = static_cast<jint>(values.size());
   for (jint done = 0; done < count;) {
-    jint n = std::min(kChunkElements, count - done);
-    for (jint i = 0; i < n; ++i) buf[i] = convert(values[static_cast<size_t>(done + i)].bits);
-    (jni->*set)(array, first + done, n, buf);
+    const jint n = std::min(kChunkElements, count - done);
+    jint decoded = 0;
+    jdwp::UntaggedValue v;
+    while (decoded < n && jdwp::DecodeUntagged(r, tag, v)) buf[decoded++] = convert(v.bits);
+    if (decoded > 0) (jni->*set)(array, first + done, decoded, buf);
+    if (decoded < n) return false;
     done += n;
   }
+  return true;
 }
 
 }  // namespace
 
 jdwp::Result<void> WriteArray(Context& ctx, JNIEnv* jni, jarray array, jint first, std::span<const uint8_t> tail) {
+  // As stock: the count and the range are checked before any value is read,
+  // then values are stored in order; the elements before a bad one stay stored.
+  jdwp::Reader r(tail);
+  uint32_t raw_count = 0;
+  if (!r.U32(raw_count)) return jdwp::Fail(ErrorCode::kInternal, "value count missing");
+  const auto count = static_cast<jint>(raw_count);
+  const jint size = jni->GetArrayLength(array);
+  if (first < 0 || first >= size) return jdwp::Fail(ErrorCode::kInvalidIndex, "first index out of range");
+  if (count < 0 || static_cast<int64_t>(first) + count > size) {
+    return jdwp::Fail(ErrorCode::kInvalidLength, "values run past the end");
+  }
   jclass klass = jni->GetObjectClass(array);
   auto sig = ctx.jvmti.GetClassSignatureOnly(klass);
   jni->DeleteLocalRef(klass);
   if (!sig || sig->size() < 2 || (*sig)[0] != '[') return jdwp::Fail(ErrorCode::kInvalidArray, "not an array");
-  const std::string_view component = std::string_view(*sig).substr(1);
-  ASSIGN_OR_RETURN(auto values, jdwp::DecodeUntaggedValues(tail, TagOfSignature(component[0])));
-  // Edges as stock: `first` must name an element, and the values must fit from there.
-  const jint size = jni->GetArrayLength(array);
-  if (first < 0 || first >= size) return jdwp::Fail(ErrorCode::kInvalidIndex, "first index out of range");
-  if (static_cast<int64_t>(first) + static_cast<int64_t>(values.size()) > size) {
-    return jdwp::Fail(ErrorCode::kInvalidLength, "values run past the end");
-  }
+  const char component = (*sig)[1];
+  const Tag tag = TagOfSignature(component);
   auto as_float = [](uint64_t b) { return Value{Tag::kFloat, b}.as_float(); };
   auto as_double = [](uint64_t b) { return Value{Tag::kDouble, b}.as_double(); };
-  switch (component[0]) {
-    case 'Z': StorePrimitives<jboolean>(jni, static_cast<jbooleanArray>(array), first, values, &JNIEnv::SetBooleanArrayRegion, [](uint64_t b) { return static_cast<jboolean>(b != 0); }); break;
-    case 'B': StorePrimitives<jbyte>(jni, static_cast<jbyteArray>(array), first, values, &JNIEnv::SetByteArrayRegion, [](uint64_t b) { return static_cast<jbyte>(b); }); break;
-    case 'C': StorePrimitives<jchar>(jni, static_cast<jcharArray>(array), first, values, &JNIEnv::SetCharArrayRegion, [](uint64_t b) { return static_cast<jchar>(b); }); break;
-    case 'S': StorePrimitives<jshort>(jni, static_cast<jshortArray>(array), first, values, &JNIEnv::SetShortArrayRegion, [](uint64_t b) { return static_cast<jshort>(b); }); break;
-    case 'I': StorePrimitives<jint>(jni, static_cast<jintArray>(array), first, values, &JNIEnv::SetIntArrayRegion, [](uint64_t b) { return static_cast<jint>(b); }); break;
-    case 'J': StorePrimitives<jlong>(jni, static_cast<jlongArray>(array), first, values, &JNIEnv::SetLongArrayRegion, [](uint64_t b) { return static_cast<jlong>(b); }); break;
-    case 'F': StorePrimitives<jfloat>(jni, static_cast<jfloatArray>(array), first, values, &JNIEnv::SetFloatArrayRegion, as_float); break;
-    case 'D': StorePrimitives<jdouble>(jni, static_cast<jdoubleArray>(array), first, values, &JNIEnv::SetDoubleArrayRegion, as_double); break;
+  bool complete = true;
+  switch (component) {
+    case 'Z': complete = StorePrimitives<jboolean>(jni, r, tag, static_cast<jbooleanArray>(array), first, count, &JNIEnv::SetBooleanArrayRegion, [](uint64_t b) { return static_cast<jboolean>(b != 0); }); break;
+    case 'B': complete = StorePrimitives<jbyte>(jni, r, tag, static_cast<jbyteArray>(array), first, count, &JNIEnv::SetByteArrayRegion, [](uint64_t b) { return static_cast<jbyte>(b); }); break;
+    case 'C': complete = StorePrimitives<jchar>(jni, r, tag, static_cast<jcharArray>(array), first, count, &JNIEnv::SetCharArrayRegion, [](uint64_t b) { return static_cast<jchar>(b); }); break;
+    case 'S': complete = StorePrimitives<jshort>(jni, r, tag, static_cast<jshortArray>(array), first, count, &JNIEnv::SetShortArrayRegion, [](uint64_t b) { return static_cast<jshort>(b); }); break;
+    case 'I': complete = StorePrimitives<jint>(jni, r, tag, static_cast<jintArray>(array), first, count, &JNIEnv::SetIntArrayRegion, [](uint64_t b) { return static_cast<jint>(b); }); break;
+    case 'J': complete = StorePrimitives<jlong>(jni, r, tag, static_cast<jlongArray>(array), first, count, &JNIEnv::SetLongArrayRegion, [](uint64_t b) { return static_cast<jlong>(b); }); break;
+    case 'F': complete = StorePrimitives<jfloat>(jni, r, tag, static_cast<jfloatArray>(array), first, count, &JNIEnv::SetFloatArrayRegion, as_float); break;
+    case 'D': complete = StorePrimitives<jdouble>(jni, r, tag, static_cast<jdoubleArray>(array), first, count, &JNIEnv::SetDoubleArrayRegion, as_double); break;
     default: {
-      // One by one, as stock: elements before a bad one stay stored. The VM
-      // checks each element's type (ArrayStoreException).
-      for (size_t i = 0; i < values.size(); ++i) {
-        ASSIGN_OR_RETURN(jobject e, ctx.Object(jni, jdwp::ObjectId{values[i].bits}));
-        jni->SetObjectArrayElement(static_cast<jobjectArray>(array), first + static_cast<jint>(i), e);
+      // One by one, as stock. The VM checks each element's type
+      // (ArrayStoreException -> TYPE_MISMATCH). From an unknown object ID or
+      // the cut of a short body on, stock stores null into every remaining
+      // element of the range and then answers the error; so does this.
+      auto objects = static_cast<jobjectArray>(array);
+      jdwp::Result<void> failed;
+      for (jint i = 0; i < count; ++i) {
+        jobject e = nullptr;
+        if (failed) {
+          jdwp::UntaggedValue v;
+          if (!jdwp::DecodeUntagged(r, tag, v)) {
+            failed = jdwp::Fail(ErrorCode::kInternal, "array values cut short");
+          } else if (auto known = ctx.Object(jni, jdwp::ObjectId{v.bits})) {
+            e = *known;
+          } else {
+            failed = tl::unexpected(known.error());
+          }
+        }
+        jni->SetObjectArrayElement(objects, first + i, e);
         if (e) jni->DeleteLocalRef(e);
         if (jni->ExceptionCheck()) {
           jni->ExceptionClear();
           return jdwp::Fail(ErrorCode::kTypeMismatch, "element does not fit the array's component type");
         }
       }
-      return {};
+      return failed;
     }
   }
   if (jni->ExceptionCheck()) {
     jni->ExceptionClear();
     return jdwp::Fail(ErrorCode::kInternal, "exception while storing array elements");
   }
+  if (!complete) return jdwp::Fail(ErrorCode::kInternal, "array values cut short");
   return {};
 }
 

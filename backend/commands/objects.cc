@@ -187,54 +187,42 @@ jdwp::Result<InvokeTarget> ResolveInvokeTarget(Context& c, JNIEnv* jni, jdwp::Re
 
 // Stores `rest` (fieldID + untagged value pairs) into `obj`'s fields (null:
 // statics of `klass`). Each field must belong to `klass` or a supertype.
+// As stock, pair by pair: the pairs before a bad one stay written, and a pair
+// whose object ID is unknown writes null into its field before INVALID_OBJECT.
+// A body cut short ends like any malformed body (INTERNAL), after the whole pairs.
 jdwp::Result<void> SetFieldValues(Context& c, JNIEnv* jni, jobject obj, jclass klass, const jdwp::RawTail& rest) {
-  struct Target {
-    jfieldID field;
-    jclass declaring;  // local reference
-    std::string signature;
-    bool is_static;
-  };
-  std::vector<Target> targets;
-  auto drop = [&] {
-    for (auto& t : targets) jni->DeleteLocalRef(t.declaring);
-  };
-  auto values = jdwp::DecodeFieldValues(rest.bytes, [&](jdwp::FieldId id) -> jdwp::Result<jdwp::Tag> {
+  jdwp::Reader r(rest.bytes);
+  uint32_t raw_count = 0;
+  if (!r.U32(raw_count)) return jdwp::Fail(kMalformedBody, "field count missing");
+  const auto count = static_cast<int32_t>(raw_count);
+  if (count < 0) return jdwp::Fail(ErrorCode::kIllegalArgument, "negative field count");
+  for (int32_t i = 0; i < count; ++i) {
+    jdwp::FieldId id;
+    if (!r.U64(id.value)) return jdwp::Fail(kMalformedBody, "field values cut short");
     ASSIGN_OR_RETURN(jfieldID f, c.Field(id));
-    // One declaring class per field is held until the writes: room for all of them.
-    if (jni->EnsureLocalCapacity(static_cast<jint>(targets.size()) + 16) != JNI_OK) {
-      jni->ExceptionClear();
-      return jdwp::Fail(ErrorCode::kOutOfMemory, "too many fields");
-    }
+    vmcore::LocalFrame frame(jni, 8);
     auto decl = c.jvmti.GetFieldDeclaringClass(klass, f);
-    if (!decl || !jni->IsAssignableFrom(klass, *decl)) {
-      if (decl) jni->DeleteLocalRef(*decl);
-      return jdwp::Fail(ErrorCode::kInvalidFieldid, "field not in this type");
-    }
+    if (!decl || !jni->IsAssignableFrom(klass, *decl)) return jdwp::Fail(ErrorCode::kInvalidFieldid, "field not in this type");
     auto name = c.jvmti.GetFieldName(*decl, f);
     auto mods = c.jvmti.GetFieldModifiers(*decl, f);
-    if (!name || !mods) {
-      jni->DeleteLocalRef(*decl);
-      return jdwp::Fail(ErrorCode::kInvalidFieldid, "field not readable");
+    if (!name || !mods || name->signature.empty()) return jdwp::Fail(ErrorCode::kInvalidFieldid, "field not readable");
+    const bool is_static = (*mods & 0x0008) != 0;
+    if (!obj && !is_static) return jdwp::Fail(ErrorCode::kInvalidFieldid, "instance field set as a static");
+    jdwp::UntaggedValue value;
+    if (!jdwp::DecodeUntagged(r, TagOfSignature(name->signature[0]), value)) {
+      return jdwp::Fail(kMalformedBody, "field values cut short");
     }
-    bool is_static = (*mods & 0x0008) != 0;
-    targets.push_back({f, *decl, name->signature, is_static});
-    return TagOfSignature(name->signature[0]);
-  });
-  if (!values) {
-    drop();
-    return tl::unexpected(values.error());
-  }
-  jdwp::Result<void> result;
-  for (size_t i = 0; i < values->size() && result; ++i) {
-    const Target& t = targets[i];
-    if (!obj && !t.is_static) {
-      result = jdwp::Fail(ErrorCode::kInvalidFieldid, "instance field set as a static");
-      break;
+    jobject target = is_static ? nullptr : obj;
+    if (jdwp::IsObjectTag(value.tag) && value.bits != 0) {
+      auto known = c.Object(jni, jdwp::ObjectId{value.bits});
+      if (!known) {
+        (void)WriteField(c, jni, target, *decl, f, name->signature, jdwp::UntaggedValue{value.tag, 0});
+        return tl::unexpected(known.error());
+      }
     }
-    result = WriteField(c, jni, t.is_static ? nullptr : obj, t.declaring, t.field, t.signature, (*values)[i].value);
+    RETURN_IF_ERROR(WriteField(c, jni, target, *decl, f, name->signature, value));
   }
-  drop();
-  return result;
+  return {};
 }
 
 }  // namespace

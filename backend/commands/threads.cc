@@ -54,9 +54,11 @@ jdwp::Result<void> WriteLocal(Context& c, JNIEnv* jni, jthread t, jint depth, ji
     case Tag::kDouble: r = j.SetLocalDouble(t, depth, slot, v.as_double()); break;
     default: {
       if (!jdwp::IsObjectTag(v.tag)) return jdwp::Fail(ErrorCode::kInvalidTag, "bad value tag");
-      ASSIGN_OR_RETURN(jobject obj, c.Object(jni, v.object()));
-      r = j.SetLocalObject(t, depth, slot, obj);
-      if (obj) jni->DeleteLocalRef(obj);
+      auto obj = c.Object(jni, v.object());
+      // As stock: an unknown object ID stores null in the slot, then fails.
+      r = j.SetLocalObject(t, depth, slot, obj ? *obj : nullptr);
+      if (!obj) return tl::unexpected(obj.error());
+      if (*obj) jni->DeleteLocalRef(*obj);
     }
   }
   VM_RETURN_IF_ERROR(std::move(r));
