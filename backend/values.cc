@@ -321,21 +321,70 @@ jdwp::Result<std::string> ReadString(JNIEnv* jni, jstring s) {
 
 namespace {
 
-// Supertypes of `klass` (itself included) whose signature is `signature`;
-// interfaces are walked recursively. `klass` is not deleted.
-bool HasSupertypeNamed(Context& ctx, JNIEnv* jni, jclass klass, std::string_view signature, int depth = 0) {
+// Whether `loader` is `ancestor` or delegates to it through its `parent` chain
+// (the boot loader, null, is everyone's). A field read: no Java code runs.
+bool DelegatesTo(Context& ctx, JNIEnv* jni, jobject loader, jobject ancestor) {
+  if (!ancestor) return true;
+  jfieldID parent = jni->GetFieldID(ctx.class_loader_class, "parent", "Ljava/lang/ClassLoader;");
+  if (!parent) {
+    jni->ExceptionClear();
+    return false;
+  }
+  jobject l = loader ? jni->NewLocalRef(loader) : nullptr;
+  bool found = false;
+  for (int depth = 0; l && !found && depth < 64; ++depth) {
+    found = jni->IsSameObject(l, ancestor);
+    jobject next = jni->GetObjectField(l, parent);
+    jni->DeleteLocalRef(l);
+    l = next;
+  }
+  if (l) jni->DeleteLocalRef(l);
+  return found;
+}
+
+// Whether code of `context` resolving the type `signature` gets `k` (a class of
+// that name), as the JVM would, with no Java code run: same defining loader;
+// else the class of that name the context's loader has loaded, if any (JVMTI
+// GetClassLoaderClasses, JDI's "visible classes"); else `k` if the context's
+// loader delegates to `k`'s (parent first, as loaders do by default).
+bool ResolvesTo(Context& ctx, JNIEnv* jni, jclass k, std::string_view signature, jclass context) {
+  auto k_loader = ctx.jvmti.GetClassLoader(k);
+  auto context_loader = ctx.jvmti.GetClassLoader(context);
+  if (!k_loader || !context_loader) return false;
+  vmcore::LocalRef hold_k(jni, *k_loader), hold_context(jni, *context_loader);
+  if (jni->IsSameObject(*k_loader, *context_loader)) return true;
+  // Only the boot loader defines java.* classes: everyone resolves them there.
+  if (!*k_loader && signature.starts_with("Ljava/")) return true;
+  if (auto visible = ctx.jvmti.GetClassLoaderClasses(*context_loader)) {
+    int listed = -1;  // -1: not listed; 0: another class of that name; 1: k
+    for (jclass v : *visible) {
+      if (listed < 0) {
+        auto sig = ctx.jvmti.GetClassSignatureOnly(v);
+        if (sig && *sig == signature) listed = jni->IsSameObject(v, k) ? 1 : 0;
+      }
+      jni->DeleteLocalRef(v);
+    }
+    if (listed >= 0) return listed == 1;
+  }
+  return DelegatesTo(ctx, jni, *context_loader, *k_loader);
+}
+
+// Supertypes of `klass` (itself included) whose signature is `signature` and
+// that `context` resolves that name to; interfaces are walked recursively.
+// `klass` is not deleted.
+bool HasSupertype(Context& ctx, JNIEnv* jni, jclass klass, std::string_view signature, jclass context, int depth = 0) {
   if (depth > 64) return false;  // no hierarchy is this deep; guards a cycle we cannot have
   jclass k = static_cast<jclass>(jni->NewLocalRef(klass));
   while (k) {
     auto sig = ctx.jvmti.GetClassSignatureOnly(k);
-    if (sig && *sig == signature) {
+    if (sig && *sig == signature && ResolvesTo(ctx, jni, k, signature, context)) {
       jni->DeleteLocalRef(k);
       return true;
     }
     bool found = false;
     if (auto interfaces = ctx.jvmti.GetImplementedInterfaces(k)) {
       for (jclass i : *interfaces) {
-        if (!found && HasSupertypeNamed(ctx, jni, i, signature, depth + 1)) found = true;
+        if (!found && HasSupertype(ctx, jni, i, signature, context, depth + 1)) found = true;
         jni->DeleteLocalRef(i);
       }
     }
@@ -353,18 +402,18 @@ bool HasSupertypeNamed(Context& ctx, JNIEnv* jni, jclass klass, std::string_view
 bool IsPrimitiveSignature(std::string_view sig) { return !sig.empty() && sig[0] != 'L' && sig[0] != '['; }
 
 // Array covariance over signatures; `klass` is the class of the value.
-bool ClassFitsSignature(Context& ctx, JNIEnv* jni, jclass klass, std::string_view signature, int depth = 0) {
+bool ClassFitsSignature(Context& ctx, JNIEnv* jni, jclass klass, std::string_view signature, jclass context,
+                        int depth = 0) {
   if (signature == "Ljava/lang/Object;") return true;
   auto own = ctx.jvmti.GetClassSignatureOnly(klass);
   if (!own) return false;
-  if (*own == signature) return true;
-  if ((*own)[0] != '[') return HasSupertypeNamed(ctx, jni, klass, signature);
+  if ((*own)[0] != '[') return HasSupertype(ctx, jni, klass, signature, context);
   // An array: Object, Cloneable, Serializable, or an array of a supertype of its component.
   if (signature == "Ljava/lang/Cloneable;" || signature == "Ljava/io/Serializable;") return true;
   if (signature[0] != '[' || depth > 255) return false;
   std::string_view own_component = std::string_view(*own).substr(1);
   std::string_view wanted_component = signature.substr(1);
-  if (IsPrimitiveSignature(own_component) || IsPrimitiveSignature(wanted_component)) return false;
+  if (IsPrimitiveSignature(own_component) || IsPrimitiveSignature(wanted_component)) return own_component == wanted_component;
   // The component class: Class.getComponentType is an intrinsic that takes no lock.
   jmethodID get_component = jni->GetMethodID(ctx.class_class, "getComponentType", "()Ljava/lang/Class;");
   if (!get_component) {
@@ -374,17 +423,17 @@ bool ClassFitsSignature(Context& ctx, JNIEnv* jni, jclass klass, std::string_vie
   auto component = static_cast<jclass>(jni->CallObjectMethod(klass, get_component));
   if (jni->ExceptionCheck()) jni->ExceptionClear();
   if (!component) return false;
-  bool fits = ClassFitsSignature(ctx, jni, component, wanted_component, depth + 1);
+  bool fits = ClassFitsSignature(ctx, jni, component, wanted_component, context, depth + 1);
   jni->DeleteLocalRef(component);
   return fits;
 }
 
 }  // namespace
 
-bool IsAssignableToSignature(Context& ctx, JNIEnv* jni, jobject value, std::string_view signature) {
+bool IsAssignableToSignature(Context& ctx, JNIEnv* jni, jobject value, std::string_view signature, jclass context) {
   if (!value) return true;
   jclass k = jni->GetObjectClass(value);
-  bool fits = ClassFitsSignature(ctx, jni, k, signature);
+  bool fits = ClassFitsSignature(ctx, jni, k, signature, context);
   jni->DeleteLocalRef(k);
   return fits;
 }
@@ -416,7 +465,7 @@ jdwp::Result<void> WriteField(Context& ctx, JNIEnv* jni, jobject obj, jclass kla
     case '[': {
       ASSIGN_OR_RETURN(jobject value, ctx.Object(jni, jdwp::ObjectId{v.bits}));
       // JNI stores whatever it is given: a wrong type would corrupt the heap.
-      if (!IsAssignableToSignature(ctx, jni, value, signature)) {
+      if (!IsAssignableToSignature(ctx, jni, value, signature, klass)) {
         if (value) jni->DeleteLocalRef(value);
         return jdwp::Fail(ErrorCode::kTypeMismatch, "value does not fit the field's type");
       }

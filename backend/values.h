@@ -26,10 +26,12 @@ jdwp::Result<jvalue> ToJValue(Context& ctx, JNIEnv* jni, const jdwp::Value& valu
 jdwp::Result<jdwp::ArrayRegion> ReadArray(Context& ctx, JNIEnv* jni, jarray array, jint first, jint length);
 // A string's value as the wire's UTF-8, byte for byte as stock sends it by default.
 jdwp::Result<std::string> ReadString(JNIEnv* jni, jstring s);
-// Whether a non-null `value` may be stored where type `signature` is expected
-// ("Ljava/lang/Runnable;", "[I"): a widening reference conversion, found by
-// signature among the supertypes of the value's class (no Java code runs).
-bool IsAssignableToSignature(Context& ctx, JNIEnv* jni, jobject value, std::string_view signature);
+// Whether `value` (null fits) may be stored where type `signature` is expected
+// ("Ljava/lang/Runnable;", "[I") in code of class `context` (a method's or a
+// field's declaring class): a widening reference conversion to the class that
+// name denotes in `context`'s class loader, as the JVM would resolve it; two
+// classes of one name from two loaders are two types. No Java code runs.
+bool IsAssignableToSignature(Context& ctx, JNIEnv* jni, jobject value, std::string_view signature, jclass context);
 // The tag of a value of a type whose signature starts with sig0 (how its untagged form is read).
 jdwp::Tag TagOfSignature(char sig0);
 // Stores an untagged wire value into a field (`obj` null: a static field of

@@ -11,7 +11,8 @@ ClassType.NewInstance, InterfaceType.InvokeMethod; return values of every type;
 exceptions; INVOKE_SINGLE_THREADED and INVOKE_NONVIRTUAL; other threads resumed
 for the call (or not) and suspended again with their counts; a breakpoint hit
 inside the invoked method; commands answered during a call; the thread-state
-and argument errors; a disconnect in the middle of a call. The JDI halves
+and argument errors (an object of a same-named class from another class
+loader included); a disconnect in the middle of a call. The JDI halves
 (jdi/InvokeJdi.java, eclipse/InvokeEclipse.java) run the common cases through
 both JDI implementations.
 
@@ -27,7 +28,7 @@ import struct
 import unittest
 
 import harness
-from jdwp_client import (ArrayReference, ClassType, Client, Error, EventRequest, InterfaceType, Method,
+from jdwp_client import (ArrayReference, ClassObjectReference, ClassType, Client, Error, EventRequest, InterfaceType, Method,
                          ObjectReference, Reader, ReferenceType, StringReference, ThreadReference, VirtualMachine,
                          i32, i64, jdwp_string)
 
@@ -313,6 +314,41 @@ class Invoke(unittest.TestCase):
                          "TYPE_MISMATCH")
         self.assertEqual(ename(s.invoke_static("describe", [tagged("L", 0), tagged("L", instance)])[0]),
                          "TYPE_MISMATCH")
+
+    def test_argument_of_a_same_named_class_from_another_loader(self):
+        # Holder.take(Payload) and Payload are defined by loader A; another Payload
+        # by loader B (InvokeFixture.main). The JVM resolves a parameter type in
+        # the declaring class's loader: B's Payload is another type. Stock passes
+        # it to JNI unchecked and the method runs with it ("foreign"); the spec
+        # wants argument values assignment-compatible, so ours answers
+        # TYPE_MISMATCH. Likewise for a static field of that type (SetValues).
+        s, c = self.s, self.c
+        tag, holder_class = s.static("loadedHolder")
+        self.assertEqual(tag, "c")
+        r = c.ok(ClassObjectReference.ReflectedType, c.object_id(holder_class))
+        r.byte()
+        holder = r.id("referenceType")
+        own, foreign = s.static("ownPayload")[1], s.static("foreignPayload")[1]
+        _, v = self.ok(s.invoke_static("take", [tagged("L", own)], type_id=holder))
+        self.assertEqual(s.string(v), "own")
+        last = c.fields(holder)["last"].id
+        set_last = lambda payload: c.error(ClassType.SetValues, c.type_id(holder) + i32(1) + c.field_id(last)
+                                           + untagged("L", payload))
+        self.assertEqual(ename(set_last(own)), "NONE")
+        self.assertEqual(c.static_values(holder, [last]), [("L", own)])
+        error, value, _ = s.invoke_static("take", [tagged("L", foreign)], type_id=holder)
+        # Holder.lonely(Lonely): loader A never loaded a Lonely, and does not
+        # delegate to B, so B's Lonely cannot be the one A would resolve.
+        lonely_error, lonely_value, _ = s.invoke_static("lonely", [tagged("L", s.static("foreignLonely")[1])],
+                                                        type_id=holder)
+        if self.cfg.agent == "stock":
+            self.assertEqual((ename(error), s.string(value[1])), ("NONE", "foreign"))
+            self.assertEqual((ename(lonely_error), s.string(lonely_value[1])), ("NONE", "lonely"))
+            return
+        self.assertEqual(ename(error), "TYPE_MISMATCH")
+        self.assertEqual(ename(lonely_error), "TYPE_MISMATCH")
+        self.assertEqual(ename(set_last(foreign)), "TYPE_MISMATCH")
+        self.assertEqual(c.static_values(holder, [last]), [("L", own)])
 
     def test_method_errors(self):
         s, c = self.s, self.c

@@ -88,6 +88,10 @@ void StartInvoke(Context& c, JNIEnv* jni, jdwp::ThreadId thread_id, CallKind kin
   std::string kinds = ParameterKinds(name->signature, &ret);
   std::vector<std::string> parameter_types = ParameterSignatures(name->signature);
   if (kinds.size() != arguments.size()) return fail({ErrorCode::kIllegalArgument, "wrong number of arguments"});
+  // Parameter types are named as the method's declaring class's loader resolves them.
+  auto declaring = c.jvmti.GetMethodDeclaringClass(m);
+  if (!declaring) return fail(FromVm(declaring.error()));
+  vmcore::LocalRef hold_declaring(jni, *declaring);
   // Arguments are held by global references until the call is done.
   auto args = std::make_shared<std::vector<jvalue>>();
   auto globals = std::make_shared<std::vector<jobject>>();
@@ -102,7 +106,7 @@ void StartInvoke(Context& c, JNIEnv* jni, jdwp::ThreadId thread_id, CallKind kin
     }
     if (kinds[i] == 'L' || kinds[i] == '[') {
       // JNI passes any object for any parameter: a wrong type would corrupt the callee.
-      if (!IsAssignableToSignature(c, jni, v->l, parameter_types[i])) {
+      if (!IsAssignableToSignature(c, jni, v->l, parameter_types[i], *declaring)) {
         drop_globals();
         return fail({ErrorCode::kTypeMismatch, "argument does not fit the parameter's type"});
       }
