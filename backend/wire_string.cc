@@ -17,15 +17,12 @@ std::string ToWireString(std::string_view mutf8) {
 }
 
 std::string FromWireString(std::string_view wire) {
-  return WireIsModifiedUtf8() ? std::string(wire) : vmcore::Utf8ToModifiedUtf8(wire);
+  // Whatever mutf8 says, as stock: modified UTF-8 passes unchanged.
+  return vmcore::Utf8ToModifiedUtf8(wire);
 }
 
 std::string Utf8ToWireString(std::string utf8) {
   return WireIsModifiedUtf8() ? vmcore::Utf8ToModifiedUtf8(utf8) : std::move(utf8);
-}
-
-std::string WireStringToUtf8(std::string wire) {
-  return WireIsModifiedUtf8() ? vmcore::ModifiedUtf8ToUtf8(wire) : std::move(wire);
 }
 
 }  // namespace jdwpx::backend

@@ -6,10 +6,20 @@ JVM's modified UTF-8 instead (NUL as C0 80, a supplementary character as two
 3-byte surrogates). A string with both goes in through VirtualMachine.CreateString
 and comes back through StringReference.Value, byte for byte; a class signature
 (plain ASCII) is the same either way.
+
+The same through JDI clients (jdi/Mutf8Jdi.java): the JDK's JDI, which speaks
+standard UTF-8, and Eclipse's (eclipse/Mutf8Eclipse.java), which speaks modified
+UTF-8, each against the agent with and without mutf8=y. What the JVM holds and
+what comes back are checked for a string with the same bytes in both encodings
+always, and for one with NUL and a supplementary character where the client's
+encoding is the agent's; elsewhere the driver prints a SKIP naming the client's
+limitation.
 """
 
 from __future__ import annotations
 
+import os
+import re
 import unittest
 
 import harness
@@ -19,6 +29,10 @@ READ_TIMEOUT_S = 30
 # "a", NUL, "b", U+1F600
 STANDARD = b"a\x00b\xf0\x9f\x98\x80"
 MODIFIED = b"a\xc0\x80b\xed\xa0\xbd\xed\xb8\x80"
+DRIVER_TIMEOUT_S = 60
+CHECK_RE = re.compile(r"(?m)^CHECK (\S+) (.*)$")
+# The wire encoding each JDI client writes and reads.
+CLIENT_ENCODING = {"jdk": "standard", "eclipse": "modified"}
 
 
 class Mutf8(unittest.TestCase):
@@ -55,6 +69,47 @@ class Mutf8(unittest.TestCase):
         client = self.attach(",mutf8=y")
         self.assertEqual(self.round_trip(client, MODIFIED), MODIFIED)
         self.assertEqual(self.class_signature(client), b"Ljava/lang/String;")
+
+    def test_either_encoding_is_taken_whatever_mutf8_says(self):
+        # As stock (its inStream_readString): strings from the debugger are made
+        # modified UTF-8, which leaves modified UTF-8 as it is; only what goes
+        # out follows mutf8.
+        for extra, sent, back in (("", MODIFIED, STANDARD), (",mutf8=y", STANDARD, MODIFIED)):
+            with self.subTest(options=extra or "default"):
+                self.assertEqual(self.round_trip(self.attach(extra), sent), back)
+
+    def run_jdi(self, client: str, agent_encoding: str):
+        cfg = self.cfg
+        classpath, main = harness.jdi_driver(self, cfg, client, "Mutf8Jdi", "Mutf8Eclipse")
+        extra = ",mutf8=y" if agent_encoding == "modified" else ""
+        with harness.Debuggee(cfg, "Hello", args=("0", "600000"),
+                              options=harness.DEFAULT_SERVER_OPTIONS + extra) as debuggee:
+            rc, out, err = harness.run_java(cfg, ["-cp", os.pathsep.join(classpath)], main,
+                                            [str(debuggee.port), agent_encoding], timeout=DRIVER_TIMEOUT_S)
+            report = (f"--- {client} driver (agent {agent_encoding} UTF-8) stdout:\n{out}\n--- stderr:\n{err}"
+                      f"\n--- debuggee stderr:\n{debuggee.stderr}")
+        for line in out.splitlines():
+            if line.startswith("SKIP "):
+                print(f"  {client}: {line}", flush=True)
+        checks = dict(CHECK_RE.findall(out))
+        expected = {"bmp-jvm": "ok", "bmp-back": "ok", "nul-and-supplementary-jvm": "ok", "signature": "ok"}
+        if CLIENT_ENCODING[client] == agent_encoding:
+            expected["nul-and-supplementary-back"] = "ok"
+        self.assertEqual(checks, expected, report)
+        self.assertIn("RESULT ok", out, report)
+        self.assertEqual(rc, 0, report)
+
+    def test_jdk_jdi_default(self):
+        self.run_jdi("jdk", "standard")
+
+    def test_jdk_jdi_mutf8(self):
+        self.run_jdi("jdk", "modified")
+
+    def test_eclipse_jdi_default(self):
+        self.run_jdi("eclipse", "standard")
+
+    def test_eclipse_jdi_mutf8(self):
+        self.run_jdi("eclipse", "modified")
 
 
 if __name__ == "__main__":

@@ -212,7 +212,8 @@ void RegisterVirtualMachine(Dispatcher& d, Context& ctx, Agent& agent, JNIEnv** 
   });
 
   d.Bind<VM::CreateString>([c, J](const VM::CreateString::Request& req) -> jdwp::Result<VM::CreateString::Reply> {
-    std::u16string utf16 = vmcore::Utf8ToUtf16(WireStringToUtf8(req.utf));
+    // Either encoding (see wire_string.h): the decoder takes both.
+    std::u16string utf16 = vmcore::Utf8ToUtf16(req.utf);
     jstring s = J()->NewString(reinterpret_cast<const jchar*>(utf16.data()), static_cast<jsize>(utf16.size()));
     if (!s) {
       J()->ExceptionClear();

@@ -36,6 +36,17 @@ TEST(Mutf8, TruncatedSequenceBecomesReplacementCharacter) {
   EXPECT_EQ(ModifiedUtf8ToUtf8("a\xE2\x82"), "a\xEF\xBF\xBD\xEF\xBF\xBD");
 }
 
+TEST(Mutf8, ModifiedUtf8IsLeftAsItIsByTheConversionToIt) {
+  const std::string mutf8 = "a\xC0\x80" "b\xED\xA0\xBD\xED\xB8\x80";
+  EXPECT_EQ(Utf8ToModifiedUtf8(mutf8), mutf8);
+}
+
+TEST(Utf16, EitherEncodingDecodes) {
+  const std::u16string expected{'a', 0, 'b', 0xD83D, 0xDE00};
+  EXPECT_EQ(Utf8ToUtf16(std::string("a\0b\xF0\x9F\x98\x80", 7)), expected);
+  EXPECT_EQ(Utf8ToUtf16("a\xC0\x80" "b\xED\xA0\xBD\xED\xB8\x80"), expected);
+}
+
 TEST(Utf16, PairsAndLoneSurrogates) {
   const uint16_t pair[] = {0xD83D, 0xDE00, 'A'};
   EXPECT_EQ(Utf16ToUtf8(pair, 3), "\xF0\x9F\x98\x80" "A");
