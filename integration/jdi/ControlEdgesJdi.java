@@ -1,5 +1,6 @@
 // Regressions found by review (see fixtures/ControlEdges.java), through the
-// JDK's JDI against a ControlEdges debuggee.
+// JDK's JDI against a ControlEdges debuggee (eclipse/ControlEdgesEclipse.java runs
+// the same through Eclipse's JDI).
 //
 // Usage: ControlEdgesJdi <scenario> <debuggeePort> <ControlEdges.java path> [control port]
 //   watch, sleep, pop: the debuggee runs `ControlEdges <scenario>` with suspend=y;
@@ -19,6 +20,7 @@ import com.sun.jdi.ReferenceType;
 import com.sun.jdi.StackFrame;
 import com.sun.jdi.ThreadReference;
 import com.sun.jdi.VirtualMachine;
+import com.sun.jdi.VirtualMachineManager;
 import com.sun.jdi.event.BreakpointEvent;
 import com.sun.jdi.event.ClassPrepareEvent;
 import com.sun.jdi.event.ClassUnloadEvent;
@@ -47,6 +49,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
+import java.util.function.Consumer;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -58,11 +61,17 @@ public final class ControlEdgesJdi {
     EventRequestManager erm;
 
     public static void main(String[] args) {
+        System.exit(run(Bootstrap.virtualMachineManager(), args, vm -> {}));
+    }
+
+    // Runs one scenario through the given JDI implementation; returns the exit code.
+    public static int run(VirtualMachineManager vmm, String[] args, Consumer<VirtualMachine> configure) {
         ControlEdgesJdi d = new ControlEdgesJdi();
         String scenario = args[0];
         try {
             d.readTags(args[2]);
-            d.attach(Integer.parseInt(args[1]));
+            d.attach(vmm, Integer.parseInt(args[1]));
+            configure.accept(d.vm);
             switch (scenario) {
                 case "watch": d.watch(); break;
                 case "sleep": d.sleep(); break;
@@ -73,12 +82,12 @@ public final class ControlEdgesJdi {
             }
             System.out.println("SCENARIO " + scenario + " PASS");
             System.out.println("RESULT ok");
-            System.exit(0);
+            return 0;
         } catch (Throwable t) {
             System.out.println("SCENARIO " + scenario + " FAIL " + t.toString().replace('\n', ' '));
             System.out.println("RESULT fail: " + t);
             t.printStackTrace(System.out);
-            System.exit(1);
+            return 1;
         }
     }
 
@@ -101,12 +110,18 @@ public final class ControlEdgesJdi {
         if (!ok) throw new AssertionError(what);
     }
 
+    // Eclipse's JDI hands out a live view of its request list, and its
+    // deleteEventRequests iterates the list it is given while deleting.
+    static <T> List<T> copy(List<T> requests) {
+        return new ArrayList<>(requests);
+    }
+
     static void detail(String text) {
         System.out.println("DETAIL " + text);
     }
 
-    void attach(int port) throws Exception {
-        vm = SocketAttach.attach(Bootstrap.virtualMachineManager(), port);
+    void attach(VirtualMachineManager vmm, int port) throws Exception {
+        vm = SocketAttach.attach(vmm, port);
         erm = vm.eventRequestManager();
     }
 
@@ -240,7 +255,7 @@ public final class ControlEdgesJdi {
                     check(s.location().method().name().equals("sleep")
                           && s.location().declaringType().name().equals("ControlEdges"),
                           "step ended in " + s.location());
-                    erm.deleteEventRequests(erm.methodEntryRequests());
+                    erm.deleteEventRequests(copy(erm.methodEntryRequests()));
                 } else if (ends(e)) {
                     done = true;
                 }
@@ -279,7 +294,7 @@ public final class ControlEdgesJdi {
                               "after the pop the thread is at " + top.location());
                     } else {
                         after.add(s.location().method().name() + ":" + s.location().lineNumber());
-                        if (after.size() == 3) erm.deleteEventRequests(erm.stepRequests());
+                        if (after.size() == 3) erm.deleteEventRequests(copy(erm.stepRequests()));
                     }
                 } else if (ends(e)) {
                     done = true;
