@@ -492,10 +492,7 @@ void EventManager::Hold() {
 void EventManager::Release() {
   std::lock_guard lock(queue_mu_);
   holding_ = false;
-  while (!held_.empty()) {
-    ctx_.send(std::move(held_.front()));
-    held_.pop_front();
-  }
+  queue_cv_.notify_all();
 }
 
 void EventManager::BeginSession() {
@@ -513,9 +510,11 @@ void EventManager::EndSession(JNIEnv* jni) {
     requests_.clear();
     UpdateEventModes(jni);
   }
+  // Events queued meanwhile (held ones too) are of the old epoch: dropped,
+  // suspending nothing, their threads let go.
   std::lock_guard lock(queue_mu_);
   holding_ = false;
-  held_.clear();
+  queue_cv_.notify_all();
 }
 
 // ---- matching ----------------------------------------------------------------
@@ -649,15 +648,28 @@ void EventManager::SuspendDeferred(JNIEnv* jni, void* token) {
   ctx_.threads.Park(jni, token);
 }
 
+std::deque<std::unique_ptr<EventManager::Item>>::iterator EventManager::NextItemLocked() {
+  if (!holding_ || stopping_) return queue_.begin();
+  // Held: an event waits, with its suspension (as stock, its thread waits in the
+  // agent unsuspended); a thread's deferred suspension and the end of an
+  // invocation (whose reply stock sends at once) are no events.
+  return std::find_if(queue_.begin(), queue_.end(),
+                      [](const std::unique_ptr<Item>& i) { return i->deferred_token || i->resuspend_after_invoke; });
+}
+
 void EventManager::RunReporter(JNIEnv* jni) {
   while (true) {
     std::unique_ptr<Item> item;
     {
       std::unique_lock lock(queue_mu_);
-      queue_cv_.wait(lock, [&] { return stopping_ || !queue_.empty(); });
-      if (queue_.empty()) return;
-      item = std::move(queue_.front());
-      queue_.pop_front();
+      auto next = queue_.end();
+      queue_cv_.wait(lock, [&] {
+        next = NextItemLocked();
+        return stopping_ || next != queue_.end();
+      });
+      if (next == queue_.end()) return;
+      item = std::move(*next);
+      queue_.erase(next);
       ++in_flight_;
     }
     bool current = item->epoch == epoch_.load() && attached_;
@@ -668,15 +680,7 @@ void EventManager::RunReporter(JNIEnv* jni) {
     } else if (current && item->policy != SuspendPolicy::kNone) {
       ctx_.threads.SuspendForEvent(jni, static_cast<jthread>(item->thread), item->policy);
     }
-    if (current && !item->packet.empty()) {
-      std::unique_lock lock(queue_mu_);
-      if (holding_ && !item->resuspend_after_invoke) {
-        held_.push_back(std::move(item->packet));
-      } else {
-        lock.unlock();
-        ctx_.send(std::move(item->packet));
-      }
-    }
+    if (current && !item->packet.empty()) ctx_.send(std::move(item->packet));
     if (item->thread) jni->DeleteGlobalRef(item->thread);
     if (item->done) {
       std::lock_guard lock(*item->done_mu);
@@ -720,6 +724,7 @@ void EventManager::ReportStartingException(JNIEnv* jni, jthread thread, jmethodI
 }
 
 void EventManager::ReportVmDeath(JNIEnv* jni) {
+  Release();  // events held until now go first: VMDeath is the last
   std::vector<ev::EventData> events;
   SuspendPolicy policy = SuspendPolicy::kNone;
   {

@@ -158,8 +158,10 @@ class EventManager {
   std::mutex queue_mu_;
   std::condition_variable queue_cv_;
   std::deque<std::unique_ptr<Item>> queue_;
-  std::deque<std::vector<uint8_t>> held_;
+  // HoldEvents: as stock, events wait in the queue, in order, until
+  // ReleaseEvents (their suspensions too); other items go on.
   bool holding_ = false;
+  std::deque<std::unique_ptr<Item>>::iterator NextItemLocked();  // queue_mu_ held
   bool stopping_ = false;
   size_t in_flight_ = 0;
   std::atomic<uint64_t> epoch_{1};

@@ -288,12 +288,18 @@ class SessionEndTest(unittest.TestCase):
         c.ok(VirtualMachine.HoldEvents)
         self.set_breakpoint(c, "work", "// @bp-work", policy=1)  # EVENT_THREAD
         # The worker (every 20 ms) meets its breakpoint while main ticks on; its
-        # event is held. (Stock keeps it blocked in the agent with a count of 0,
-        # jdwpx suspends it with a count of 1: either way it must run on after.)
+        # event is held, and, as stock, so is the suspension: the worker waits in
+        # the agent with a count of 0. It must run on after the session.
         target = self.progress("tick") + 5
         self.proc.wait_for_output(rf"(?m)^tick {target}$", PROGRESS_TIMEOUT_S)
-        self.assertIn(self.suspend_count(c, worker), (0, 1))
+        self.assertEqual(self.suspend_count(c, worker), 0)
         self.assertEqual(c.events, [])
+        # Released: the event comes, its suspension with it.
+        c.ok(VirtualMachine.ReleaseEvents)
+        policy, events = self.next_event(c)
+        self.assertEqual((policy, events[0][0], events[0][2]), (1, BREAKPOINT, worker))
+        self.assertEqual(self.suspend_count(c, worker), 1)
+        c.ok(VirtualMachine.HoldEvents)  # and the session ends while held again
         self.end_with_disconnect(c)
         self.second_debugger_sees_a_clean_vm()
 
