@@ -6,6 +6,7 @@
 #include <utility>
 #include <unordered_map>
 
+#include "backend/class_names.h"
 #include "backend/errors.h"
 #include "backend/log.h"
 #include "backend/values.h"
@@ -77,32 +78,6 @@ struct EventManager::Item {
 };
 
 namespace {
-
-// "Lcom/foo/Bar;" -> "com.foo.Bar"; arrays and primitives keep their signature form.
-std::string DottedName(const std::string& sig) {
-  if (sig.size() >= 2 && sig.front() == 'L' && sig.back() == ';') {
-    std::string name = sig.substr(1, sig.size() - 2);
-    std::replace(name.begin(), name.end(), '/', '.');
-    return name;
-  }
-  std::string name = sig;
-  std::replace(name.begin(), name.end(), '/', '.');
-  return name;
-}
-
-// ClassMatch patterns: exact, or one '*' at the start or the end.
-bool PatternMatches(const std::string& pattern, const std::string& name) {
-  if (pattern.empty()) return name.empty();
-  if (pattern.front() == '*') {
-    std::string_view tail(pattern.data() + 1, pattern.size() - 1);
-    return name.size() >= tail.size() && name.compare(name.size() - tail.size(), tail.size(), tail) == 0;
-  }
-  if (pattern.back() == '*') {
-    std::string_view head(pattern.data(), pattern.size() - 1);
-    return name.compare(0, head.size(), head) == 0;
-  }
-  return pattern == name;
-}
 
 // Events a callback kept back for a breakpoint (or a step) at the same place, so
 // that they reach the debugger in one composite, as stock sends them. Callbacks
