@@ -54,6 +54,7 @@ struct EventManager::Request {
   std::vector<jobject> refs;        // global refs owned by the request (threads, classes, instances)
   std::vector<jobject> resolved;    // per modifier position: the resolved reference, or null
   bool expired = false;
+  bool hooked = false;  // a method request served by the method hooks (method_hooks.h)
   // Breakpoint location
   jmethodID bp_method = nullptr;
   jlocation bp_location = 0;
@@ -116,9 +117,25 @@ bool IsFieldEvent(EventKind kind) {
   return kind == EventKind::kFieldAccess || kind == EventKind::kFieldModification;
 }
 
+bool IsMethodEvent(EventKind kind) {
+  return kind == EventKind::kMethodEntry || kind == EventKind::kMethodExit ||
+         kind == EventKind::kMethodExitWithReturnValue;
+}
+
+bool IsMethodEntry(const ev::EventData& e) { return std::holds_alternative<ev::MethodEntry>(e); }
+
+// The MethodEntry events at the front of a composite, the newest request first
+// (as stock lists several requests' events of one place), whichever way each came.
+void OrderLeadingEntries(std::vector<ev::EventData>& events) {
+  auto end = std::find_if_not(events.begin(), events.end(), IsMethodEntry);
+  std::stable_sort(events.begin(), end, [](const ev::EventData& a, const ev::EventData& b) {
+    return std::get<ev::MethodEntry>(a).request_id > std::get<ev::MethodEntry>(b).request_id;
+  });
+}
+
 }  // namespace
 
-EventManager::EventManager(Context& ctx) : ctx_(ctx) {}
+EventManager::EventManager(Context& ctx) : ctx_(ctx), hooks_(ctx) {}
 EventManager::~EventManager() = default;
 
 jobject EventManager::FrameThis(jthread thread, jmethodID method) {
@@ -282,7 +299,7 @@ jdwp::Result<int32_t> EventManager::Set(JNIEnv* jni, const jdwp::EventRequest::S
                   std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::steady_clock::now() - start)
                       .count());
   }
-  std::lock_guard lock(mu_);
+  std::unique_lock lock(mu_);
   if (r->kind == EventKind::kBreakpoint) {
     bool already = false;
     for (auto& other : requests_)
@@ -327,7 +344,15 @@ jdwp::Result<int32_t> EventManager::Set(JNIEnv* jni, const jdwp::EventRequest::S
   }
   r->id = next_request_id_++;
   int32_t id = r->id;
+  const bool method_request = IsMethodEvent(r->kind);
   requests_.push_back(std::move(r));
+  if (method_request) {
+    RefreshHooks(jni);
+    lock.unlock();
+    // Frames already running of the methods hooked now (their exits, their loops).
+    hooks_.TrackRunningFrames(jni);
+    return id;
+  }
   UpdateEventModes(jni);
   return id;
 }
@@ -345,7 +370,8 @@ void EventManager::DeleteRequest(JNIEnv* jni, Request& r) {
       if (other.get() != &r && other->kind == EventKind::kBreakpoint && other->bp_method == r.bp_method &&
           other->bp_location == r.bp_location)
         shared = true;
-    if (!shared) (void)ctx_.jvmti.ClearBreakpoint(r.bp_method, r.bp_location);
+    if (!shared && !hooks_.BreakpointAt(r.bp_method, r.bp_location))
+      (void)ctx_.jvmti.ClearBreakpoint(r.bp_method, r.bp_location);
   }
   if (r.step) {
     StopStepping(jni, *r.step);
@@ -406,7 +432,10 @@ jdwp::Result<void> EventManager::Clear(JNIEnv* jni, EventKind kind, int32_t requ
     if ((*it)->id == request_id && (*it)->kind == kind) {
       DeleteRequest(jni, **it);
       requests_.erase(it);
-      UpdateEventModes(jni);
+      if (IsMethodEvent(kind))
+        RefreshHooks(jni);
+      else
+        UpdateEventModes(jni);
       return {};
     }
   }
@@ -437,9 +466,11 @@ void EventManager::UpdateEventModes(JNIEnv*) {
     if (r->expired) continue;
     exception |= r->kind == EventKind::kException;
     class_prepare |= r->kind == EventKind::kClassPrepare;
-    // Method events make every thread interpret everything: on only while asked for.
-    entry |= r->kind == EventKind::kMethodEntry;
-    exit |= r->kind == EventKind::kMethodExit || r->kind == EventKind::kMethodExitWithReturnValue;
+    // Method events make every thread interpret everything: on only while asked
+    // for, and not for the requests the method hooks serve (they need ClassPrepare).
+    class_prepare |= r->hooked;
+    entry |= r->kind == EventKind::kMethodEntry && !r->hooked;
+    exit |= (r->kind == EventKind::kMethodExit || r->kind == EventKind::kMethodExitWithReturnValue) && !r->hooked;
     access |= r->kind == EventKind::kFieldAccess;
     modification |= r->kind == EventKind::kFieldModification;
     contended_enter |= r->kind == EventKind::kMonitorContendedEnter;
@@ -451,12 +482,42 @@ void EventManager::UpdateEventModes(JNIEnv*) {
   (void)ctx_.jvmti.SetEventMode(class_prepare, JVMTI_EVENT_CLASS_PREPARE);
   (void)ctx_.jvmti.SetEventMode(entry, JVMTI_EVENT_METHOD_ENTRY);
   (void)ctx_.jvmti.SetEventMode(exit, JVMTI_EVENT_METHOD_EXIT);
+  global_method_exit_ = exit;
   (void)ctx_.jvmti.SetEventMode(access, JVMTI_EVENT_FIELD_ACCESS);
   (void)ctx_.jvmti.SetEventMode(modification, JVMTI_EVENT_FIELD_MODIFICATION);
   (void)ctx_.jvmti.SetEventMode(contended_enter, JVMTI_EVENT_MONITOR_CONTENDED_ENTER);
   (void)ctx_.jvmti.SetEventMode(contended_entered, JVMTI_EVENT_MONITOR_CONTENDED_ENTERED);
   (void)ctx_.jvmti.SetEventMode(wait, JVMTI_EVENT_MONITOR_WAIT);
   (void)ctx_.jvmti.SetEventMode(waited, JVMTI_EVENT_MONITOR_WAITED);
+}
+
+void EventManager::RefreshHooks(JNIEnv* jni, bool reset_breakpoints) {
+  std::vector<MethodHooks::RequestFilter> filters;
+  for (auto& r : requests_) {
+    if (!IsMethodEvent(r->kind) || r->expired) continue;
+    MethodHooks::RequestFilter f;
+    f.id = r->id;
+    f.entry = r->kind == EventKind::kMethodEntry;
+    for (size_t i = 0; i < r->modifiers.size(); ++i) {
+      if (std::holds_alternative<mod::ClassOnly>(r->modifiers[i]) && r->resolved[i])
+        f.only.push_back(static_cast<jclass>(r->resolved[i]));
+      else if (auto* match = std::get_if<mod::ClassMatch>(&r->modifiers[i]))
+        f.match.push_back(match->class_pattern);
+      else if (auto* exclude = std::get_if<mod::ClassExclude>(&r->modifiers[i]))
+        f.exclude.push_back(exclude->class_pattern);
+    }
+    filters.push_back(std::move(f));
+  }
+  auto hooked = hooks_.Rebuild(jni, std::move(filters), reset_breakpoints,
+                               [this](jmethodID m, jlocation l) { return UserBreakpointAt(m, l); });
+  for (auto& r : requests_) r->hooked = hooked.contains(r->id);
+  UpdateEventModes(jni);
+}
+
+bool EventManager::UserBreakpointAt(jmethodID method, jlocation location) {
+  return std::any_of(requests_.begin(), requests_.end(), [&](const std::unique_ptr<Request>& r) {
+    return r->kind == EventKind::kBreakpoint && r->bp_method == method && r->bp_location == location;
+  });
 }
 
 void EventManager::Hold() {
@@ -483,7 +544,7 @@ void EventManager::EndSession(JNIEnv* jni) {
     std::lock_guard lock(mu_);
     for (auto& r : requests_) DeleteRequest(jni, *r);
     requests_.clear();
-    UpdateEventModes(jni);
+    RefreshHooks(jni);
   }
   // Events queued meanwhile (held ones too) are of the old epoch: dropped,
   // suspending nothing, their threads let go.
@@ -803,11 +864,10 @@ void EventManager::OnSingleStep(JNIEnv* jni, jthread thread, jmethodID method, j
   if (!t_deferred.events.empty() && (t_deferred.method != method || t_deferred.location != location))
     TakeDeferred(jni, thread, nullptr, -1, events, policy);
   bool breakpoint_here = false;
+  bool step_reported = false;
   [&] {
     std::lock_guard lock(mu_);
-    for (auto& r : requests_)
-      if (r->kind == EventKind::kBreakpoint && r->bp_method == method && r->bp_location == location)
-        breakpoint_here = true;
+    breakpoint_here = UserBreakpointAt(method, location) || hooks_.BreakpointAt(method, location);
     Request* step_request = nullptr;
     for (auto& r : requests_)
       if (r->step && jni->IsSameObject(r->step->thread, thread)) step_request = r.get();
@@ -850,6 +910,7 @@ void EventManager::OnSingleStep(JNIEnv* jni, jthread thread, jmethodID method, j
     }
     if (instance) jni->DeleteLocalRef(instance);
     t_step_place = StepPlace{method, location};
+    step_reported = true;
     // The step is done: the thread runs freely until the debugger steps again.
     step.start_method = method;
     step.start_location = location;
@@ -858,6 +919,13 @@ void EventManager::OnSingleStep(JNIEnv* jni, jthread thread, jmethodID method, j
     if (step_request->expired) StopStepping(jni, step);
     if (klass) jni->DeleteLocalRef(klass);
   }();
+  // The step reports this place: a hooked method's entry here goes first in its
+  // composite (the breakpoint callback that follows reports nothing here).
+  if (step_reported) {
+    std::vector<ev::EventData> entries;
+    ReportHookedEntry(jni, thread, method, location, entries, policy);
+    events.insert(events.begin(), std::make_move_iterator(entries.begin()), std::make_move_iterator(entries.end()));
+  }
   // A method entry kept back for this place goes first in the step's composite;
   // kept further for a breakpoint here; otherwise alone.
   if (!t_deferred.events.empty()) {
@@ -865,7 +933,38 @@ void EventManager::OnSingleStep(JNIEnv* jni, jthread thread, jmethodID method, j
                                 [](const ev::EventData& e) { return std::holds_alternative<ev::SingleStep>(e); });
     if (has_step || !breakpoint_here) TakeDeferred(jni, thread, method, location, events, policy);
   }
+  OrderLeadingEntries(events);
   Report(jni, thread, std::move(events), policy);
+}
+
+void EventManager::ReportHookedEntry(JNIEnv* jni, jthread thread, jmethodID method, jlocation location,
+                                     std::vector<ev::EventData>& events, SuspendPolicy& policy) {
+  if (!hooks_.OnStart(jni, thread, method, location)) return;
+  {
+    std::lock_guard lock(mu_);
+    bool wanted = false, wants_instance = false;
+    for (auto& r : requests_) {
+      if (r->kind != EventKind::kMethodEntry || !r->hooked || r->expired) continue;
+      wanted = true;
+      for (auto& m : r->modifiers) wants_instance |= std::holds_alternative<mod::InstanceOnly>(m);
+    }
+    if (!wanted) return;
+    jdwp::Location loc = ctx_.LocationOf(jni, method, location);
+    jclass klass = nullptr;
+    if (auto k = ctx_.jvmti.GetMethodDeclaringClass(method)) klass = *k;
+    jobject instance = wants_instance ? FrameThis(thread, method) : nullptr;
+    jdwp::ThreadId thread_id{};
+    for (auto& r : requests_ | std::views::reverse) {
+      if (r->kind != EventKind::kMethodEntry || !r->hooked) continue;
+      if (!Matches(jni, *r, thread, klass, &loc, nullptr, false, instance)) continue;
+      if (thread_id.is_null()) thread_id = ctx_.IdOf<jdwp::ThreadId>(jni, thread);
+      events.push_back(ev::MethodEntry{r->id, thread_id, loc});
+      policy = std::max(policy, r->policy);
+    }
+    if (instance) jni->DeleteLocalRef(instance);
+    if (klass) jni->DeleteLocalRef(klass);
+  }
+  OrderLeadingEntries(events);
 }
 
 void EventManager::OnFramePop(JNIEnv* jni, jthread thread, jmethodID, bool by_exception) {
@@ -901,14 +1000,19 @@ void EventManager::OnBreakpoint(JNIEnv* jni, jthread thread, jmethodID method, j
   StepPlace step_place = std::exchange(t_step_place, StepPlace{});
   [&] {
     if (step_place.method == method && step_place.location == location) return;
+    {
+      std::lock_guard lock(mu_);
+      // A step that completed here already reported these breakpoints (and a
+      // hooked method's entry) with it.
+      for (auto& r : requests_)
+        if (r->step && jni->IsSameObject(r->step->thread, thread) && r->step->start_method == method &&
+            r->step->start_location == location && r->step->frame_pop_depth < 0) {
+          auto count = ctx_.jvmti.GetFrameCount(thread);
+          if (count && *count == r->step->start_depth) return;
+        }
+    }
+    ReportHookedEntry(jni, thread, method, location, events, policy);
     std::lock_guard lock(mu_);
-    // A step that completed here already reported these breakpoints with it.
-    for (auto& r : requests_)
-      if (r->step && jni->IsSameObject(r->step->thread, thread) && r->step->start_method == method &&
-          r->step->start_location == location && r->step->frame_pop_depth < 0) {
-        auto count = ctx_.jvmti.GetFrameCount(thread);
-        if (count && *count == r->step->start_depth) return;
-      }
     jdwp::Location loc = ctx_.LocationOf(jni, method, location);
     jclass klass = nullptr;
     if (auto k = ctx_.jvmti.GetMethodDeclaringClass(method)) klass = *k;
@@ -976,6 +1080,8 @@ void EventManager::OnClassPrepare(JNIEnv* jni, jthread thread, jclass klass) {
   bool agent = thread && ThreadControl::CurrentIsAgent();
   {
     std::lock_guard lock(mu_);
+    // Before the class's code can run: its methods' hooks.
+    if (!hooks_.AddClass(jni, klass)) RefreshHooks(jni);
     ev::ClassPrepare base{};
     bool filled = false;
     for (auto& r : requests_ | std::views::reverse) {
@@ -1093,7 +1199,7 @@ void EventManager::OnMethodEntry(JNIEnv* jni, jthread thread, jmethodID method) 
     std::lock_guard lock(mu_);
     bool wanted = false, wants_instance = false;
     for (auto& r : requests_) {
-      if (r->kind != EventKind::kMethodEntry || r->expired) continue;
+      if (r->kind != EventKind::kMethodEntry || r->expired || r->hooked) continue;
       wanted = true;
       for (auto& m : r->modifiers) wants_instance |= std::holds_alternative<mod::InstanceOnly>(m);
     }
@@ -1111,7 +1217,7 @@ void EventManager::OnMethodEntry(JNIEnv* jni, jthread thread, jmethodID method) 
     jdwp::ThreadId thread_id{};
     // Newest request first, as stock orders the events of one place.
     for (auto& r : requests_ | std::views::reverse) {
-      if (r->kind != EventKind::kMethodEntry) continue;
+      if (r->kind != EventKind::kMethodEntry || r->hooked) continue;  // hooked: at the breakpoint
       if (!Matches(jni, *r, thread, klass, &loc, nullptr, false, instance)) continue;
       if (thread_id.is_null()) thread_id = ctx_.IdOf<jdwp::ThreadId>(jni, thread);
       events.push_back(ev::MethodEntry{r->id, thread_id, loc});
@@ -1121,6 +1227,7 @@ void EventManager::OnMethodEntry(JNIEnv* jni, jthread thread, jmethodID method) 
       // As stock: kept back when a breakpoint at the first instruction, or the
       // single step of a step in progress, will report at this same place (a
       // native method has no instruction to meet them at: never kept back).
+      defer = hooks_.BreakpointAt(method, start);
       for (auto& r : requests_) {
         if (r->kind == EventKind::kBreakpoint && r->bp_method == method && r->bp_location == start) defer = true;
         if (r->step && r->step->frame_pop_depth < 0 && !r->expired && jni->IsSameObject(r->step->thread, thread))
@@ -1145,6 +1252,7 @@ void EventManager::OnMethodExit(JNIEnv* jni, jthread thread, jmethodID method, b
                                 jvalue return_value) {
   ReentryGuard guard;
   if (!guard.entered) return;
+  hooks_.OnExit(jni, thread, method);
   std::vector<ev::EventData> events;
   SuspendPolicy policy = SuspendPolicy::kNone;
   if (!t_deferred.events.empty()) TakeDeferred(jni, thread, nullptr, -1, events, policy);
@@ -1153,6 +1261,9 @@ void EventManager::OnMethodExit(JNIEnv* jni, jthread thread, jmethodID method, b
   policy = SuspendPolicy::kNone;
   // As stock: a frame popped by an exception reports no method exit.
   if (by_exception) return;
+  // A callee of a hooked frame (MethodExit is on for this thread alone): no
+  // request can match it.
+  if (!global_method_exit_ && !hooks_.Current()->Find(method)) return;
   {
     std::lock_guard lock(mu_);
     bool wanted = false, wants_instance = false;
@@ -1286,7 +1397,8 @@ void EventManager::OnMonitorEvent(JNIEnv* jni, jthread thread, jobject object, E
   Report(jni, thread, std::move(events), policy);
 }
 
-bool EventManager::RestartStepAfterPop(JNIEnv* jni, jthread thread) {
+bool EventManager::AfterFramesPopped(JNIEnv* jni, jthread thread) {
+  hooks_.FramesPopped(jni, thread);
   std::lock_guard lock(mu_);
   for (auto& r : requests_) {
     if (!r->step || r->expired || !jni->IsSameObject(r->step->thread, thread)) continue;
@@ -1323,7 +1435,7 @@ void EventManager::ForgetBreakpointsIn(JNIEnv* jni, const std::vector<jclass>& c
     DeleteRequest(jni, r);
     it = requests_.erase(it);
   }
-  UpdateEventModes(jni);
+  RefreshHooks(jni, /*reset_breakpoints=*/true);
 }
 
 }  // namespace jdwpx::backend

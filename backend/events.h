@@ -29,6 +29,7 @@
 
 #include "backend/class_unload.h"
 #include "backend/context.h"
+#include "backend/method_hooks.h"
 #include "jdwp/commands/event.h"
 #include "jdwp/commands/event_request.h"
 
@@ -93,11 +94,12 @@ class EventManager {
   void Drain(int timeout_ms);
   // After RedefineClasses of `classes` (JVMTI cleared their breakpoints): deletes
   // the breakpoint requests located in them, as stock does, so that a breakpoint
-  // set there again is set in the VM again.
+  // set there again is set in the VM again; the method hooks are set again.
   void ForgetBreakpointsIn(JNIEnv* jni, const std::vector<jclass>& classes);
-  // After StackFrame.PopFrames: a step request on `thread` starts again from its
-  // new top frame. Answers whether one does (the thread must keep single-stepping).
-  bool RestartStepAfterPop(JNIEnv* jni, jthread thread);
+  // After StackFrame.PopFrames (no event reports the popped frames): the method
+  // hooks forget them, and a step request on `thread` starts again from its new
+  // top frame. Answers whether one does (the thread must keep single-stepping).
+  bool AfterFramesPopped(JNIEnv* jni, jthread thread);
 
  private:
   struct Request;
@@ -126,6 +128,15 @@ class EventManager {
   template <class Event>
   void ReportThreadEvent(JNIEnv* jni, jthread thread, jdwp::EventKind kind);
   void UpdateEventModes(JNIEnv* jni);  // mu_ held
+  // Method requests changed (mu_ held): which are hooked (method_hooks.h), and
+  // the event modes. `reset_breakpoints` after a redefinition.
+  void RefreshHooks(JNIEnv* jni, bool reset_breakpoints = false);
+  bool UserBreakpointAt(jmethodID method, jlocation location);  // mu_ held
+  // At the first instruction of a hooked method (a breakpoint, or a step that
+  // ends there): the MethodEntry events of hooked requests, added to `events`
+  // and merged with entries already there, the newest request first.
+  void ReportHookedEntry(JNIEnv* jni, jthread thread, jmethodID method, jlocation location,
+                         std::vector<jdwp::events::EventData>& events, jdwp::SuspendPolicy& policy);
   void DeleteRequest(JNIEnv* jni, Request& r);  // mu_ held
   void StopStepping(JNIEnv* jni, Step& step);   // mu_ held
   bool StepCompletes(JNIEnv* jni, Step& step, jthread thread, jmethodID method, jlocation location);
@@ -141,6 +152,10 @@ class EventManager {
   std::mutex mu_;
   std::vector<std::unique_ptr<Request>> requests_;
   ClassTracker unloads_;  // started by the first ClassUnload request
+  MethodHooks hooks_;
+  // An exit request the hooks do not serve exists: JVMTI MethodExit events are
+  // on for every thread (read by callbacks without mu_).
+  std::atomic<bool> global_method_exit_{false};
   // One JVMTI watch per (kind, class, field), shared by the requests on it. The
   // class is part of the key: an instance field's ID is only its offset, so two
   // classes' fields may share one.

@@ -80,7 +80,7 @@ jdwp::Result<void> FramePopper::PopFrames(Context& c, JNIEnv* jni, jthread threa
     result = RunToNextBytecode(c, jni, thread);
   }
   // A step request of the debugger on this thread goes on from the new top frame (as stock keeps its mode).
-  if (!c.events->RestartStepAfterPop(jni, thread)) (void)c.jvmti.SetEventMode(false, JVMTI_EVENT_SINGLE_STEP, thread);
+  if (!c.events->AfterFramesPopped(jni, thread)) (void)c.jvmti.SetEventMode(false, JVMTI_EVENT_SINGLE_STEP, thread);
   {
     std::lock_guard lock(mu_);
     if (target_) jni->DeleteGlobalRef(target_);

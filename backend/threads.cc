@@ -503,6 +503,25 @@ void ThreadControl::ForgetSelf(JNIEnv* jni, void* token) {
   for (auto& d : dead) jni->DeleteGlobalRef(d->thread);
 }
 
+ThreadControl::HookedFrames& ThreadControl::SelfHookedFrames(JNIEnv* jni, jthread self) {
+  return SelfState(jni, self)->hooked;
+}
+
+void ThreadControl::ForEachHookedFrames(JNIEnv* jni, const std::function<void(jthread, HookedFrames&)>& fn) {
+  auto threads = DebuggeeThreads(jni);
+  if (!threads) return;
+  std::lock_guard lock(mu_);
+  for (jthread t : *threads) {
+    fn(t, StateOf(jni, t).hooked);
+    jni->DeleteLocalRef(t);
+  }
+}
+
+void ThreadControl::WithHookedFrames(JNIEnv* jni, jthread thread, const std::function<void(HookedFrames&)>& fn) {
+  std::lock_guard lock(mu_);
+  fn(StateOf(jni, thread).hooked);
+}
+
 void ThreadControl::ApplyDeferred(void* token) {
   auto* s = static_cast<State*>(token);
   std::lock_guard lock(mu_);

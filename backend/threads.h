@@ -59,6 +59,7 @@
 #include <functional>
 #include <memory>
 #include <mutex>
+#include <utility>
 #include <vector>
 
 #include "jdwp/constants.h"
@@ -137,6 +138,23 @@ class ThreadControl {
   void* PrepareToPark(JNIEnv* jni, jthread self);
   void Park(JNIEnv* jni, void* token);
 
+  // Per-thread record of the method hooks (method_hooks.h). Its lock is a leaf,
+  // taken after mu_; JVMTI calls about its own thread may be made under it.
+  struct HookedFrames {
+    std::mutex mu;
+    bool exit_events = false;  // MethodExit enabled for this thread alone
+    // Frames entered of methods whose code branches back to their first
+    // instruction: (method, frame count with that frame on top).
+    std::vector<std::pair<jmethodID, int32_t>> loop_frames;
+  };
+  // The calling Java thread's own (in its callbacks).
+  HookedFrames& SelfHookedFrames(JNIEnv* jni, jthread self);
+  // Runs `fn` on each live debuggee thread's record (agent threads; under mu_,
+  // which keeps the records alive). `thread` is a local reference of the caller's.
+  void ForEachHookedFrames(JNIEnv* jni, const std::function<void(jthread, HookedFrames&)>& fn);
+  // One thread's (agent threads; the thread is suspended).
+  void WithHookedFrames(JNIEnv* jni, jthread thread, const std::function<void(HookedFrames&)>& fn);
+
   // InvokeMethod: hands `work` to a thread waiting in Park().
   // Other threads are resumed for the call unless single_threaded. `work` runs on
   // the target thread; `done` runs there afterwards, once the suspensions are back.
@@ -161,6 +179,7 @@ class ThreadControl {
     std::vector<jobject> resumed_for_invoke;  // global refs of threads resumed for the call
     bool resumed_virtual_for_invoke = false;  // ResumeAllVirtualThreads for the call
     bool is_virtual = false;
+    HookedFrames hooked;
   };
   // JVMTI thread-local storage of a virtual thread; touched only by that thread.
   struct VirtualSlot {

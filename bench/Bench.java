@@ -1790,7 +1790,8 @@ public final class Bench {
           double ratio = ours.value() / stock.value();
           double goodness = metric.better() == Better.LOWER ? 1 / ratio : ratio;
           String verdict = goodness > 1.10 ? "ours better" : goodness < 1 / 1.10 ? "ours worse" : "~same";
-          row.addAll(List.of(String.format("%.2f", ratio), better, verdict));
+          // Two significant digits below 0.1: a ratio of 0.004 is not "0.00".
+          row.addAll(List.of(ratio < 0.1 ? String.format("%.2g", ratio) : String.format("%.2f", ratio), better, verdict));
         } else {
           row.addAll(List.of("n/a", better, "-"));
         }

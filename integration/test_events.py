@@ -43,15 +43,17 @@ def line(marker: str) -> int:
 
 
 class Session:
-    """EventsFixture running `scenario`, stopped at the fixture's ClassPrepare."""
+    """A fixture (EventsFixture unless told) running `scenario`, stopped at the
+    fixture's ClassPrepare."""
 
-    def __init__(self, test, scenario: str):
-        self.debuggee = harness.Debuggee(test.cfg, FIXTURE, args=[scenario])
+    def __init__(self, test, scenario: str, fixture: str = FIXTURE, source: str = SRC):
+        self.source = source
+        self.debuggee = harness.Debuggee(test.cfg, fixture, args=[scenario])
         try:
             self.c = Client(self.debuggee.port, timeout=READ_TIMEOUT_S)
             self.c.wait_for_vm_start()
             self.c.events.clear()
-            prepare = self.set(CLASS_PREPARE, ALL, self.class_match(FIXTURE))
+            prepare = self.set(CLASS_PREPARE, ALL, self.class_match(fixture))
             self.c.ok(VirtualMachine.Resume)
             composite = self.c.read_event()
             events = self.parse(composite)[1]
@@ -105,7 +107,7 @@ class Session:
 
     def breakpoint_at(self, method: str, marker: str, policy: int = ALL) -> int:
         method_id = self.method_ids[method]
-        index = self.index_of_line(method_id, line(marker))
+        index = self.index_of_line(method_id, harness.fixture_line(self.source, "// @" + marker))
         return self.set(BREAKPOINT, policy, self.location_only(method_id, index))
 
     # -- lines --

@@ -1,0 +1,302 @@
+#!/usr/bin/env python3
+"""Method events filtered to classes, as an IDE's method breakpoint asks for them.
+
+    python3 integration/test_method_events.py --agent {ours,stock} --agent-lib PATH \\
+        --jdk JAVA_HOME --classes DIR --build-dir DIR [unittest args]
+
+MethodEntry, MethodExit and MethodExitWithReturnValue requests with ClassMatch
+or ClassOnly filters, over fixtures/MethodEvents.java, raw JDWP (test_events'
+Session). Each test lists the events in the order they came and compares them
+with what the JDWP spec and stock give: a branch back to a method's first
+instruction is no entry; a frame running when the request is made reports its
+exit but no entry; subclasses and interfaces under ClassOnly; a class loaded
+after the request; a class with a native method; recursion; an exit by an
+exception reports nothing; a redefinition in the middle changes nothing. The
+same expectations hold for ours and stock, on every JDK.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+import unittest
+
+import harness
+from jdwp_client import ClassType, StackFrame, ThreadReference, VirtualMachine, i32
+from test_events import (ALL, BREAKPOINT, CLASS_PREPARE, EVENT_THREAD, METHOD_ENTRY, METHOD_EXIT, METHOD_EXIT_VALUE,
+                         NONE, VM_DEATH, Session)
+
+FIXTURE = "MethodEvents"
+SOURCE = "MethodEvents.java"
+WAIT_S = 30
+KIND_NAMES = {METHOD_ENTRY: "E", METHOD_EXIT: "X", METHOD_EXIT_VALUE: "V"}
+
+
+class MethodEventsTest(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        cls.cfg = harness.config()
+
+    def session(self, scenario: str) -> Session:
+        self.nested = {}  # type ID -> {method ID: "Simple.name"} of nested classes
+        s = Session(self, scenario, fixture=FIXTURE, source=SOURCE)
+        self.addCleanup(s.close)
+        return s
+
+    def describe(self, s: Session, events) -> list:
+        """'E name', 'X name' or 'V name=value' per method event; the declaring
+        type's simple name is added for nested classes."""
+        out = []
+        for e in events:
+            if e["kind"] not in KIND_NAMES:
+                continue
+            type_id, method_id = e["location"][1], e["location"][2]
+            name = s.methods.get(method_id)
+            if name is None:
+                # Read while the VM waits: the tests' requests on nested classes suspend.
+                if type_id not in self.nested:
+                    simple = s.c.signature(type_id)[1:-1].split("$")[-1]
+                    self.nested[type_id] = {m.id: f"{simple}.{m.name}" for m in s.c.methods(type_id)}
+                name = self.nested[type_id].get(method_id, "?")
+            text = f"{KIND_NAMES[e['kind']]} {name}"
+            if e["kind"] == METHOD_EXIT_VALUE and e["value"][0] in "IJZ":
+                text += f"={e['value'][1]}"
+            out.append(text)
+        return out
+
+    def collect(self, s: Session, on_event=None) -> list:
+        """Runs to VMDeath; the method events as describe() puts them."""
+        got = []
+
+        def each(policy, events):
+            got.extend(self.describe(s, events))
+            if on_event:
+                on_event(policy, events)
+
+        s.run(each)
+        return got
+
+    def test_calls(self):
+        s = self.session("calls")
+        s.set(METHOD_ENTRY, NONE, s.class_match(FIXTURE))
+        s.set(METHOD_EXIT_VALUE, EVENT_THREAD, s.class_match(FIXTURE))
+        self.assertEqual(self.collect(s), [
+            "E main", "E calls",
+            "E leaf", "V leaf=2",
+            "E <init>", "V <init>", "E twice", "E leaf", "V leaf=3", "V twice=6",
+            "E recurse", "E recurse", "E recurse", "E recurse",
+            "V recurse=0", "V recurse=1", "V recurse=2", "V recurse=3",
+            # throwsOut ends by an exception: no exit.
+            "E catches", "E throwsOut", "V catches=-1",
+            # Loops whose head is the first instruction: one entry each.
+            "E doWhileAtStart", "V doWhileAtStart=0",
+            "E forEverAtStart", "V forEverAtStart",
+            "V calls", "V main",
+        ])
+
+    def test_calls_with_a_redefinition_in_the_middle(self):
+        # The class redefined with its own bytes at the first entry of leaf: the
+        # events go on as before.
+        s = self.session("calls")
+        with open(os.path.join(self.cfg.classes_dir, f"{FIXTURE}.class"), "rb") as f:
+            class_bytes = f.read()
+        entry = s.set(METHOD_ENTRY, ALL, s.class_match(FIXTURE))
+        s.set(METHOD_EXIT, NONE, s.class_match(FIXTURE))
+        redefined = []
+
+        def redefine_at_leaf(policy, events):
+            if not redefined and any(e["request"] == entry and s.methods.get(e["location"][2]) == "leaf"
+                                     for e in events):
+                body = i32(1) + s.c.type_id(s.fixture) + i32(len(class_bytes)) + class_bytes
+                s.c.ok(VirtualMachine.RedefineClasses, body)
+                redefined.append(True)
+
+        got = self.collect(s, redefine_at_leaf)
+        self.assertEqual(redefined, [True])
+        self.assertEqual(got, [
+            "E main", "E calls", "E leaf", "X leaf", "E <init>", "X <init>", "E twice", "E leaf", "X leaf", "X twice",
+            "E recurse", "E recurse", "E recurse", "E recurse", "X recurse", "X recurse", "X recurse", "X recurse",
+            "E catches", "E throwsOut", "X catches", "E doWhileAtStart", "X doWhileAtStart",
+            "E forEverAtStart", "X forEverAtStart", "X calls", "X main",
+        ])
+
+    def test_frames_running_when_the_request_is_made(self):
+        # waitInside loops at its first instruction; the requests come while it
+        # runs: its exit is reported (and inside's, main's), no entry of it.
+        s = self.session("inside")
+        for method_id in s.methods:
+            s.line_table(method_id)
+        state = s.fields["state"].id
+        s.c.ok(VirtualMachine.Resume)
+        deadline = time.monotonic() + WAIT_S
+        while s.c.static_values(s.fixture, [state])[0][1] != 1:
+            self.assertLess(time.monotonic(), deadline, "waitInside did not start")
+        s.c.ok(VirtualMachine.Suspend)
+        s.set(METHOD_ENTRY, NONE, s.class_match(FIXTURE))
+        s.set(METHOD_EXIT_VALUE, NONE, s.class_match(FIXTURE))
+        s.c.events.clear()
+        s.c.ok(ClassType.SetValues, s.c.type_id(s.fixture) + i32(1) + s.c.field_id(state) + i32(2))
+        s.c.ok(VirtualMachine.Resume)
+        got = []
+        while True:
+            if not s.c.events:
+                s.c.read_event()
+            policy, events = s.parse(s.c.events.pop(0))
+            if any(e["kind"] == VM_DEATH for e in events):
+                break
+            got.extend(self.describe(s, events))
+        self.assertEqual(got, ["V waitInside", "E leaf", "V leaf=8", "V inside", "V main"])
+
+    def test_class_filter_over_a_hierarchy(self):
+        # ClassOnly(Base) matches methods declared in Base and Derived; ClassOnly
+        # (Greeter) those of Greeter (its default method) and of its implementors.
+        s = self.session("hierarchy")
+        prepared = s.set(CLASS_PREPARE, ALL, s.class_match(f"{FIXTURE}$Base"))
+        requests = {}
+
+        def on_prepare(policy, events):
+            if events[0]["kind"] == CLASS_PREPARE and events[0]["request"] == prepared:
+                base = s.c.class_by_signature(f"L{FIXTURE}$Base;")
+                greeter = s.c.class_by_signature(f"L{FIXTURE}$Greeter;")
+                requests[s.set(METHOD_ENTRY, ALL, s.class_only(base))] = "base"
+                requests[s.set(METHOD_EXIT, ALL, s.class_only(base))] = "base"
+                requests[s.set(METHOD_ENTRY, ALL, s.class_only(greeter))] = "greeter"
+
+        got = []
+
+        def record(policy, events):
+            on_prepare(policy, events)
+            for e, text in zip([e for e in events if e["kind"] in KIND_NAMES], self.describe(s, events)):
+                got.append(f"{requests[e['request']]}: {text}")
+
+        s.run(record)
+        self.assertEqual(got, [
+            # new Derived(): Derived.<init> calls Base.<init>.
+            "greeter: E Derived.<init>", "base: E Derived.<init>",
+            "greeter: E Base.<init>", "base: E Base.<init>", "base: X Base.<init>", "base: X Derived.<init>",
+            # greet() is Greeter's: only the Greeter request; it calls Derived.name.
+            "greeter: E Greeter.greet",
+            "greeter: E Derived.name", "base: E Derived.name", "base: X Derived.name",
+            "greeter: E Base.size", "base: E Base.size", "base: X Base.size",
+            "greeter: E Base.<init>", "base: E Base.<init>", "base: X Base.<init>",
+            "greeter: E Base.name", "base: E Base.name", "base: X Base.name",
+        ])
+
+    def test_a_class_loaded_after_the_request(self):
+        s = self.session("late")
+        s.set(METHOD_ENTRY, ALL, s.class_match(f"{FIXTURE}$*"))
+        s.set(METHOD_EXIT_VALUE, ALL, s.class_match(f"{FIXTURE}$*"))
+        self.assertEqual(self.collect(s), ["E Late.late", "V Late.late=6", "E Late.late", "V Late.late=12"])
+
+    def test_a_class_with_a_native_method(self):
+        s = self.session("native")
+        s.set(METHOD_ENTRY, EVENT_THREAD, s.class_match(f"{FIXTURE}$WithNative"))
+        s.set(METHOD_EXIT_VALUE, ALL, s.class_match(f"{FIXTURE}$WithNative"))
+        self.assertEqual(self.collect(s), [
+            "E WithNative.plain", "V WithNative.plain=4", "E WithNative.plain", "V WithNative.plain=5"])
+
+    def test_pop_frames_of_a_frame_whose_first_line_is_a_loop(self):
+        # A breakpoint on popMe's first line (its loop's head, where the entry
+        # hook is too). At its first hit the frame is popped: the call runs
+        # again, a new entry; the loop going round later is none.
+        s = self.session("pop")
+        s.set(METHOD_ENTRY, NONE, s.class_match(FIXTURE))
+        s.set(METHOD_EXIT, NONE, s.class_match(FIXTURE))
+        s.breakpoint_at("popMe", "pop-loop")
+        popped = []
+
+        def pop_once(policy, events):
+            if not popped and any(e["kind"] == BREAKPOINT for e in events):
+                thread = events[-1]["thread"]
+                frame = s.c.frames(thread, 0, 1)[0][0]
+                s.c.ok(StackFrame.PopFrames, s.c.object_id(thread) + s.c.frame_id(frame))
+                popped.append(True)
+
+        got = []
+
+        def record(policy, events):
+            got.append(" ".join(f"B {s.methods[e['location'][2]]}" if e["kind"] == BREAKPOINT else text
+                                for e, text in zip(events, self.describe_all(s, events))))
+            pop_once(policy, events)
+
+        s.run(record)
+        self.assertEqual(popped, [True])
+        self.assertEqual(got, ["E main", "E pop", "E popMe B popMe", "E popMe B popMe", "B popMe",
+                               "X popMe", "X pop", "X main"])
+
+    def test_several_threads_at_once(self):
+        s = self.session("concurrent")
+        s.set(METHOD_ENTRY, EVENT_THREAD, s.class_match(FIXTURE))
+        s.set(METHOD_EXIT, NONE, s.class_match(FIXTURE))
+        counts = {}
+
+        def count(policy, events):
+            for e in events:
+                name = s.methods.get(e["location"][2], "?")
+                key = (e["thread"], KIND_NAMES[e["kind"]], "lambda" if name.startswith("lambda$") else name)
+                counts[key] = counts.get(key, 0) + 1
+
+        # Each SUSPEND_EVENT_THREAD set resumes its own thread only (Session.run's
+        # VirtualMachine.Resume would resume the other callers' too).
+        for method_id in s.methods:
+            s.line_table(method_id)
+        s.c.events.clear()
+        s.c.ok(VirtualMachine.Resume)
+        while True:
+            if not s.c.events:
+                s.c.read_event()
+            policy, events = s.parse(s.c.events.pop(0))
+            if any(e["kind"] == VM_DEATH for e in events):
+                break
+            count(policy, events)
+            if policy == EVENT_THREAD:
+                s.c.ok(ThreadReference.Resume, s.c.object_id(events[0]["thread"]))
+        per_thread = {}
+        for (thread, kind, name), n in counts.items():
+            per_thread.setdefault(thread, {})[f"{kind} {name}"] = n
+        callers = [v for v in per_thread.values() if "E lambda" in v]
+        self.assertEqual(len(callers), 4, per_thread)
+        for caller in callers:
+            self.assertEqual(caller, {"E lambda": 1, "X lambda": 1, "E leaf": 50, "X leaf": 50})
+
+    def test_invoke_of_a_hooked_method(self):
+        # Stopped at a breakpoint, the debugger calls leaf(41): its entry and exit
+        # are reported during the call, which returns 42.
+        s = self.session("invoke")
+        bp = s.breakpoint_at("invokeHere", "invoke-here")
+        result = []
+
+        def invoke(policy, events):
+            if result or not any(e["kind"] == BREAKPOINT and e["request"] == bp for e in events):
+                return
+            s.set(METHOD_ENTRY, NONE, s.class_match(FIXTURE))
+            s.set(METHOD_EXIT_VALUE, NONE, s.class_match(FIXTURE))
+            thread = events[0]["thread"]
+            body = (s.c.type_id(s.fixture) + s.c.object_id(thread) + s.c.method_id(s.method_ids["leaf"]) + i32(1)
+                    + b"I" + i32(41) + i32(1))  # INVOKE_SINGLE_THREADED
+            r = s.c.ok(ClassType.InvokeMethod, body)
+            result.append(r.value())
+
+        got = self.collect(s, invoke)
+        self.assertEqual(result, [("I", 42)])
+        self.assertEqual(got, ["E leaf", "V leaf=42", "V invokeHere", "V main"])
+
+    def test_a_virtual_thread(self):
+        if self.cfg.jdk_version < 21:
+            print(f"SKIPPED: virtual threads need JDK 21+ (this is JDK {self.cfg.jdk_version})", flush=True)
+            self.skipTest("virtual threads need JDK 21+")
+        s = self.session("virtual")
+        s.set(METHOD_ENTRY, NONE, s.class_match(FIXTURE))
+        s.set(METHOD_EXIT_VALUE, NONE, s.class_match(FIXTURE))
+        got = [g.split("$")[0] if g.startswith(("E lambda", "V lambda")) else g for g in self.collect(s)]
+        self.assertEqual(got, ["E main", "E virtual", "E lambda", "E leaf", "V leaf=11", "E leaf", "V leaf=21",
+                               "V lambda", "V virtual", "V main"])
+
+    def describe_all(self, s: Session, events) -> list:
+        """describe() of each method event, None for the others, in order."""
+        texts = iter(self.describe(s, events))
+        return [next(texts) if e["kind"] in KIND_NAMES else None for e in events]
+
+
+if __name__ == "__main__":
+    harness.main()
