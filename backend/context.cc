@@ -41,7 +41,15 @@ jdwp::Result<jobject> Context::NonNullObject(JNIEnv* jni, jdwp::ObjectId id) {
 jdwp::Result<jthread> Context::Thread(JNIEnv* jni, jdwp::ThreadId id) {
   if (id.is_null()) return jdwp::Fail(ErrorCode::kInvalidThread, "null thread");
   ASSIGN_OR_RETURN(jobject obj, objects.Resolve(jni, jdwp::IdCast<jdwp::ObjectId>(id)));
-  if (!jni->IsInstanceOf(obj, thread_class)) return jdwp::Fail(ErrorCode::kInvalidThread, "not a thread");
+  if (!jni->IsInstanceOf(obj, thread_class)) {
+    jni->DeleteLocalRef(obj);
+    return jdwp::Fail(ErrorCode::kInvalidThread, "not a thread");
+  }
+  // As stock: the agent's own threads (whose objects the debugger can find) are none of the debuggee's.
+  if (threads.IsAgentThread(jni, static_cast<jthread>(obj))) {
+    jni->DeleteLocalRef(obj);
+    return jdwp::Fail(ErrorCode::kInvalidThread, "one of the agent's threads");
+  }
   return static_cast<jthread>(obj);
 }
 

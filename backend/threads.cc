@@ -153,6 +153,7 @@ ThreadControl::State& ThreadControl::StateOf(JNIEnv* jni, jthread thread) {
   auto s = std::make_unique<State>();
   s->thread = jni->NewGlobalRef(thread);
   s->is_virtual = IsVirtual(jni, thread);
+  s->agent = IsAgentThread(jni, thread);
   s->generation = next_generation_++;
   s->count = suspend_all_count_;
   if (s->count > 0) (void)ForceSuspendLocked(*s);  // dead or unstarted threads refuse; then it runs when they do
@@ -171,7 +172,7 @@ jdwp::Result<void> ThreadControl::SuspendLocked(JNIEnv* jni, State& s) {
 
 jdwp::Result<void> ThreadControl::ForceSuspendLocked(State& s) {
   s.deferred = false;
-  if (s.suspended) return {};
+  if (s.suspended || s.agent) return {};
   auto r = jvmti_.SuspendThread(s.thread);
   if (!r && r.error().code != JVMTI_ERROR_THREAD_SUSPENDED) return tl::unexpected(FromVm(r.error()));
   s.suspended = true;
@@ -260,9 +261,10 @@ void ThreadControl::SuspendAllLocked(JNIEnv* jni, const std::vector<jthread>& th
   // Threads we know that the list missed are suspended too (deferred inside a
   // callback): those started since it was taken (their State got the VM-level
   // count of before this suspension), those inside their ThreadStart callback,
-  // and the virtual threads we know. An ended one refuses and is not counted.
+  // and the virtual threads we know. An ended one refuses and is not counted;
+  // agent threads (with a State when the debugger named one) are not debuggee threads.
   for (auto& s : states_)
-    if (s->round != round) suspend(*s);
+    if (s->round != round && !s->agent) suspend(*s);
   for (State* s : refused) DropIfDeadVirtualLocked(*s);
   // The virtual threads never met: all at once (see the header comment); at the
   // VM-level 0 -> 1, or again after an invoke let them run.

@@ -179,6 +179,9 @@ class ThreadControl {
     std::vector<jobject> resumed_for_invoke;  // global refs of threads resumed for the call
     bool resumed_virtual_for_invoke = false;  // ResumeAllVirtualThreads for the call
     bool is_virtual = false;
+    // One of the agent's own threads (the debugger can name one, e.g. from
+    // ReferenceType.Instances of Thread): counted if asked, never suspended.
+    bool agent = false;
     HookedFrames hooked;
   };
   // JVMTI thread-local storage of a virtual thread; touched only by that thread.

@@ -27,7 +27,7 @@ import time
 import unittest
 
 import harness
-from jdwp_client import (HEADER_SIZE, ArrayReference, ClassLoaderReference, ClassObjectReference, Client,
+from jdwp_client import (HEADER_SIZE, ArrayReference, ClassLoaderReference, ClassObjectReference, Client, command_label,
                          ConnectionClosed, Error, EventRequest, Method, ModuleReference, ObjectReference,
                          ReferenceType, StackFrame, StringReference, ThreadGroupReference, ThreadReference,
                          VirtualMachine, i32)
@@ -179,6 +179,36 @@ class BadInputTest(unittest.TestCase):
         # The real objects are still good after all that.
         self.assertEqual(c.ok(StringReference.Value, c.object_id(string)).string(), "bad input")
         self.assertEqual(c.ok(ThreadReference.Name, c.object_id(main)).string(), "main")
+
+    def test_the_agents_own_threads_named_by_the_debugger(self):
+        # The agent's threads are hidden from AllThreads, but their Thread objects
+        # can be found (ReferenceType.Instances of Thread). As stock, thread
+        # commands take them for no thread (INVALID_THREAD): none can be
+        # suspended, and a VM suspension stops none of them.
+        c = self.launch()
+        c.ok(VirtualMachine.Resume)
+        self.debuggee.wait_for_output(r"hello", ANNOUNCE_TIMEOUT_S)
+        r = c.ok(VirtualMachine.AllThreads)
+        listed = {r.id() for _ in range(r.int())}
+        thread_class = c.class_by_signature("Ljava/lang/Thread;")
+        name_field = c.fields(thread_class)["name"].id
+        r = c.ok(ReferenceType.Instances, c.type_id(thread_class) + i32(0))
+        hidden = {}  # the agent's threads: stock's are "JDWP ...", ours "jdwpx ..." (also hidden: compiler threads)
+        for t in (r.value()[1] for _ in range(r.int())):
+            name = c.object_values(t, [name_field])[0][1]
+            name = c.string_value(name) if name else ""
+            if t not in listed and name.startswith(("JDWP ", "jdwpx ")):
+                hidden[t] = name
+        self.assertEqual(len(hidden), 3, f"the agent's own threads: {sorted(hidden.values())}")
+        for t in hidden:
+            for command in (ThreadReference.Status, ThreadReference.Suspend, ThreadReference.SuspendCount,
+                            ThreadReference.Frames):
+                body = c.object_id(t) + (i32(0) + i32(-1) if command == ThreadReference.Frames else b"")
+                self.assert_error(c, Error.INVALID_THREAD, command, body, f"{command_label(command)} of an agent thread")
+        c.ok(VirtualMachine.Suspend)
+        self.assert_alive(c)
+        c.ok(VirtualMachine.Resume)
+        self.assert_alive(c)
 
     def test_truncated_body(self):
         c = self.launch()
