@@ -21,6 +21,7 @@ import unittest
 
 import harness
 from jdwp_client import Client, Error, StackFrame, ThreadReference, i32
+from test_events import EVENT_THREAD, Session
 
 
 SCENARIOS = ("set-values", "early-int", "early-long", "early-object", "early-void", "pop-top-frame",
@@ -150,6 +151,43 @@ class FramesControlErrors(unittest.TestCase):
         # canRedefineClasses, canAddMethod, canUnrestrictedlyRedefineClasses, canPopFrames, ..., canForceEarlyReturn
         self.assertEqual((caps[7], caps[8], caps[9], caps[10]), (True, False, False, True))
         self.assertTrue(caps[20])
+
+
+class VirtualThreadFrames(unittest.TestCase):
+    """PopFrames and ForceEarlyReturn on a virtual thread suspended at a breakpoint
+    (JDK 21+; the JVMTI spec guarantees both there), raw, against ours and stock."""
+
+    def setUp(self):
+        self.cfg = harness.config()
+
+    def test_pop_and_early_return(self):
+        cfg = self.cfg
+        if cfg.jdk_version < 21:
+            print(f"SKIPPED: virtual threads need JDK 21+ (this is JDK {cfg.jdk_version})", flush=True)
+            self.skipTest("virtual threads need JDK 21+")
+        s = Session(self, "", fixture="VirtualFrames", source="VirtualFrames.java")
+        self.addCleanup(s.close)
+        leaf = s.breakpoint_at("leaf", "vf-leaf", policy=EVENT_THREAD)
+        early = s.breakpoint_at("early", "vf-early", policy=EVENT_THREAD)
+        done = []
+
+        def on_event(policy, events):
+            e = events[0]
+            thread = e["thread"]
+            self.assertTrue(s.c.ok(ThreadReference.IsVirtual, s.c.object_id(thread)).boolean())
+            if e["request"] == leaf and "pop" not in done:
+                frame = s.c.frames(thread, 0, 1)[0][0]
+                s.c.ok(StackFrame.PopFrames, s.c.object_id(thread) + s.c.frame_id(frame))
+                done.append("pop")
+            elif e["request"] == early:
+                s.c.ok(ThreadReference.ForceEarlyReturn, s.c.object_id(thread) + b"I" + i32(42))
+                done.append("early")
+
+        composites = s.run(on_event)
+        self.assertEqual(done, ["pop", "early"])
+        self.assertEqual([events[0]["request"] for _, events in composites], [leaf, leaf, early])
+        s.debuggee.wait_for_output(r"virtual: leaf=40 entries=1 early=42", 30)
+        self.assertEqual(s.debuggee.wait(30), 0)
 
 
 if __name__ == "__main__":
