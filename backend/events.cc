@@ -111,6 +111,14 @@ struct ReentryGuard {
   ~ReentryGuard() {
     if (entered) t_in_method_event = false;
   }
+  // Around a Report, which may park the thread: an InvokeMethod run meanwhile
+  // runs the debugger's code, whose method events are reported.
+  template <class Fn>
+  void Outside(Fn fn) {
+    if (entered) t_in_method_event = false;
+    fn();
+    if (entered) t_in_method_event = true;
+  }
 };
 
 bool IsFieldEvent(EventKind kind) {
@@ -299,6 +307,10 @@ jdwp::Result<int32_t> EventManager::Set(JNIEnv* jni, const jdwp::EventRequest::S
                   std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::steady_clock::now() - start)
                       .count());
   }
+  // A method request may change the method hooks: no debuggee thread runs Java
+  // code until the frames threads are in are followed (method_hooks.h).
+  const bool method_request = IsMethodEvent(r->kind);
+  ThreadControl::ScopedVmSuspension frozen(ctx_.threads, jni, method_request);
   std::unique_lock lock(mu_);
   if (r->kind == EventKind::kBreakpoint) {
     bool already = false;
@@ -344,7 +356,6 @@ jdwp::Result<int32_t> EventManager::Set(JNIEnv* jni, const jdwp::EventRequest::S
   }
   r->id = next_request_id_++;
   int32_t id = r->id;
-  const bool method_request = IsMethodEvent(r->kind);
   requests_.push_back(std::move(r));
   if (method_request) {
     RefreshHooks(jni);
@@ -427,15 +438,20 @@ void EventManager::RemoveWatch(EventKind kind, jclass klass, jfieldID field) {
 }
 
 jdwp::Result<void> EventManager::Clear(JNIEnv* jni, EventKind kind, int32_t request_id) {
-  std::lock_guard lock(mu_);
+  // The other method requests may be hooked now (below the limit): as in Set.
+  ThreadControl::ScopedVmSuspension frozen(ctx_.threads, jni, IsMethodEvent(kind));
+  std::unique_lock lock(mu_);
   for (auto it = requests_.begin(); it != requests_.end(); ++it) {
     if ((*it)->id == request_id && (*it)->kind == kind) {
       DeleteRequest(jni, **it);
       requests_.erase(it);
-      if (IsMethodEvent(kind))
-        RefreshHooks(jni);
-      else
+      if (!IsMethodEvent(kind)) {
         UpdateEventModes(jni);
+        return {};
+      }
+      RefreshHooks(jni);
+      lock.unlock();
+      hooks_.TrackRunningFrames(jni);
       return {};
     }
   }
@@ -508,6 +524,9 @@ void EventManager::RefreshHooks(JNIEnv* jni, bool reset_breakpoints) {
     }
     filters.push_back(std::move(f));
   }
+  // Before the scan of the loaded classes: a class prepared meanwhile is met at its ClassPrepare.
+  if (std::any_of(filters.begin(), filters.end(), [](const MethodHooks::RequestFilter& f) { return f.Hookable(); }))
+    (void)ctx_.jvmti.SetEventMode(true, JVMTI_EVENT_CLASS_PREPARE);
   auto hooked = hooks_.Rebuild(jni, std::move(filters), reset_breakpoints,
                                [this](jmethodID m, jlocation l) { return UserBreakpointAt(m, l); });
   for (auto& r : requests_) r->hooked = hooked.contains(r->id);
@@ -1190,7 +1209,7 @@ void EventManager::OnMethodEntry(JNIEnv* jni, jthread thread, jmethodID method) 
   std::vector<ev::EventData> events;
   SuspendPolicy policy = SuspendPolicy::kNone;
   if (!t_deferred.events.empty()) TakeDeferred(jni, thread, nullptr, -1, events, policy);
-  Report(jni, thread, std::move(events), policy);
+  guard.Outside([&] { Report(jni, thread, std::move(events), policy); });
   events.clear();
   policy = SuspendPolicy::kNone;
   jlocation start = 0;
@@ -1245,25 +1264,26 @@ void EventManager::OnMethodEntry(JNIEnv* jni, jthread thread, jmethodID method) 
     t_deferred.epoch = epoch_.load();
     return;
   }
-  Report(jni, thread, std::move(events), policy);
+  guard.Outside([&] { Report(jni, thread, std::move(events), policy); });
 }
 
 void EventManager::OnMethodExit(JNIEnv* jni, jthread thread, jmethodID method, bool by_exception,
                                 jvalue return_value) {
+  // Every exit counts for the frames the hooks follow, even one of our own calls.
+  hooks_.OnExit(jni, thread, method);
   ReentryGuard guard;
   if (!guard.entered) return;
-  hooks_.OnExit(jni, thread, method);
   std::vector<ev::EventData> events;
   SuspendPolicy policy = SuspendPolicy::kNone;
   if (!t_deferred.events.empty()) TakeDeferred(jni, thread, nullptr, -1, events, policy);
-  Report(jni, thread, std::move(events), policy);
+  guard.Outside([&] { Report(jni, thread, std::move(events), policy); });
   events.clear();
   policy = SuspendPolicy::kNone;
   // As stock: a frame popped by an exception reports no method exit.
   if (by_exception) return;
   // A callee of a hooked frame (MethodExit is on for this thread alone): no
   // request can match it.
-  if (!global_method_exit_ && !hooks_.Current()->Find(method)) return;
+  if (!global_method_exit_ && !hooks_.MayMatchExit(method)) return;
   {
     std::lock_guard lock(mu_);
     bool wanted = false, wants_instance = false;
@@ -1305,7 +1325,7 @@ void EventManager::OnMethodExit(JNIEnv* jni, jthread thread, jmethodID method, b
     if (instance) jni->DeleteLocalRef(instance);
     if (klass) jni->DeleteLocalRef(klass);
   }
-  Report(jni, thread, std::move(events), policy);
+  guard.Outside([&] { Report(jni, thread, std::move(events), policy); });
 }
 
 void EventManager::OnFieldEvent(JNIEnv* jni, jthread thread, jmethodID method, jlocation location,
@@ -1418,7 +1438,7 @@ bool EventManager::AfterFramesPopped(JNIEnv* jni, jthread thread) {
 }
 
 void EventManager::ForgetBreakpointsIn(JNIEnv* jni, const std::vector<jclass>& classes) {
-  std::lock_guard lock(mu_);
+  std::unique_lock lock(mu_);
   for (auto it = requests_.begin(); it != requests_.end();) {
     Request& r = **it;
     bool in_classes = false;
@@ -1436,6 +1456,8 @@ void EventManager::ForgetBreakpointsIn(JNIEnv* jni, const std::vector<jclass>& c
     it = requests_.erase(it);
   }
   RefreshHooks(jni, /*reset_breakpoints=*/true);
+  lock.unlock();
+  hooks_.TrackRunningFrames(jni);
 }
 
 }  // namespace jdwpx::backend

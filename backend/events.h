@@ -96,6 +96,9 @@ class EventManager {
   // the breakpoint requests located in them, as stock does, so that a breakpoint
   // set there again is set in the VM again; the method hooks are set again.
   void ForgetBreakpointsIn(JNIEnv* jni, const std::vector<jclass>& classes);
+  // Whether method requests are served by hooks: RedefineClasses then runs with
+  // the VM suspended (method_hooks.h).
+  bool HasMethodHooks() const { return !hooks_.Empty(); }
   // After StackFrame.PopFrames (no event reports the popped frames): the method
   // hooks forget them, and a step request on `thread` starts again from its new
   // top frame. Answers whether one does (the thread must keep single-stepping).

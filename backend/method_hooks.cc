@@ -130,10 +130,12 @@ std::unordered_set<int32_t> MethodHooks::Rebuild(JNIEnv* jni, std::vector<Reques
     }
   }
   for (const auto& [method, m] : next->methods) next->tracks_any |= m.tracked();
+  auto previous = Current();
+  next->generation = previous->generation + 1;
+  next->check_obsolete = previous->check_obsolete || (reset_breakpoints && !next->methods.empty());
 
   // Breakpoints: the places given up first (unless a breakpoint request holds
   // one), then the new ones (a place already set answers DUPLICATE).
-  auto previous = Current();
   for (const auto& [method, m] : previous->methods) {
     const Method* kept = next->Find(method);
     if ((!kept || kept->start != m.start) && !user_breakpoint_at(method, m.start))
@@ -209,69 +211,105 @@ bool MethodHooks::OnStart(JNIEnv* jni, jthread self, jmethodID method, jlocation
     }
     return true;  // a frame that ended unseen (popped)
   });
-  if (again) return false;  // the loop at the start went round: no entry
+  if (again) {  // the loop at the start went round: no entry
+    if (!frames.exit_events && ctx_.jvmti.SetEventMode(true, JVMTI_EVENT_METHOD_EXIT, self)) frames.exit_events = true;
+    return false;
+  }
   if (h->loops_to_start) frames.loop_frames.emplace_back(method, *depth);
   if (!frames.exit_events && ctx_.jvmti.SetEventMode(true, JVMTI_EVENT_METHOD_EXIT, self)) frames.exit_events = true;
   return h->entry;
 }
 
-bool MethodHooks::FollowedFrameBelowTop(jthread self, const Hooks& hooks) const {
-  auto count = ctx_.jvmti.GetFrameCount(self);
+bool MethodHooks::Followed(const Hooks& hooks, jmethodID method) const {
+  if (const Method* h = hooks.Find(method)) return h->tracked();
+  if (!hooks.check_obsolete) return false;
+  auto obsolete = ctx_.jvmti.IsMethodObsolete(method);
+  return obsolete && *obsolete;
+}
+
+bool MethodHooks::FollowedFrameFrom(jthread thread, const Hooks& hooks, jint start) const {
+  auto count = ctx_.jvmti.GetFrameCount(thread);
   if (!count) return true;  // unknown: keep following
-  for (jint start = 1; start < *count; start += kStackChunk) {
-    auto frames = ctx_.jvmti.GetStackTrace(self, start, std::min(kStackChunk, *count - start));
+  for (jint at = start; at < *count; at += kStackChunk) {
+    auto frames = ctx_.jvmti.GetStackTrace(thread, at, std::min(kStackChunk, *count - at));
     if (!frames) return true;
     for (const auto& f : *frames)
-      if (const Method* h = hooks.Find(f.method); h && h->tracked()) return true;
+      if (Followed(hooks, f.method)) return true;
   }
   return false;
 }
 
+std::vector<vmcore::Frame> MethodHooks::WholeStack(jthread thread) const {
+  for (jint room = kStackChunk;; room *= 2) {
+    auto count = ctx_.jvmti.GetFrameCount(thread);
+    if (!count) return {};
+    auto trace = ctx_.jvmti.GetStackTrace(thread, 0, *count + room);
+    if (!trace) return {};
+    if (static_cast<jint>(trace->size()) < *count + room) return std::move(*trace);
+  }
+}
+
+void MethodHooks::StopFollowing(jthread thread, ThreadControl::HookedFrames& frames) {
+  if (frames.exit_events && !ctx_.jvmti.SetEventMode(false, JVMTI_EVENT_METHOD_EXIT, thread)) return;
+  frames.exit_events = false;
+  // Nothing would tell their frames' ends from here on.
+  frames.loop_frames.clear();
+}
+
 void MethodHooks::OnExit(JNIEnv* jni, jthread self, jmethodID method) {
+  auto& frames = ctx_.threads.SelfHookedFrames(jni, self);
   {
     auto hooks = Current();
-    const Method* h = hooks->Find(method);
-    // A frame not followed (a callee of one that is): nothing changes.
-    if (hooks->tracks_any && !(h && h->tracked())) return;
+    // A frame not followed (a callee of one that is), and no change of the
+    // hooks since this thread's last look: nothing changes.
+    if (!Followed(*hooks, method) && frames.generation.load(std::memory_order_acquire) == hooks->generation) return;
   }
-  auto& frames = ctx_.threads.SelfHookedFrames(jni, self);
   std::lock_guard lock(frames.mu);
-  if (!frames.exit_events && frames.loop_frames.empty()) return;
   // Read under the lock: a request made meanwhile has followed its frames first.
   auto hooks = Current();
-  if (auto depth = ctx_.jvmti.GetFrameCount(self)) {
-    std::erase_if(frames.loop_frames, [&](const std::pair<jmethodID, int32_t>& f) { return f.second >= *depth; });
-  }
-  if (frames.exit_events && !FollowedFrameBelowTop(self, *hooks) &&
-      ctx_.jvmti.SetEventMode(false, JVMTI_EVENT_METHOD_EXIT, self)) {
-    frames.exit_events = false;
-  }
+  frames.generation.store(hooks->generation, std::memory_order_release);
+  if (!frames.exit_events && frames.loop_frames.empty()) return;
+  // The frame ending and any deeper one listed (ended unseen) go, and so do
+  // methods no longer hooked as loops.
+  auto depth = ctx_.jvmti.GetFrameCount(self);
+  std::erase_if(frames.loop_frames, [&](const std::pair<jmethodID, int32_t>& f) {
+    const Method* h = hooks->Find(f.first);
+    return (depth && f.second >= *depth) || !h || !h->loops_to_start;
+  });
+  if (!FollowedFrameFrom(self, *hooks, 1)) StopFollowing(self, frames);
 }
 
 void MethodHooks::TrackRunningFrames(JNIEnv* jni) {
   auto hooks = Current();
   if (!hooks->tracks_any) return;
-  ctx_.threads.ForEachHookedFrames(jni, [&](jthread thread, ThreadControl::HookedFrames& frames) {
-    std::lock_guard lock(frames.mu);
-    auto count = ctx_.jvmti.GetFrameCount(thread);
-    if (!count || *count == 0) return;
-    // A running thread's stack moves on: as it is now, with this trace's own depths.
-    auto trace = ctx_.jvmti.GetStackTrace(thread, 0, *count + kStackChunk);
-    if (!trace) return;
-    const auto n = static_cast<int32_t>(trace->size());
-    bool any = false;
-    for (int32_t i = 0; i < n; ++i) {
-      const Method* h = hooks->Find((*trace)[i].method);
-      if (!h || !h->tracked()) continue;
-      any = true;
-      std::pair<jmethodID, int32_t> frame{(*trace)[i].method, n - i};
-      if (h->loops_to_start && std::find(frames.loop_frames.begin(), frames.loop_frames.end(), frame) ==
-                                    frames.loop_frames.end())
-        frames.loop_frames.push_back(frame);
+  auto threads = ctx_.threads.DebuggeeThreads(jni);
+  if (!threads) return;
+  for (jthread thread : *threads) {
+    // The VM is suspended (threads in our callbacks are in native code): stacks hold still.
+    std::vector<vmcore::Frame> stack = WholeStack(thread);
+    const auto n = static_cast<int32_t>(stack.size());
+    bool any = std::any_of(stack.begin(), stack.end(), [&](const vmcore::Frame& f) { return Followed(*hooks, f.method); });
+    if (any) {
+      ctx_.threads.WithHookedFrames(jni, thread, [&](ThreadControl::HookedFrames& frames) {
+        std::lock_guard lock(frames.mu);
+        // What the record says of frames the stack does not have goes.
+        std::erase_if(frames.loop_frames, [&](const std::pair<jmethodID, int32_t>& f) {
+          return f.second < 1 || f.second > n || stack[n - f.second].method != f.first;
+        });
+        for (int32_t i = 0; i < n; ++i) {
+          const Method* h = hooks->Find(stack[i].method);
+          std::pair<jmethodID, int32_t> frame{stack[i].method, n - i};
+          if (h && h->loops_to_start &&
+              std::find(frames.loop_frames.begin(), frames.loop_frames.end(), frame) == frames.loop_frames.end())
+            frames.loop_frames.push_back(frame);
+        }
+        if (!frames.exit_events && ctx_.jvmti.SetEventMode(true, JVMTI_EVENT_METHOD_EXIT, thread))
+          frames.exit_events = true;
+        frames.generation.store(hooks->generation, std::memory_order_release);
+      });
     }
-    if (any && !frames.exit_events && ctx_.jvmti.SetEventMode(true, JVMTI_EVENT_METHOD_EXIT, thread))
-      frames.exit_events = true;
-  });
+    jni->DeleteLocalRef(thread);
+  }
 }
 
 void MethodHooks::FramesPopped(JNIEnv* jni, jthread thread) {
@@ -280,6 +318,7 @@ void MethodHooks::FramesPopped(JNIEnv* jni, jthread thread) {
     auto count = ctx_.jvmti.GetFrameCount(thread);
     if (!count) return;
     std::erase_if(frames.loop_frames, [&](const std::pair<jmethodID, int32_t>& f) { return f.second > *count; });
+    if (frames.exit_events && !FollowedFrameFrom(thread, *Current(), 0)) StopFollowing(thread, frames);
   });
 }
 

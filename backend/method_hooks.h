@@ -20,10 +20,13 @@
 // events serve it as before. The events reported, their order and their
 // composites are the same either way (integration.method_events, events).
 //
-// Threads: the mutators run under EventManager's lock. Callbacks read an
-// immutable snapshot of the hooks (atomic shared_ptr) and a thread's own
-// record (ThreadControl::HookedFrames) under that record's lock, which is taken
-// after ThreadControl's and never while a thread waits for anything else.
+// Threads: the mutators run under EventManager's lock, and while the hooks
+// change no debuggee thread runs Java code (EventManager suspends the VM around
+// a method request's Set and Clear and around RedefineClasses): the frames
+// threads are in are followed before any of them can loop or return. Callbacks
+// read an immutable snapshot of the hooks (atomic shared_ptr) and a thread's
+// own record (ThreadControl::HookedFrames) under that record's lock, which is
+// taken after ThreadControl's and never while a thread waits for anything else.
 // Known limit: a virtual thread the agent does not list (includevirtualthreads
 // =n) that is already in a hooked frame when a request is made is not found,
 // so that frame's exit goes unreported (and a loop in it would look like an
@@ -67,6 +70,12 @@ class MethodHooks {
     std::unordered_map<jmethodID, Method> methods;
     std::vector<RequestFilter> requests;  // the hooked ones (global references owned by MethodHooks)
     bool tracks_any = false;
+    // Bumped by every Rebuild: a thread whose record was last checked against
+    // an older one checks it again at its next exit.
+    uint64_t generation = 0;
+    // A class was redefined while hooked: frames of obsolete methods (their old
+    // code) are followed too, their class being hooked.
+    bool check_obsolete = false;
     const Method* Find(jmethodID method) const {
       auto it = methods.find(method);
       return it == methods.end() ? nullptr : &it->second;
@@ -90,6 +99,12 @@ class MethodHooks {
 
   // --- any thread ---
   std::shared_ptr<const Hooks> Current() const { return std::atomic_load(&current_); }
+  // Whether an exit of `method` may match a hooked request.
+  bool MayMatchExit(jmethodID method) const {
+    auto hooks = Current();
+    return hooks->Find(method) || (hooks->check_obsolete && Followed(*hooks, method));
+  }
+  bool Empty() const { return Current()->requests.empty(); }
   bool BreakpointAt(jmethodID method, jlocation location) const {
     auto* m = Current()->Find(method);
     return m && m->start == location;
@@ -105,8 +120,9 @@ class MethodHooks {
   void OnExit(JNIEnv* jni, jthread self, jmethodID method);
 
   // --- command thread ---
-  // After a request change: follows the frames of hooked methods threads are
-  // already in.
+  // After a request change (the VM suspended): follows the frames of hooked
+  // methods threads are already in, and drops what a thread's record says of
+  // frames its stack does not have.
   void TrackRunningFrames(JNIEnv* jni);
   // After StackFrame.PopFrames (no event reports the popped frames).
   void FramesPopped(JNIEnv* jni, jthread thread);
@@ -116,7 +132,14 @@ class MethodHooks {
   bool Accepts(JNIEnv* jni, const RequestFilter& r, jclass klass, const std::string& name) const;
   std::string NameOf(jclass klass) const;
   Method Describe(jmethodID method, bool entry, bool exit) const;
-  bool FollowedFrameBelowTop(jthread self, const Hooks& hooks) const;
+  // Whether a frame of `thread` from depth `start` on is followed (tracked, or
+  // obsolete once check_obsolete).
+  bool FollowedFrameFrom(jthread thread, const Hooks& hooks, jint start) const;
+  bool Followed(const Hooks& hooks, jmethodID method) const;
+  // The whole stack of `thread` (suspended, or the current thread).
+  std::vector<vmcore::Frame> WholeStack(jthread thread) const;
+  // MethodExit events for the thread off, and its record emptied (lock held).
+  void StopFollowing(jthread thread, ThreadControl::HookedFrames& frames);
   void Publish(std::shared_ptr<const Hooks> next);
 
   Context& ctx_;

@@ -509,16 +509,6 @@ ThreadControl::HookedFrames& ThreadControl::SelfHookedFrames(JNIEnv* jni, jthrea
   return SelfState(jni, self)->hooked;
 }
 
-void ThreadControl::ForEachHookedFrames(JNIEnv* jni, const std::function<void(jthread, HookedFrames&)>& fn) {
-  auto threads = DebuggeeThreads(jni);
-  if (!threads) return;
-  std::lock_guard lock(mu_);
-  for (jthread t : *threads) {
-    fn(t, StateOf(jni, t).hooked);
-    jni->DeleteLocalRef(t);
-  }
-}
-
 void ThreadControl::WithHookedFrames(JNIEnv* jni, jthread thread, const std::function<void(HookedFrames&)>& fn) {
   std::lock_guard lock(mu_);
   fn(StateOf(jni, thread).hooked);

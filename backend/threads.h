@@ -142,6 +142,7 @@ class ThreadControl {
   // taken after mu_; JVMTI calls about its own thread may be made under it.
   struct HookedFrames {
     std::mutex mu;
+    std::atomic<uint64_t> generation{0};  // of the hooks last checked against (read without mu)
     bool exit_events = false;  // MethodExit enabled for this thread alone
     // Frames entered of methods whose code branches back to their first
     // instruction: (method, frame count with that frame on top).
@@ -149,11 +150,27 @@ class ThreadControl {
   };
   // The calling Java thread's own (in its callbacks).
   HookedFrames& SelfHookedFrames(JNIEnv* jni, jthread self);
-  // Runs `fn` on each live debuggee thread's record (agent threads; under mu_,
-  // which keeps the records alive). `thread` is a local reference of the caller's.
-  void ForEachHookedFrames(JNIEnv* jni, const std::function<void(jthread, HookedFrames&)>& fn);
   // One thread's (agent threads; the thread is suspended).
   void WithHookedFrames(JNIEnv* jni, jthread thread, const std::function<void(HookedFrames&)>& fn);
+
+  // A VM-level suspension of the agent's own for a scope (count and all, as
+  // VirtualMachine.Suspend and Resume), when `on`.
+  class ScopedVmSuspension {
+   public:
+    ScopedVmSuspension(ThreadControl& threads, JNIEnv* jni, bool on) : threads_(threads), jni_(jni), on_(on) {
+      if (on_) (void)threads_.SuspendAll(jni_);
+    }
+    ~ScopedVmSuspension() {
+      if (on_) (void)threads_.ResumeAll(jni_);
+    }
+    ScopedVmSuspension(const ScopedVmSuspension&) = delete;
+    ScopedVmSuspension& operator=(const ScopedVmSuspension&) = delete;
+
+   private:
+    ThreadControl& threads_;
+    JNIEnv* jni_;
+    bool on_;
+  };
 
   // InvokeMethod: hands `work` to a thread waiting in Park().
   // Other threads are resumed for the call unless single_threaded. `work` runs on

@@ -18,11 +18,14 @@ same expectations hold for ours and stock, on every JDK.
 from __future__ import annotations
 
 import os
+import shutil
+import subprocess
+import tempfile
 import time
 import unittest
 
 import harness
-from jdwp_client import ClassType, StackFrame, ThreadReference, VirtualMachine, i32
+from jdwp_client import ClassType, Method, StackFrame, ThreadReference, VirtualMachine, i32
 from test_events import (ALL, BREAKPOINT, CLASS_PREPARE, EVENT_THREAD, METHOD_ENTRY, METHOD_EXIT, METHOD_EXIT_VALUE,
                          NONE, VM_DEATH, Session)
 
@@ -121,6 +124,12 @@ class MethodEventsTest(unittest.TestCase):
         ])
 
     def test_frames_running_when_the_request_is_made(self):
+        self.check_frames_running(vm_suspended=True)
+
+    def test_frames_running_when_the_request_is_made_with_the_vm_running(self):
+        self.check_frames_running(vm_suspended=False)
+
+    def check_frames_running(self, vm_suspended: bool):
         # waitInside loops at its first instruction; the requests come while it
         # runs: its exit is reported (and inside's, main's), no entry of it.
         s = self.session("inside")
@@ -131,12 +140,14 @@ class MethodEventsTest(unittest.TestCase):
         deadline = time.monotonic() + WAIT_S
         while s.c.static_values(s.fixture, [state])[0][1] != 1:
             self.assertLess(time.monotonic(), deadline, "waitInside did not start")
-        s.c.ok(VirtualMachine.Suspend)
+        if vm_suspended:
+            s.c.ok(VirtualMachine.Suspend)
         s.set(METHOD_ENTRY, NONE, s.class_match(FIXTURE))
         s.set(METHOD_EXIT_VALUE, NONE, s.class_match(FIXTURE))
         s.c.events.clear()
         s.c.ok(ClassType.SetValues, s.c.type_id(s.fixture) + i32(1) + s.c.field_id(state) + i32(2))
-        s.c.ok(VirtualMachine.Resume)
+        if vm_suspended:
+            s.c.ok(VirtualMachine.Resume)
         got = []
         while True:
             if not s.c.events:
@@ -291,6 +302,114 @@ class MethodEventsTest(unittest.TestCase):
         got = [g.split("$")[0] if g.startswith(("E lambda", "V lambda")) else g for g in self.collect(s)]
         self.assertEqual(got, ["E main", "E virtual", "E lambda", "E leaf", "V leaf=11", "E leaf", "V leaf=21",
                                "V lambda", "V virtual", "V main"])
+
+    # -- a nested class, stopped in by a breakpoint --
+
+    def stop_in(self, s: Session, nested: str, method: str, marker: str):
+        """Resumes until `nested` is prepared, sets a SUSPEND_ALL breakpoint at the
+        marked line of its `method`, resumes until the breakpoint: (type, thread,
+        breakpoint request), the VM suspended."""
+        s.set(CLASS_PREPARE, ALL, s.class_match(f"{FIXTURE}${nested}"))
+        s.c.events.clear()
+        s.c.ok(VirtualMachine.Resume)
+        self.next_set(s, CLASS_PREPARE)
+        type_id = s.c.class_by_signature(f"L{FIXTURE}${nested};")
+        method_id = s.c.method_named(type_id, method)
+        r = s.c.ok(Method.LineTable, s.c.type_id(type_id) + s.c.method_id(method_id))
+        r.long(), r.long()
+        table = [(r.long(), r.int()) for _ in range(r.int())]
+        index = min(i for i, n in table if n == harness.fixture_line(SOURCE, f"// @{marker}"))
+        bp = s.set(BREAKPOINT, ALL, s.location_only(method_id, index, type_id))
+        s.c.ok(VirtualMachine.Resume)
+        events = self.next_set(s, BREAKPOINT)
+        return type_id, events[0]["thread"], bp
+
+    def next_set(self, s: Session, kind: int) -> list:
+        """The events of the next set holding an event of `kind`; others are resumed past."""
+        while True:
+            if not s.c.events:
+                s.c.read_event()
+            policy, events = s.parse(s.c.events.pop(0))
+            if any(e["kind"] == kind for e in events):
+                return events
+            self.assertFalse(any(e["kind"] == VM_DEATH for e in events), f"the VM ended before event kind {kind}")
+            if policy != NONE:
+                s.c.ok(VirtualMachine.Resume)
+
+    def collect_to_the_end(self, s: Session) -> list:
+        """The method events from now to VMDeath (suspending sets resumed)."""
+        got = []
+        while True:
+            if not s.c.events:
+                s.c.read_event()
+            policy, events = s.parse(s.c.events.pop(0))
+            if any(e["kind"] == VM_DEATH for e in events):
+                return got
+            got.extend(self.describe(s, events))
+            if policy != NONE:
+                s.c.ok(VirtualMachine.Resume)
+
+    def test_a_method_breakpoint_switched_off_and_on_around_a_looping_method(self):
+        # Stopped in Handler.poll (a loop at its start), method requests on
+        # Handler come and go; poll returns; then they come again while the
+        # thread waits outside it: every later call of poll is an entry and an exit.
+        s = self.session("toggle")
+        for method_id in s.methods:
+            s.line_table(method_id)
+        _, _, bp = self.stop_in(s, "Handler", "poll", "toggle-tick")
+        handler = f"{FIXTURE}$Handler"
+        requests = [(METHOD_ENTRY, s.set(METHOD_ENTRY, ALL, s.class_match(handler))),
+                    (METHOD_EXIT, s.set(METHOD_EXIT, ALL, s.class_match(handler)))]
+        for kind, request in requests:
+            s.clear(kind, request)
+        s.clear(BREAKPOINT, bp)
+        s.c.events.clear()
+        s.c.ok(VirtualMachine.Resume)
+        spinning = s.fields["spinning"].id
+        deadline = time.monotonic() + WAIT_S
+        while not s.c.static_values(s.fixture, [spinning])[0][1]:
+            self.assertLess(time.monotonic(), deadline, "toggle did not get past its first poll")
+        s.set(METHOD_ENTRY, ALL, s.class_match(handler))
+        s.set(METHOD_EXIT, ALL, s.class_match(handler))
+        s.c.ok(ClassType.SetValues, s.c.type_id(s.fixture) + i32(1) + s.c.field_id(s.fields["state"].id) + i32(2))
+        one_call = ["E Handler.poll", "E Handler.tick", "X Handler.tick", "E Handler.tick", "X Handler.tick",
+                    "X Handler.poll"]
+        self.assertEqual(self.collect_to_the_end(s), one_call * 2)
+
+    def test_a_redefinition_that_changes_a_running_method(self):
+        # Stopped in Body.work's loop, Body is redefined with another body: the
+        # running frame goes on in the old code and its exit is reported (its
+        # method is obsolete); the next call runs the new code.
+        s = self.session("hotswap")
+        for method_id in s.methods:
+            s.line_table(method_id)
+        body = f"{FIXTURE}$Body"
+        s.set(METHOD_ENTRY, ALL, s.class_match(body))
+        s.set(METHOD_EXIT, ALL, s.class_match(body))
+        type_id, _, bp = self.stop_in(s, "Body", "work", "body-change")
+        changed = self.compile_variant("sink += 1;  // @body-change", "sink += 2;  // @body-change")
+        with open(os.path.join(changed, f"{FIXTURE}$Body.class"), "rb") as f:
+            class_bytes = f.read()
+        s.c.ok(VirtualMachine.RedefineClasses, i32(1) + s.c.type_id(type_id) + i32(len(class_bytes)) + class_bytes)
+        s.clear(BREAKPOINT, bp)
+        s.c.events.clear()
+        s.c.ok(VirtualMachine.Resume)
+        got = self.collect_to_the_end(s)
+        self.assertEqual(got, ["X ?", "E Body.work", "X Body.work"])  # the obsolete method: no name
+        s.debuggee.wait_for_output(r"method-events: done", WAIT_S)
+
+    def compile_variant(self, old: str, new: str) -> str:
+        """The fixture compiled with `old` replaced by `new` (same lines): its folder."""
+        folder = tempfile.mkdtemp(prefix="method-events-")
+        self.addCleanup(shutil.rmtree, folder, True)
+        with open(os.path.join(harness.FIXTURES_SRC, SOURCE), encoding="utf-8") as f:
+            text = f.read()
+        self.assertEqual(text.count(old), 1)
+        src = os.path.join(folder, SOURCE)
+        with open(src, "w", encoding="utf-8") as f:
+            f.write(text.replace(old, new))
+        subprocess.run([self.cfg.javac, "-g", "--release", "17", "-d", folder, src], check=True)
+        return folder
 
     def describe_all(self, s: Session, events) -> list:
         """describe() of each method event, None for the others, in order."""

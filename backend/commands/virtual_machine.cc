@@ -318,6 +318,9 @@ void RegisterVirtualMachine(Dispatcher& d, Context& ctx, Agent& agent, JNIEnv** 
       definitions.push_back({klass, static_cast<jint>(k.classfile.size()), k.classfile.data()});
     }
     if (definitions.empty()) return VM::RedefineClasses::Reply{};
+    // The redefinition clears hooks' breakpoints: no thread runs Java code until
+    // they are set again and their frames followed (method_hooks.h).
+    ThreadControl::ScopedVmSuspension frozen(c->threads, J(), c->events->HasMethodHooks());
     // JVMTI's errors map one to one onto the spec's (errors.cc): NAMES_DONT_MATCH,
     // INVALID_CLASS_FORMAT, ADD_METHOD_NOT_IMPLEMENTED, SCHEMA_CHANGE_NOT_IMPLEMENTED...
     auto redefined = c->jvmti.RedefineClasses(definitions);
