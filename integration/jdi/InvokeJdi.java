@@ -56,7 +56,8 @@ public final class InvokeJdi {
 
     void release() throws Exception {
         fixture.setValue(fixture.fieldByName("released"), vm.mirrorOf(true));
-        vm.resume();
+        // Dispose resumes the VM itself; a resume first could let the program end
+        // before Dispose is answered (VMDisconnectedException).
         vm.dispose();
     }
 
