@@ -668,7 +668,7 @@ void Agent::HandlePacket(JNIEnv* jni, const std::vector<uint8_t>& bytes) {
   vmcore::LocalFrame frame(jni, 64);
   uint32_t id = packet->id;
   dispatcher_.Dispatch(*packet, ctx_.vm_dead.load(), [this, id](jdwp::ErrorCode error, std::vector<uint8_t> body) {
-    ctx_.send(jdwp::MakeReplyPacketFrom(id, error, std::move(body)));
+    ctx_.send(jdwp::MakeReplyPacketIn(id, error, std::move(body)));
   });
   if (exit_code_) {
     CloseConnectionAndWait();

@@ -20,8 +20,10 @@ namespace jdwpx::backend {
 // error for it; the stock agent answers INTERNAL, and so do we.
 inline constexpr jdwp::ErrorCode kMalformedBody = jdwp::ErrorCode::kInternal;
 
-// Sends the reply of one command (exactly once).
-using Responder = std::function<void(jdwp::ErrorCode, std::vector<uint8_t> body)>;
+// Sends the reply of one command (exactly once). A body starts with
+// jdwp::kHeaderSize bytes of room for the packet header (jdwp::MakeReplyPacketIn
+// writes it there: a huge body is never moved); empty: no body (errors).
+using Responder = std::function<void(jdwp::ErrorCode, std::vector<uint8_t> room_and_body)>;
 
 class Dispatcher {
  public:
@@ -49,7 +51,7 @@ class Dispatcher {
           respond(reply.error().code, {});
           return;
         }
-        body = jdwp::EncodeBody(*reply);
+        body = jdwp::EncodeBody(*reply, jdwp::kHeaderSize);
       }
       respond(jdwp::ErrorCode::kNone, std::move(body));
     };
@@ -63,7 +65,7 @@ class Dispatcher {
     Responder respond;
     void Fail(const jdwp::Error& error) const { respond(error.code, {}); }
     std::vector<uint8_t> Packet(const Reply& reply) const {
-      return jdwp::MakeReplyPacketFrom(id, jdwp::ErrorCode::kNone, jdwp::EncodeBody(reply));
+      return jdwp::MakeReplyPacketIn(id, jdwp::ErrorCode::kNone, jdwp::EncodeBody(reply, jdwp::kHeaderSize));
     }
   };
 

@@ -9,6 +9,7 @@
 
 #include "backend/errors.h"
 #include "jdwp/codec.h"
+#include "jdwp/packet.h"
 
 namespace jdwpx::backend {
 
@@ -196,17 +197,21 @@ jdwp::Result<jdwp::ArrayRegion> ReadArray(Context& ctx, JNIEnv* jni, jarray arra
 
   // Built straight in wire form (see jdwp::ArrayRegion): the reply's bytes are
   // the only copy of the elements the agent makes.
+  // Room for the reply's packet header first: the reply is the region alone,
+  // and its packet is made in this buffer (jdwp::MakeReplyPacketIn).
   jdwp::ArrayRegion region;
   region.tag = region_tag;
+  region.wire_offset = jdwp::kHeaderSize;
   std::vector<uint8_t>& wire = region.wire;
   try {
-    wire.resize(5 + item_size * static_cast<size_t>(length));
+    wire.resize(region.wire_offset + 5 + item_size * static_cast<size_t>(length));
   } catch (const std::bad_alloc&) {
     return jdwp::Fail(ErrorCode::kOutOfMemory, "array region too large");
   }
-  wire[0] = static_cast<uint8_t>(component);
-  PutBigEndian(wire.data() + 1, static_cast<int32_t>(length));
-  uint8_t* out = wire.data() + 5;
+  uint8_t* head = wire.data() + region.wire_offset;
+  head[0] = static_cast<uint8_t>(component);
+  PutBigEndian(head + 1, static_cast<int32_t>(length));
+  uint8_t* out = head + 5;
   switch (component) {
     case 'Z': EncodePrimitives<jboolean>(jni, static_cast<jbooleanArray>(array), first, length, &JNIEnv::GetBooleanArrayRegion, out); break;
     case 'B': EncodePrimitives<jbyte>(jni, static_cast<jbyteArray>(array), first, length, &JNIEnv::GetByteArrayRegion, out); break;

@@ -29,6 +29,10 @@ namespace jdwpx::jdwp {
 // Big-endian output buffer.
 class Writer {
  public:
+  Writer() = default;
+  // The buffer starts with `headroom` bytes of room (for a packet header, see
+  // MakeReplyPacketIn); size() counts them.
+  explicit Writer(size_t headroom) : headroom_(headroom) { buf_.resize(headroom); }
   void U8(uint8_t v) { buf_.push_back(v); }
   void U16(uint16_t v) { Be(v); }
   void U32(uint32_t v) { Be(v); }
@@ -47,13 +51,15 @@ class Writer {
   }
   size_t size() const { return buf_.size(); }
   void Reserve(size_t n) { buf_.reserve(n); }
-  // Appends `bytes`; into an empty writer by taking the buffer over (no copy).
-  void Append(std::vector<uint8_t>&& bytes) {
-    if (buf_.empty()) {
+  // Appends `bytes` from `offset` on; into a writer holding only its headroom,
+  // by taking the buffer over (no copy) when the room before `offset` is the
+  // same size.
+  void Append(std::vector<uint8_t>&& bytes, size_t offset = 0) {
+    if (buf_.size() == headroom_ && offset == headroom_) {
       buf_.swap(bytes);
       bytes.clear();
     } else {
-      buf_.insert(buf_.end(), bytes.begin(), bytes.end());
+      buf_.insert(buf_.end(), bytes.begin() + static_cast<std::ptrdiff_t>(offset), bytes.end());
     }
   }
   std::vector<uint8_t>& bytes() { return buf_; }
@@ -65,6 +71,7 @@ class Writer {
     for (int shift = (sizeof(T) - 1) * 8; shift >= 0; shift -= 8) buf_.push_back(static_cast<uint8_t>(v >> shift));
   }
   std::vector<uint8_t> buf_;
+  size_t headroom_ = 0;
 };
 
 // Bounds-checked big-endian input. After the first failure every read fails and
@@ -234,7 +241,7 @@ void Encode(Writer& w, const T& v) {
     EncodeUntagged(w, v.tag, v.bits);
   } else if constexpr (std::is_same_v<T, ArrayRegion>) {
     // A region in wire form (see ArrayRegion) is handed over when the writer is empty.
-    if (!v.wire.empty()) w.Append(std::move(v.wire));
+    if (!v.wire.empty()) w.Append(std::move(v.wire), v.wire_offset);
     else EncodeArrayRegion(w, v);
   } else if constexpr (std::is_same_v<T, RawTail>) {
     w.Bytes(v.bytes.data(), v.bytes.size());
@@ -370,8 +377,8 @@ Result<T> DecodeBody(std::span<const uint8_t> data, size_t* leftover = nullptr) 
 }
 
 template <class T>
-std::vector<uint8_t> EncodeBody(const T& v) {
-  Writer w;
+std::vector<uint8_t> EncodeBody(const T& v, size_t headroom = 0) {
+  Writer w(headroom);
   Encode(w, v);
   return w.Take();
 }

@@ -50,16 +50,17 @@ std::vector<uint8_t> MakeCommandPacket(uint32_t id, CommandId command, std::span
   return out;
 }
 
-std::vector<uint8_t> MakeReplyPacketFrom(uint32_t id, ErrorCode error, std::vector<uint8_t>&& data) {
+std::vector<uint8_t> MakeReplyPacketIn(uint32_t id, ErrorCode error, std::vector<uint8_t>&& room_and_body) {
+  if (room_and_body.size() < kHeaderSize) return MakeReplyPacket(id, error, {});
+  std::vector<uint8_t> out = std::move(room_and_body);
   std::vector<uint8_t> header;
   header.reserve(kHeaderSize);
-  PutU32(header, static_cast<uint32_t>(kHeaderSize + data.size()));
+  PutU32(header, static_cast<uint32_t>(out.size()));
   PutU32(header, id);
   header.push_back(kReplyFlag);
   header.push_back(static_cast<uint8_t>(static_cast<uint16_t>(error) >> 8));
   header.push_back(static_cast<uint8_t>(error));
-  std::vector<uint8_t> out = std::move(data);
-  out.insert(out.begin(), header.begin(), header.end());
+  std::copy(header.begin(), header.end(), out.begin());
   return out;
 }
 

@@ -61,8 +61,9 @@ Result<Packet> ParsePacket(std::span<const uint8_t> bytes);
 
 std::vector<uint8_t> MakeCommandPacket(uint32_t id, CommandId command, std::span<const uint8_t> data);
 std::vector<uint8_t> MakeReplyPacket(uint32_t id, ErrorCode error, std::span<const uint8_t> data);
-// The same, reusing `data`'s storage: the header is inserted in front, so a huge
-// reply (a 50 MB string) is not copied into a second buffer when it has room.
-std::vector<uint8_t> MakeReplyPacketFrom(uint32_t id, ErrorCode error, std::vector<uint8_t>&& data);
+// The packet made in `room_and_body` itself: its first kHeaderSize bytes are
+// room for the header (EncodeBody(reply, kHeaderSize)), so the body, however
+// large, is neither copied nor moved. Empty: a reply without a body.
+std::vector<uint8_t> MakeReplyPacketIn(uint32_t id, ErrorCode error, std::vector<uint8_t>&& room_and_body);
 
 }  // namespace jdwpx::jdwp

@@ -126,6 +126,10 @@ struct ArrayRegion {
   Tag tag = Tag::kInt;
   std::vector<Value> values;  // each value's own tag; for primitives equal to `tag`
   mutable std::vector<uint8_t> wire = {};  // non-empty: the wire form; tag and values unused
+  // Bytes at the start of `wire` before the wire form: room left for a packet
+  // header, so that a reply made of the region alone is never moved (see
+  // Writer's headroom and MakeReplyPacketIn).
+  size_t wire_offset = 0;
   friend bool operator==(const ArrayRegion&, const ArrayRegion&) = default;
 };
 

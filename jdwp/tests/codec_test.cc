@@ -263,6 +263,20 @@ TEST(CodecArrayRegion, WireFormIsHandedOverAsTheOnlyFieldOfABody) {
   EXPECT_EQ(Dec<ArrayRegion>(bytes), (ArrayRegion{Tag::kLong, {Value::Long(0x0102030405060708)}}));
 }
 
+TEST(CodecArrayRegion, WireFormWithRoomForAHeaderIsHandedOverToAWriterWithTheSameRoom) {
+  auto bytes = Bytes({0, 0, 0, 'I', 0, 0, 0, 1, 0, 0, 0, 7});  // 3 bytes of room, then the wire form
+  ArrayReference::GetValues::Reply reply;
+  reply.values.wire = bytes;
+  reply.values.wire_offset = 3;
+  const uint8_t* buffer = reply.values.wire.data();
+  auto body = EncodeBody(reply, 3);
+  EXPECT_EQ(body, bytes);
+  EXPECT_EQ(body.data(), buffer) << "taken over, not copied";
+  // Into a writer without that room: the wire form alone is copied.
+  reply.values.wire = bytes;
+  EXPECT_EQ(EncodeBody(reply), Bytes({'I', 0, 0, 0, 1, 0, 0, 0, 7}));
+}
+
 TEST(CodecArrayRegion, WireFormAfterOtherBytesIsCopied) {
   ArrayRegion region;
   region.wire = Bytes({'I', 0, 0, 0, 1, 0, 0, 0, 7});

@@ -2,6 +2,8 @@
 #include <gtest/gtest.h>
 
 #include "jdwp/packet.h"
+
+#include <algorithm>
 #include "jdwp/tests/populate.h"
 
 namespace jdwpx::jdwp {
@@ -76,15 +78,18 @@ TEST(Packet, Constants) {
   EXPECT_EQ(kReplyFlag, 0x80);
 }
 
-TEST(Packet, ReplyFromBodyEqualsCopiedReply) {
+TEST(Packet, ReplyMadeInTheBodysRoomEqualsCopiedReply) {
   std::vector<uint8_t> body(300, 0x5c);
-  body.reserve(400);  // room for the header: no second buffer
   auto expected = MakeReplyPacket(42, ErrorCode::kNone, body);
-  const uint8_t* storage = body.data();
-  auto packet = MakeReplyPacketFrom(42, ErrorCode::kNone, std::move(body));
+  std::vector<uint8_t> room_and_body(kHeaderSize + body.size(), 0);
+  std::copy(body.begin(), body.end(), room_and_body.begin() + kHeaderSize);
+  const uint8_t* storage = room_and_body.data();
+  auto packet = MakeReplyPacketIn(42, ErrorCode::kNone, std::move(room_and_body));
   EXPECT_EQ(packet, expected);
-  EXPECT_EQ(packet.data(), storage);
-  EXPECT_EQ(MakeReplyPacketFrom(7, ErrorCode::kInvalidThread, {}), MakeReplyPacket(7, ErrorCode::kInvalidThread, {}));
+  EXPECT_EQ(packet.data(), storage) << "made in place, not moved";
+  // The room alone: a reply without a body; nothing at all: the same.
+  EXPECT_EQ(MakeReplyPacketIn(5, ErrorCode::kNone, std::vector<uint8_t>(kHeaderSize)), MakeReplyPacket(5, ErrorCode::kNone, {}));
+  EXPECT_EQ(MakeReplyPacketIn(7, ErrorCode::kInvalidThread, {}), MakeReplyPacket(7, ErrorCode::kInvalidThread, {}));
 }
 
 }  // namespace
