@@ -301,7 +301,10 @@ jdwp::Result<int32_t> EventManager::Set(JNIEnv* jni, const jdwp::EventRequest::S
   if (r->kind == EventKind::kClassUnload && !unloads_.started()) {
     auto start = std::chrono::steady_clock::now();
     // ClassPrepare first: a class prepared during the scan is tagged by one or the other.
-    (void)ctx_.jvmti.SetEventMode(true, JVMTI_EVENT_CLASS_PREPARE);
+    {
+      std::lock_guard lock(mu_);
+      SetGlobalMode(JVMTI_EVENT_CLASS_PREPARE, true);
+    }
     if (unloads_.Start(ctx_.vm, jni))
       Log().debug("class unload tracking: {} classes tagged in {} us", unloads_.tracked(),
                   std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::steady_clock::now() - start)
@@ -472,6 +475,14 @@ void EventManager::ClearAllBreakpoints(JNIEnv* jni) {
   UpdateEventModes(jni);
 }
 
+void EventManager::SetGlobalMode(jvmtiEvent event, bool on) {
+  // A JVMTI mode change costs the VM a recomputation over its threads: made
+  // only when the mode changes (every request's Set and Clear come here).
+  int8_t& applied = global_modes_.at(static_cast<size_t>(event - JVMTI_MIN_EVENT_TYPE_VAL));
+  if (applied == static_cast<int8_t>(on)) return;
+  if (ctx_.jvmti.SetEventMode(on, event)) applied = static_cast<int8_t>(on);
+}
+
 void EventManager::UpdateEventModes(JNIEnv*) {
   // Once tracking unloads, every prepared class is tagged from then on (as stock
   // tracks always): a class loaded between sessions may unload in the next one.
@@ -494,17 +505,17 @@ void EventManager::UpdateEventModes(JNIEnv*) {
     wait |= r->kind == EventKind::kMonitorWait;
     waited |= r->kind == EventKind::kMonitorWaited;
   }
-  (void)ctx_.jvmti.SetEventMode(exception, JVMTI_EVENT_EXCEPTION);
-  (void)ctx_.jvmti.SetEventMode(class_prepare, JVMTI_EVENT_CLASS_PREPARE);
-  (void)ctx_.jvmti.SetEventMode(entry, JVMTI_EVENT_METHOD_ENTRY);
-  (void)ctx_.jvmti.SetEventMode(exit, JVMTI_EVENT_METHOD_EXIT);
+  SetGlobalMode(JVMTI_EVENT_EXCEPTION, exception);
+  SetGlobalMode(JVMTI_EVENT_CLASS_PREPARE, class_prepare);
+  SetGlobalMode(JVMTI_EVENT_METHOD_ENTRY, entry);
+  SetGlobalMode(JVMTI_EVENT_METHOD_EXIT, exit);
   global_method_exit_ = exit;
-  (void)ctx_.jvmti.SetEventMode(access, JVMTI_EVENT_FIELD_ACCESS);
-  (void)ctx_.jvmti.SetEventMode(modification, JVMTI_EVENT_FIELD_MODIFICATION);
-  (void)ctx_.jvmti.SetEventMode(contended_enter, JVMTI_EVENT_MONITOR_CONTENDED_ENTER);
-  (void)ctx_.jvmti.SetEventMode(contended_entered, JVMTI_EVENT_MONITOR_CONTENDED_ENTERED);
-  (void)ctx_.jvmti.SetEventMode(wait, JVMTI_EVENT_MONITOR_WAIT);
-  (void)ctx_.jvmti.SetEventMode(waited, JVMTI_EVENT_MONITOR_WAITED);
+  SetGlobalMode(JVMTI_EVENT_FIELD_ACCESS, access);
+  SetGlobalMode(JVMTI_EVENT_FIELD_MODIFICATION, modification);
+  SetGlobalMode(JVMTI_EVENT_MONITOR_CONTENDED_ENTER, contended_enter);
+  SetGlobalMode(JVMTI_EVENT_MONITOR_CONTENDED_ENTERED, contended_entered);
+  SetGlobalMode(JVMTI_EVENT_MONITOR_WAIT, wait);
+  SetGlobalMode(JVMTI_EVENT_MONITOR_WAITED, waited);
 }
 
 void EventManager::RefreshHooks(JNIEnv* jni, bool reset_breakpoints) {
@@ -526,7 +537,7 @@ void EventManager::RefreshHooks(JNIEnv* jni, bool reset_breakpoints) {
   }
   // Before the scan of the loaded classes: a class prepared meanwhile is met at its ClassPrepare.
   if (std::any_of(filters.begin(), filters.end(), [](const MethodHooks::RequestFilter& f) { return f.Hookable(); }))
-    (void)ctx_.jvmti.SetEventMode(true, JVMTI_EVENT_CLASS_PREPARE);
+    SetGlobalMode(JVMTI_EVENT_CLASS_PREPARE, true);
   auto hooked = hooks_.Rebuild(jni, std::move(filters), reset_breakpoints,
                                [this](jmethodID m, jlocation l) { return UserBreakpointAt(m, l); });
   for (auto& r : requests_) r->hooked = hooked.contains(r->id);

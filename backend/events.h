@@ -16,6 +16,7 @@
 #include <jni.h>
 #include <jvmti.h>
 
+#include <array>
 #include <condition_variable>
 #include <cstdint>
 #include <deque>
@@ -131,6 +132,8 @@ class EventManager {
   template <class Event>
   void ReportThreadEvent(JNIEnv* jni, jthread thread, jdwp::EventKind kind);
   void UpdateEventModes(JNIEnv* jni);  // mu_ held
+  // A global JVMTI event mode, set only when it changes (mu_ held).
+  void SetGlobalMode(jvmtiEvent event, bool on);
   // Method requests changed (mu_ held): which are hooked (method_hooks.h), and
   // the event modes. `reset_breakpoints` after a redefinition.
   void RefreshHooks(JNIEnv* jni, bool reset_breakpoints = false);
@@ -156,6 +159,13 @@ class EventManager {
   std::vector<std::unique_ptr<Request>> requests_;
   ClassTracker unloads_;  // started by the first ClassUnload request
   MethodHooks hooks_;
+  // The global mode last applied per JVMTI event (-1: not yet); mu_.
+  std::array<int8_t, JVMTI_MAX_EVENT_TYPE_VAL - JVMTI_MIN_EVENT_TYPE_VAL + 1> global_modes_ = MakeUnknownModes();
+  static constexpr std::array<int8_t, JVMTI_MAX_EVENT_TYPE_VAL - JVMTI_MIN_EVENT_TYPE_VAL + 1> MakeUnknownModes() {
+    std::array<int8_t, JVMTI_MAX_EVENT_TYPE_VAL - JVMTI_MIN_EVENT_TYPE_VAL + 1> modes{};
+    modes.fill(-1);
+    return modes;
+  }
   // An exit request the hooks do not serve exists: JVMTI MethodExit events are
   // on for every thread (read by callbacks without mu_).
   std::atomic<bool> global_method_exit_{false};
