@@ -40,6 +40,12 @@ struct EventManager::Step {
   // Step into through a callee it may not stop in: a FramePop is asked for that
   // callee (depth start + 1), to learn when an exception leaves it.
   bool callee_armed = false;
+  // Step into, inside code it may not stop in (filtered classes, no line
+  // numbers): single stepping is off and MethodEntry events are on for the
+  // thread alone, as stock does, until a method it may stop in is entered or
+  // the frame at watch_depth (the first such callee) returns.
+  bool watching_entries = false;
+  int32_t watch_depth = -1;
   // Step into: whether the step may stop in a method (class filters pass and,
   // for a line step, it has line numbers), per method met deeper than the start.
   std::unordered_map<jmethodID, bool> may_stop_in;
@@ -371,7 +377,15 @@ jdwp::Result<int32_t> EventManager::Set(JNIEnv* jni, const jdwp::EventRequest::S
   return id;
 }
 
+void EventManager::StopWatchingEntries(Step& step) {
+  if (!step.watching_entries) return;
+  step.watching_entries = false;
+  step.watch_depth = -1;
+  (void)ctx_.jvmti.SetEventMode(false, JVMTI_EVENT_METHOD_ENTRY, step.thread);
+}
+
 void EventManager::StopStepping(JNIEnv* jni, Step& step) {
+  StopWatchingEntries(step);
   (void)ctx_.jvmti.SetEventMode(false, JVMTI_EVENT_SINGLE_STEP, step.thread);
   step.frame_pop_depth = -1;
   step.skip_handler_entry = false;
@@ -834,14 +848,20 @@ bool EventManager::StepCompletes(JNIEnv* jni, Step& step, jthread thread, jmetho
     if (step.depth == jdwp::StepDepth::kInto) {
       auto [it, fresh] = step.may_stop_in.try_emplace(method, false);
       if (fresh) it->second = StepMayStopIn(jni, step, method);
-      if (!it->second && depth == step.start_depth + 1 && !step.callee_armed) {
-        jvmtiError e = ctx_.jvmti.raw()->NotifyFramePop(thread, 0);
-        step.callee_armed = e == JVMTI_ERROR_NONE || e == JVMTI_ERROR_DUPLICATE;
+      if (it->second) return true;
+      // A callee it may not stop in (a filtered class, no line numbers): it runs
+      // without single steps; it may call code to stop in, such as a lambda
+      // body called by java.util, met by MethodEntry events (OnMethodEntry), or
+      // return, met by a FramePop (OnFramePop).
+      jvmtiError e = ctx_.jvmti.raw()->NotifyFramePop(thread, 0);
+      if (e == JVMTI_ERROR_NONE || e == JVMTI_ERROR_DUPLICATE) {
+        if (depth == step.start_depth + 1) step.callee_armed = true;
+        step.watching_entries = true;
+        step.watch_depth = depth;
+        (void)ctx_.jvmti.SetEventMode(false, JVMTI_EVENT_SINGLE_STEP, thread);
+        (void)ctx_.jvmti.SetEventMode(true, JVMTI_EVENT_METHOD_ENTRY, thread);
       }
-      // Otherwise (a filtered callee, or one without line numbers) keep stepping
-      // through it: it may call code to stop in, such as a lambda body called by
-      // java.util (stock watches MethodEntry events for that).
-      return it->second;
+      return false;
     }
     // Over or out: the callee runs at full speed until it returns.
     jvmtiError e = ctx_.jvmti.raw()->NotifyFramePop(thread, 0);
@@ -1005,8 +1025,13 @@ void EventManager::OnFramePop(JNIEnv* jni, jthread thread, jmethodID, bool by_ex
     auto count = ctx_.jvmti.GetFrameCount(thread);
     if (!count) continue;
     if (step.frame_pop_depth < 0) {
-      // Step into: an exception leaves the callee it steps through; the handler's
-      // first instruction is skipped as when stepping resumes below.
+      // Step into: the code it may not stop in returns (or an exception leaves
+      // it): single steps again from the next instruction in its caller; a
+      // handler's first instruction is skipped as when stepping resumes below.
+      if (step.watching_entries && *count <= step.watch_depth) {
+        StopWatchingEntries(step);
+        (void)ctx_.jvmti.SetEventMode(true, JVMTI_EVENT_SINGLE_STEP, thread);
+      }
       if (by_exception && step.callee_armed && *count == step.start_depth + 1) step.skip_handler_entry = true;
       continue;
     }
@@ -1215,6 +1240,21 @@ void EventManager::TakeDeferred(JNIEnv* jni, jthread thread, jmethodID method, j
 void EventManager::OnMethodEntry(JNIEnv* jni, jthread thread, jmethodID method) {
   ReentryGuard guard;
   if (!guard.entered) return;
+  {
+    std::lock_guard lock(mu_);
+    for (auto& r : requests_) {
+      if (!r->step || !r->step->watching_entries || r->expired || !jni->IsSameObject(r->step->thread, thread)) continue;
+      // A step into, in code it may not stop in, enters a method it may stop in:
+      // single steps again; the step ends at this method's first instruction.
+      Step& step = *r->step;
+      auto [it, fresh] = step.may_stop_in.try_emplace(method, false);
+      if (fresh) it->second = StepMayStopIn(jni, step, method);
+      if (it->second) {
+        StopWatchingEntries(step);
+        (void)ctx_.jvmti.SetEventMode(true, JVMTI_EVENT_SINGLE_STEP, thread);
+      }
+    }
+  }
   ReportUnloads(jni, thread);
   t_step_place = StepPlace{};
   std::vector<ev::EventData> events;
@@ -1437,6 +1477,7 @@ bool EventManager::AfterFramesPopped(JNIEnv* jni, jthread thread) {
     step.frame_pop_depth = -1;
     step.skip_handler_entry = false;
     step.callee_armed = false;
+    StopWatchingEntries(step);  // the caller keeps single stepping (frame_pop.cc)
     if (auto count = ctx_.jvmti.GetFrameCount(thread)) step.start_depth = *count;
     if (auto top = ctx_.jvmti.GetFrameLocation(thread, 0)) {
       step.start_method = top->first;

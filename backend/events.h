@@ -145,6 +145,7 @@ class EventManager {
                          std::vector<jdwp::events::EventData>& events, jdwp::SuspendPolicy& policy);
   void DeleteRequest(JNIEnv* jni, Request& r);  // mu_ held
   void StopStepping(JNIEnv* jni, Step& step);   // mu_ held
+  void StopWatchingEntries(Step& step);          // mu_ held (see Step::watching_entries)
   bool StepCompletes(JNIEnv* jni, Step& step, jthread thread, jmethodID method, jlocation location);
   bool StepMayStopIn(JNIEnv* jni, Step& step, jmethodID method);  // mu_ held
   std::string ClassNameOf(jclass klass);
