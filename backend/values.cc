@@ -302,25 +302,45 @@ void EncodeString(JNIEnv* jni, jstring s, jsize length, Sink& sink) {
 
 }  // namespace
 
-jdwp::Result<std::string> ReadString(JNIEnv* jni, jstring s) {
-  // Two passes over the characters (read in chunks: no whole UTF-16 or modified
-  // UTF-8 copy of the string), so the result is allocated once at its exact size.
+namespace {
+
+// The string's wire UTF-8 after `prefix` bytes left for the caller. Two passes
+// over the characters (read in chunks: no whole UTF-16 or modified UTF-8 copy
+// of the string), so the buffer is allocated once at its exact size.
+template <class Buffer>
+jdwp::Result<Buffer> EncodeStringAfter(JNIEnv* jni, jstring s, size_t prefix) {
   const jsize length = jni->GetStringLength(s);
   CountingSink counter;
   EncodeString(jni, s, length, counter);
-  std::string out;
   if (counter.size + 4 > kMaxReplyBody) return jdwp::Fail(ErrorCode::kOutOfMemory, "string larger than a packet can hold");
+  Buffer out;
   try {
-    out.resize(counter.size);
+    out.resize(prefix + counter.size);
   } catch (const std::bad_alloc&) {
     return jdwp::Fail(ErrorCode::kOutOfMemory, "string too large");
   }
-  WritingSink writer{out.data()};
+  WritingSink writer{reinterpret_cast<char*>(out.data()) + prefix};
   EncodeString(jni, s, length, writer);
   if (jni->ExceptionCheck()) {
     jni->ExceptionClear();
     return jdwp::Fail(ErrorCode::kInternal, "exception while reading the string");
   }
+  return out;
+}
+
+}  // namespace
+
+jdwp::Result<std::string> ReadString(JNIEnv* jni, jstring s) { return EncodeStringAfter<std::string>(jni, s, 0); }
+
+jdwp::Result<jdwp::WireString> ReadWireString(JNIEnv* jni, jstring s) {
+  // Room for the reply's packet header, then the string's length: the reply is
+  // the string alone, and its packet is made in this buffer.
+  constexpr size_t kPrefix = jdwp::kHeaderSize + 4;
+  ASSIGN_OR_RETURN(auto bytes, EncodeStringAfter<std::vector<uint8_t>>(jni, s, kPrefix));
+  PutBigEndian(bytes.data() + jdwp::kHeaderSize, static_cast<int32_t>(bytes.size() - kPrefix));
+  jdwp::WireString out;
+  out.wire = std::move(bytes);
+  out.wire_offset = jdwp::kHeaderSize;
   return out;
 }
 

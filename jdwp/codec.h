@@ -180,7 +180,7 @@ constexpr size_t MinWireSize() {
   if constexpr (std::is_same_v<T, bool>) return 1;
   else if constexpr (std::is_arithmetic_v<T> || std::is_enum_v<T>) return sizeof(T);
   else if constexpr (IsStrongId<T>::value) return 8;
-  else if constexpr (std::is_same_v<T, std::string>) return 4;
+  else if constexpr (std::is_same_v<T, std::string> || std::is_same_v<T, WireString>) return 4;
   else if constexpr (std::is_same_v<T, Location>) return 25;
   else if constexpr (std::is_same_v<T, TaggedObjectId>) return 9;
   else if constexpr (std::is_same_v<T, Value>) return 1;
@@ -239,6 +239,10 @@ void Encode(Writer& w, const T& v) {
     EncodeValue(w, v);
   } else if constexpr (std::is_same_v<T, UntaggedValue>) {
     EncodeUntagged(w, v.tag, v.bits);
+  } else if constexpr (std::is_same_v<T, WireString>) {
+    // In wire form, handed over as a region is (see ArrayRegion).
+    if (!v.wire.empty()) w.Append(std::move(v.wire), v.wire_offset);
+    else w.String(v.text);
   } else if constexpr (std::is_same_v<T, ArrayRegion>) {
     // A region in wire form (see ArrayRegion) is handed over when the writer is empty.
     if (!v.wire.empty()) w.Append(std::move(v.wire), v.wire_offset);
@@ -316,6 +320,8 @@ bool Decode(Reader& r, T& v) {
     return r.U64(v.value);
   } else if constexpr (std::is_same_v<T, std::string>) {
     return r.String(v);
+  } else if constexpr (std::is_same_v<T, WireString>) {
+    return r.String(v.text);
   } else if constexpr (std::is_same_v<T, Location>) {
     uint8_t tag = 0;
     if (!r.U8(tag) || !r.U64(v.class_id.value) || !r.U64(v.method_id.value) || !r.U64(v.index)) return false;

@@ -182,6 +182,14 @@ void Append(std::string& out, const Value& v) {
 
 void Append(std::string& out, const UntaggedValue& v) { AppendData(out, v.tag, v.bits); }
 
+void Append(std::string& out, const WireString& v) {
+  if (v.wire.empty()) {
+    AppendString(out, v.text);
+    return;
+  }
+  out += "(a string of " + std::to_string(v.wire.size() - v.wire_offset - 4) + " bytes in wire form)";
+}
+
 void Append(std::string& out, const ArrayRegion& v) {
   Append(out, v.tag);
   if (IsObjectTag(v.tag)) {

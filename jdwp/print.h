@@ -33,6 +33,7 @@ void Append(std::string& out, const TaggedObjectId& v);
 void Append(std::string& out, const Value& v);
 void Append(std::string& out, const UntaggedValue& v);
 void Append(std::string& out, const ArrayRegion& v);
+void Append(std::string& out, const WireString& v);
 void Append(std::string& out, Tag v);
 void Append(std::string& out, TypeTag v);
 void Append(std::string& out, EventKind v);
@@ -76,7 +77,8 @@ void AppendAny(std::string& out, const T& v) {
                        std::is_same_v<T, SuspendPolicy> || std::is_same_v<T, StepSize> ||
                        std::is_same_v<T, StepDepth> || std::is_same_v<T, Location> ||
                        std::is_same_v<T, TaggedObjectId> || std::is_same_v<T, Value> ||
-                       std::is_same_v<T, UntaggedValue> || std::is_same_v<T, ArrayRegion>) {
+                       std::is_same_v<T, UntaggedValue> || std::is_same_v<T, ArrayRegion> ||
+                       std::is_same_v<T, WireString>) {
     Append(out, v);
   } else if constexpr (std::is_enum_v<T>) {
     AppendSigned(out, static_cast<int64_t>(v));

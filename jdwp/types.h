@@ -133,6 +133,17 @@ struct ArrayRegion {
   friend bool operator==(const ArrayRegion&, const ArrayRegion&) = default;
 };
 
+// A JDWP string the agent may build straight in wire form (its 4-byte length
+// and its bytes, after `wire_offset` bytes of room for a packet header), so
+// that a huge one (StringReference.Value of a 50 MB string) is never copied
+// into a reply; otherwise `text`. Decoding fills `text`.
+struct WireString {
+  std::string text;
+  mutable std::vector<uint8_t> wire = {};
+  size_t wire_offset = 0;
+  friend bool operator==(const WireString&, const WireString&) = default;
+};
+
 // The rest of a packet's data, left for a handler that needs context to decode it
 // (untagged values whose types depend on fields or slots).
 struct RawTail {

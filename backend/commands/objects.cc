@@ -408,8 +408,13 @@ void RegisterObjects(Dispatcher& d, Context& ctx, JNIEnv** jni_slot) {
   d.Bind<jdwp::StringReference::Value>([c, J](const jdwp::StringReference::Value::Request& req)
                                            -> jdwp::Result<jdwp::StringReference::Value::Reply> {
     ASSIGN_OR_RETURN(jstring s, c->String(J(), jdwp::IdCast<jdwp::StringId>(req.string_object)));
+    // The standard UTF-8 stock sends by default is built straight in wire form.
+    if (!WireIsModifiedUtf8()) {
+      ASSIGN_OR_RETURN(jdwp::WireString wire, ReadWireString(J(), s));
+      return jdwp::StringReference::Value::Reply{std::move(wire)};
+    }
     ASSIGN_OR_RETURN(std::string utf8, ReadString(J(), s));
-    return jdwp::StringReference::Value::Reply{Utf8ToWireString(std::move(utf8))};
+    return jdwp::StringReference::Value::Reply{jdwp::WireString{Utf8ToWireString(std::move(utf8))}};
   });
 
   d.Bind<AR::Length>([c, J](const AR::Length::Request& req) -> jdwp::Result<AR::Length::Reply> {

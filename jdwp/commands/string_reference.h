@@ -10,7 +10,7 @@ struct Value {
   static constexpr CommandId kId{CommandSet::kStringReference, 1};
   static constexpr std::string_view kName = "StringReference.Value";
   struct Request { ObjectId string_object; JDWP_FIELDS(string_object) };
-  struct Reply { std::string string_value; JDWP_FIELDS(string_value) };
+  struct Reply { WireString string_value; JDWP_FIELDS(string_value) };
 };
 
 }  // namespace jdwpx::jdwp::StringReference

@@ -277,6 +277,21 @@ TEST(CodecArrayRegion, WireFormWithRoomForAHeaderIsHandedOverToAWriterWithTheSam
   EXPECT_EQ(EncodeBody(reply), Bytes({'I', 0, 0, 0, 1, 0, 0, 0, 7}));
 }
 
+TEST(CodecWireString, WireFormIsHandedOverAndEqualsTheTextForm) {
+  auto bytes = Bytes({0, 0, 0, 0, 0, 0, 0, 2, 'h', 'i'});  // 4 bytes of room, then the string's wire form
+  StringReference::Value::Reply reply;
+  reply.string_value.wire = bytes;
+  reply.string_value.wire_offset = 4;
+  const uint8_t* buffer = reply.string_value.wire.data();
+  auto body = EncodeBody(reply, 4);
+  EXPECT_EQ(body, bytes);
+  EXPECT_EQ(body.data(), buffer) << "taken over, not copied";
+  StringReference::Value::Reply text;
+  text.string_value.text = "hi";
+  EXPECT_EQ(EncodeBody(text), Bytes({0, 0, 0, 2, 'h', 'i'}));
+  EXPECT_EQ(Dec<StringReference::Value::Reply>(Bytes({0, 0, 0, 2, 'h', 'i'})).string_value, text.string_value);
+}
+
 TEST(CodecArrayRegion, WireFormAfterOtherBytesIsCopied) {
   ArrayRegion region;
   region.wire = Bytes({'I', 0, 0, 0, 1, 0, 0, 0, 7});

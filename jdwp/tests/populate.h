@@ -63,6 +63,8 @@ void Populate(T& v, uint64_t& seed) {
     v = TaggedObjectId{Tag::kString, ObjectId{0x5000 + seed}};
   } else if constexpr (std::is_same_v<T, Value>) {
     v = SomeValue(seed);
+  } else if constexpr (std::is_same_v<T, WireString>) {
+    v.text = "w" + std::to_string(seed) + "\xC3\xA9";
   } else if constexpr (std::is_same_v<T, ArrayRegion>) {
     v = ArrayRegion{Tag::kObject,
                     {Value::Object(Tag::kString, ObjectId{seed}), Value::Object(Tag::kObject, ObjectId{}),
