@@ -992,29 +992,42 @@ void EventManager::ReportHookedEntry(JNIEnv* jni, jthread thread, jmethodID meth
   if (!hooks_.OnStart(jni, thread, method, location)) return;
   {
     std::lock_guard lock(mu_);
-    bool wanted = false, wants_instance = false;
-    for (auto& r : requests_) {
-      if (r->kind != EventKind::kMethodEntry || !r->hooked || r->expired) continue;
-      wanted = true;
-      for (auto& m : r->modifiers) wants_instance |= std::holds_alternative<mod::InstanceOnly>(m);
-    }
-    if (!wanted) return;
-    jdwp::Location loc = ctx_.LocationOf(jni, method, location);
-    jclass klass = nullptr;
-    if (auto k = ctx_.jvmti.GetMethodDeclaringClass(method)) klass = *k;
-    jobject instance = wants_instance ? FrameThis(thread, method) : nullptr;
-    jdwp::ThreadId thread_id{};
-    for (auto& r : requests_ | std::views::reverse) {
-      if (r->kind != EventKind::kMethodEntry || !r->hooked) continue;
-      if (!Matches(jni, *r, thread, klass, &loc, nullptr, false, instance)) continue;
-      if (thread_id.is_null()) thread_id = ctx_.IdOf<jdwp::ThreadId>(jni, thread);
-      events.push_back(ev::MethodEntry{r->id, thread_id, loc});
-      policy = std::max(policy, r->policy);
-    }
-    if (instance) jni->DeleteLocalRef(instance);
-    if (klass) jni->DeleteLocalRef(klass);
+    (void)AddEntryEvents(jni, thread, method, /*hooked=*/true, events, policy);
   }
   OrderLeadingEntries(events);
+}
+
+std::optional<EventManager::EntryPlace> EventManager::AddEntryEvents(JNIEnv* jni, jthread thread, jmethodID method,
+                                                                     bool hooked, std::vector<ev::EventData>& events,
+                                                                     SuspendPolicy& policy) {
+  bool wanted = false, wants_instance = false;
+  for (auto& r : requests_) {
+    if (r->kind != EventKind::kMethodEntry || r->expired || r->hooked != hooked) continue;
+    wanted = true;
+    for (auto& m : r->modifiers) wants_instance |= std::holds_alternative<mod::InstanceOnly>(m);
+  }
+  if (!wanted) return std::nullopt;
+  // As stock: the location of a method entry is the method's first index (0 for native ones).
+  EntryPlace place;
+  auto range = ctx_.jvmti.GetMethodLocation(method);
+  place.has_code = range && range->first >= 0;
+  if (place.has_code) place.start = range->first;
+  jdwp::Location loc = ctx_.LocationOf(jni, method, place.start);
+  jclass klass = nullptr;
+  if (auto k = ctx_.jvmti.GetMethodDeclaringClass(method)) klass = *k;
+  jobject instance = wants_instance ? FrameThis(thread, method) : nullptr;
+  jdwp::ThreadId thread_id{};
+  // Newest request first, as stock orders the events of one place.
+  for (auto& r : requests_ | std::views::reverse) {
+    if (r->kind != EventKind::kMethodEntry || r->hooked != hooked) continue;
+    if (!Matches(jni, *r, thread, klass, &loc, nullptr, false, instance)) continue;
+    if (thread_id.is_null()) thread_id = ctx_.IdOf<jdwp::ThreadId>(jni, thread);
+    events.push_back(ev::MethodEntry{r->id, thread_id, loc});
+    policy = std::max(policy, r->policy);
+  }
+  if (instance) jni->DeleteLocalRef(instance);
+  if (klass) jni->DeleteLocalRef(klass);
+  return place;
 }
 
 void EventManager::OnFramePop(JNIEnv* jni, jthread thread, jmethodID, bool by_exception) {
@@ -1267,45 +1280,20 @@ void EventManager::OnMethodEntry(JNIEnv* jni, jthread thread, jmethodID method) 
   bool defer = false;
   {
     std::lock_guard lock(mu_);
-    bool wanted = false, wants_instance = false;
-    for (auto& r : requests_) {
-      if (r->kind != EventKind::kMethodEntry || r->expired || r->hooked) continue;
-      wanted = true;
-      for (auto& m : r->modifiers) wants_instance |= std::holds_alternative<mod::InstanceOnly>(m);
-    }
-    if (!wanted) return;
-    // As stock: the location of a method entry is the method's first index (0 for native ones).
-    auto range = ctx_.jvmti.GetMethodLocation(method);
-    bool has_code = range && range->first >= 0;
-    if (has_code) start = range->first;
-    jdwp::Location loc = ctx_.LocationOf(jni, method, start);
-    jclass klass = nullptr;
-    if (auto k = ctx_.jvmti.GetMethodDeclaringClass(method)) klass = *k;
-    jobject instance = nullptr;
-    if (wants_instance)
-      instance = FrameThis(thread, method);
-    jdwp::ThreadId thread_id{};
-    // Newest request first, as stock orders the events of one place.
-    for (auto& r : requests_ | std::views::reverse) {
-      if (r->kind != EventKind::kMethodEntry || r->hooked) continue;  // hooked: at the breakpoint
-      if (!Matches(jni, *r, thread, klass, &loc, nullptr, false, instance)) continue;
-      if (thread_id.is_null()) thread_id = ctx_.IdOf<jdwp::ThreadId>(jni, thread);
-      events.push_back(ev::MethodEntry{r->id, thread_id, loc});
-      policy = std::max(policy, r->policy);
-    }
-    if (!events.empty() && has_code) {
+    // The requests the hooks serve report at their breakpoint (ReportHookedEntry).
+    auto place = AddEntryEvents(jni, thread, method, /*hooked=*/false, events, policy);
+    if (!place) return;
+    start = place->start;
+    if (!events.empty() && place->has_code) {
       // As stock: kept back when a breakpoint at the first instruction, or the
       // single step of a step in progress, will report at this same place (a
       // native method has no instruction to meet them at: never kept back).
-      defer = hooks_.BreakpointAt(method, start);
+      defer = hooks_.BreakpointAt(method, start) || UserBreakpointAt(method, start);
       for (auto& r : requests_) {
-        if (r->kind == EventKind::kBreakpoint && r->bp_method == method && r->bp_location == start) defer = true;
         if (r->step && r->step->frame_pop_depth < 0 && !r->expired && jni->IsSameObject(r->step->thread, thread))
           defer = true;
       }
     }
-    if (instance) jni->DeleteLocalRef(instance);
-    if (klass) jni->DeleteLocalRef(klass);
   }
   if (defer) {
     t_deferred.method = method;

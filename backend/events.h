@@ -143,6 +143,17 @@ class EventManager {
   // and merged with entries already there, the newest request first.
   void ReportHookedEntry(JNIEnv* jni, jthread thread, jmethodID method, jlocation location,
                          std::vector<jdwp::events::EventData>& events, jdwp::SuspendPolicy& policy);
+  // The MethodEntry events of an entry of `method` on `thread`, for the entry
+  // requests the hooks serve (`hooked`) or those JVMTI's events serve, newest
+  // request first (mu_ held). Nothing when no such request exists; else where
+  // the entry is reported (the method's first index, 0 for a native one).
+  struct EntryPlace {
+    jlocation start = 0;
+    bool has_code = false;
+  };
+  std::optional<EntryPlace> AddEntryEvents(JNIEnv* jni, jthread thread, jmethodID method, bool hooked,
+                                           std::vector<jdwp::events::EventData>& events,
+                                           jdwp::SuspendPolicy& policy);
   void DeleteRequest(JNIEnv* jni, Request& r);  // mu_ held
   void StopStepping(JNIEnv* jni, Step& step);   // mu_ held
   void StopWatchingEntries(Step& step);          // mu_ held (see Step::watching_entries)
