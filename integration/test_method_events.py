@@ -148,15 +148,7 @@ class MethodEventsTest(unittest.TestCase):
         s.c.ok(ClassType.SetValues, s.c.type_id(s.fixture) + i32(1) + s.c.field_id(state) + i32(2))
         if vm_suspended:
             s.c.ok(VirtualMachine.Resume)
-        got = []
-        while True:
-            if not s.c.events:
-                s.c.read_event()
-            policy, events = s.parse(s.c.events.pop(0))
-            if any(e["kind"] == VM_DEATH for e in events):
-                break
-            got.extend(self.describe(s, events))
-        self.assertEqual(got, ["V waitInside", "E leaf", "V leaf=8", "V inside", "V main"])
+        self.assertEqual(self.collect_to_the_end(s), ["V waitInside", "E leaf", "V leaf=8", "V inside", "V main"])
 
     def test_class_filter_over_a_hierarchy(self):
         # ClassOnly(Base) matches methods declared in Base and Derived; ClassOnly
