@@ -384,6 +384,17 @@ void EventManager::StopWatchingEntries(Step& step) {
   (void)ctx_.jvmti.SetEventMode(false, JVMTI_EVENT_METHOD_ENTRY, step.thread);
 }
 
+void EventManager::SingleStepAgain(Step& step) {
+  StopWatchingEntries(step);
+  (void)ctx_.jvmti.SetEventMode(true, JVMTI_EVENT_SINGLE_STEP, step.thread);
+}
+
+bool EventManager::CachedMayStopIn(JNIEnv* jni, Step& step, jmethodID method) {
+  auto [it, fresh] = step.may_stop_in.try_emplace(method, false);
+  if (fresh) it->second = StepMayStopIn(jni, step, method);
+  return it->second;
+}
+
 void EventManager::StopStepping(JNIEnv* jni, Step& step) {
   StopWatchingEntries(step);
   (void)ctx_.jvmti.SetEventMode(false, JVMTI_EVENT_SINGLE_STEP, step.thread);
@@ -846,9 +857,7 @@ bool EventManager::StepCompletes(JNIEnv* jni, Step& step, jthread thread, jmetho
   if (depth < step.start_depth) return true;  // returned (or unwound) into a caller
   if (depth > step.start_depth) {
     if (step.depth == jdwp::StepDepth::kInto) {
-      auto [it, fresh] = step.may_stop_in.try_emplace(method, false);
-      if (fresh) it->second = StepMayStopIn(jni, step, method);
-      if (it->second) return true;
+      if (CachedMayStopIn(jni, step, method)) return true;
       // A callee it may not stop in (a filtered class, no line numbers): it runs
       // without single steps; it may call code to stop in, such as a lambda
       // body called by java.util, met by MethodEntry events (OnMethodEntry), or
@@ -990,11 +999,8 @@ void EventManager::OnSingleStep(JNIEnv* jni, jthread thread, jmethodID method, j
 void EventManager::ReportHookedEntry(JNIEnv* jni, jthread thread, jmethodID method, jlocation location,
                                      std::vector<ev::EventData>& events, SuspendPolicy& policy) {
   if (!hooks_.OnStart(jni, thread, method, location)) return;
-  {
-    std::lock_guard lock(mu_);
-    (void)AddEntryEvents(jni, thread, method, /*hooked=*/true, events, policy);
-  }
-  OrderLeadingEntries(events);
+  std::lock_guard lock(mu_);
+  (void)AddEntryEvents(jni, thread, method, /*hooked=*/true, events, policy);
 }
 
 std::optional<EventManager::EntryPlace> EventManager::AddEntryEvents(JNIEnv* jni, jthread thread, jmethodID method,
@@ -1041,10 +1047,7 @@ void EventManager::OnFramePop(JNIEnv* jni, jthread thread, jmethodID, bool by_ex
       // Step into: the code it may not stop in returns (or an exception leaves
       // it): single steps again from the next instruction in its caller; a
       // handler's first instruction is skipped as when stepping resumes below.
-      if (step.watching_entries && *count <= step.watch_depth) {
-        StopWatchingEntries(step);
-        (void)ctx_.jvmti.SetEventMode(true, JVMTI_EVENT_SINGLE_STEP, thread);
-      }
+      if (step.watching_entries && *count <= step.watch_depth) SingleStepAgain(step);
       if (by_exception && step.callee_armed && *count == step.start_depth + 1) step.skip_handler_entry = true;
       continue;
     }
@@ -1101,6 +1104,7 @@ void EventManager::OnBreakpoint(JNIEnv* jni, jthread thread, jmethodID method, j
     if (instance) jni->DeleteLocalRef(instance);
     if (klass) jni->DeleteLocalRef(klass);
   }();
+  OrderLeadingEntries(events);  // kept-back entries, then the hooked ones: the newest request first
   Report(jni, thread, std::move(events), policy);
 }
 
@@ -1260,12 +1264,7 @@ void EventManager::OnMethodEntry(JNIEnv* jni, jthread thread, jmethodID method) 
       // A step into, in code it may not stop in, enters a method it may stop in:
       // single steps again; the step ends at this method's first instruction.
       Step& step = *r->step;
-      auto [it, fresh] = step.may_stop_in.try_emplace(method, false);
-      if (fresh) it->second = StepMayStopIn(jni, step, method);
-      if (it->second) {
-        StopWatchingEntries(step);
-        (void)ctx_.jvmti.SetEventMode(true, JVMTI_EVENT_SINGLE_STEP, thread);
-      }
+      if (CachedMayStopIn(jni, step, method)) SingleStepAgain(step);
     }
   }
   ReportUnloads(jni, thread);

@@ -140,7 +140,7 @@ class EventManager {
   bool UserBreakpointAt(jmethodID method, jlocation location);  // mu_ held
   // At the first instruction of a hooked method (a breakpoint, or a step that
   // ends there): the MethodEntry events of hooked requests, added to `events`
-  // and merged with entries already there, the newest request first.
+  // (the caller orders the entries of its composite: OrderLeadingEntries).
   void ReportHookedEntry(JNIEnv* jni, jthread thread, jmethodID method, jlocation location,
                          std::vector<jdwp::events::EventData>& events, jdwp::SuspendPolicy& policy);
   // The MethodEntry events of an entry of `method` on `thread`, for the entry
@@ -157,6 +157,8 @@ class EventManager {
   void DeleteRequest(JNIEnv* jni, Request& r);  // mu_ held
   void StopStepping(JNIEnv* jni, Step& step);   // mu_ held
   void StopWatchingEntries(Step& step);          // mu_ held (see Step::watching_entries)
+  void SingleStepAgain(Step& step);              // mu_ held: watching entries ends, single steps on
+  bool CachedMayStopIn(JNIEnv* jni, Step& step, jmethodID method);  // mu_ held; StepMayStopIn, once per method
   bool StepCompletes(JNIEnv* jni, Step& step, jthread thread, jmethodID method, jlocation location);
   bool StepMayStopIn(JNIEnv* jni, Step& step, jmethodID method);  // mu_ held
   std::string ClassNameOf(jclass klass);

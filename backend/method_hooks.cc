@@ -46,6 +46,11 @@ bool MethodHooks::Accepts(JNIEnv* jni, const RequestFilter& r, jclass klass, con
   return true;
 }
 
+bool MethodHooks::WantsNames(const std::vector<RequestFilter>& requests) {
+  return std::any_of(requests.begin(), requests.end(),
+                     [](const RequestFilter& r) { return !r.match.empty() || !r.exclude.empty(); });
+}
+
 MethodHooks::Method MethodHooks::Describe(jmethodID method, bool entry, bool exit) const {
   Method m;
   m.entry = entry;
@@ -76,8 +81,7 @@ std::unordered_set<int32_t> MethodHooks::Rebuild(JNIEnv* jni, std::vector<Reques
   std::vector<Candidate> candidates;
   std::vector<bool> ruled_out(requests.size(), false);
   if (!requests.empty()) {
-    bool wants_names = std::any_of(requests.begin(), requests.end(),
-                                   [](const RequestFilter& r) { return !r.match.empty() || !r.exclude.empty(); });
+    const bool wants_names = WantsNames(requests);
     auto loaded = ctx_.jvmti.LoadedClasses();
     for (jclass k : loaded ? *loaded : std::vector<jclass>{}) {
       auto status = ctx_.jvmti.GetClassStatus(k);
@@ -156,9 +160,7 @@ std::unordered_set<int32_t> MethodHooks::Rebuild(JNIEnv* jni, std::vector<Reques
 bool MethodHooks::AddClass(JNIEnv* jni, jclass klass) {
   auto current = Current();
   if (current->requests.empty()) return true;
-  bool wants_names = std::any_of(current->requests.begin(), current->requests.end(),
-                                 [](const RequestFilter& r) { return !r.match.empty() || !r.exclude.empty(); });
-  std::string name = wants_names ? NameOf(klass) : std::string();
+  std::string name = WantsNames(current->requests) ? NameOf(klass) : std::string();
   bool entry = false, exit = false;
   for (const RequestFilter& r : current->requests) {
     if (!Accepts(jni, r, klass, name)) continue;
@@ -187,10 +189,6 @@ bool MethodHooks::AddClass(JNIEnv* jni, jclass klass) {
   for (jmethodID m : added) (void)ctx_.jvmti.SetBreakpoint(m, next->methods[m].start);
   Publish(next);
   return true;
-}
-
-void MethodHooks::Clear(JNIEnv* jni, const std::function<bool(jmethodID, jlocation)>& user_breakpoint_at) {
-  (void)Rebuild(jni, {}, false, user_breakpoint_at);
 }
 
 bool MethodHooks::OnStart(JNIEnv* jni, jthread self, jmethodID method, jlocation location) {

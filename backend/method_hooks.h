@@ -94,8 +94,6 @@ class MethodHooks {
   // A class was prepared: its methods are hooked for the requests that may
   // match it. False when a request can no longer be hooked (Rebuild then).
   bool AddClass(JNIEnv* jni, jclass klass);
-  // Drops every hook (session end); the threads' MethodExit events go off lazily.
-  void Clear(JNIEnv* jni, const std::function<bool(jmethodID, jlocation)>& user_breakpoint_at);
 
   // --- any thread ---
   std::shared_ptr<const Hooks> Current() const { return std::atomic_load(&current_); }
@@ -130,6 +128,8 @@ class MethodHooks {
  private:
   bool Capable();
   bool Accepts(JNIEnv* jni, const RequestFilter& r, jclass klass, const std::string& name) const;
+  // Whether some request filters on class names (ClassMatch, ClassExclude).
+  static bool WantsNames(const std::vector<RequestFilter>& requests);
   std::string NameOf(jclass klass) const;
   Method Describe(jmethodID method, bool entry, bool exit) const;
   // Whether a frame of `thread` from depth `start` on is followed (tracked, or

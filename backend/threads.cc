@@ -565,15 +565,11 @@ jdwp::Result<void> ThreadControl::StartInvoke(JNIEnv* jni, jthread thread, bool 
         s.resumed_for_invoke.push_back(jni->NewGlobalRef(other->thread));
       }
     }
-    // So do the virtual threads never met, all suspended once by the VM-level suspension.
+    // So do the virtual threads never met, all suspended once by the VM-level
+    // suspension (those counted, known ones, stay as the loop above left them).
     if (all_virtual_suspended_ && suspend_all_count_ == 1) {
-      std::vector<jthread> except;
-      for (auto& other : states_)
-        if (other->is_virtual) except.push_back(static_cast<jthread>(other->thread));
-      if (jvmti_.ResumeAllVirtualThreads(except)) {
-        all_virtual_suspended_ = false;
-        s.resumed_virtual_for_invoke = true;
-      }
+      ResumeUnknownVirtualLocked();
+      s.resumed_virtual_for_invoke = true;
     }
   }
   if (s.suspended) {
