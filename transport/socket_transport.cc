@@ -63,6 +63,16 @@ std::string EndpointText(const tcp::endpoint& endpoint) {
   return address.to_string() + ":" + std::to_string(endpoint.port());
 }
 
+// address='s "%scope" on a resolved endpoint: IPv6 takes it, IPv4 is stock's 103.
+tl::expected<void, TransportError> WithScope(tcp::endpoint& endpoint, uint32_t scope_id) {
+  if (scope_id == 0) return {};
+  if (!endpoint.address().is_v6()) return tl::unexpected(Ipv4WithScope());
+  asio::ip::address_v6 v6 = endpoint.address().to_v6();
+  v6.scope_id(scope_id);
+  endpoint.address(v6);
+  return {};
+}
+
 uint32_t ReadBigEndian32(const uint8_t* p) {
   return (uint32_t{p[0]} << 24) | (uint32_t{p[1]} << 16) | (uint32_t{p[2]} << 8) | uint32_t{p[3]};
 }
@@ -240,6 +250,7 @@ tl::expected<void, TransportError> SocketTransport::Bind(const ParsedAddress& ad
       auto chosen = std::find_if(results.begin(), results.end(), [](const auto& r) { return r.endpoint().address().is_v4(); });
       endpoint = (chosen != results.end() ? *chosen : *results.begin()).endpoint();
       endpoint.port(address.port);
+      if (auto scoped = WithScope(endpoint, address.scope_id); !scoped) return tl::unexpected(scoped.error());
       break;
     }
   }
@@ -276,6 +287,7 @@ tl::expected<void, TransportError> SocketTransport::Resolve(const ParsedAddress&
   for (const auto& result : results) {
     tcp::endpoint endpoint = result.endpoint();
     endpoint.port(address.port);
+    if (auto scoped = WithScope(endpoint, address.scope_id); !scoped) return tl::unexpected(scoped.error());
     connect_endpoints_.push_back(endpoint);
   }
   // IPv4 first, as stock orders them by default.
