@@ -190,12 +190,12 @@ void JNICALL StartTriggerException(jvmtiEnv* env, JNIEnv* jni, jthread thread, j
   });
 }
 
-// launch=: "<command> dt_socket <address>" split on blanks and exec'd without a
+// launch=: "<command> <transport> <address>" split on blanks and exec'd without a
 // shell, stdin/stdout/stderr inherited, other descriptors closed, never waited
 // for: all as stock (so a command that cannot run fails silently in the child).
 // False only when no child could be created.
-bool LaunchDebugger(const std::string& command, const std::string& address) {
-  const std::string line = command + " dt_socket " + address;
+bool LaunchDebugger(const std::string& command, const std::string& transport, const std::string& address) {
+  const std::string line = command + " " + transport + " " + address;
   std::vector<std::string> words;
   for (std::size_t i = 0; i < line.size();) {
     while (i < line.size() && std::isspace(static_cast<unsigned char>(line[i]))) ++i;
@@ -330,15 +330,15 @@ bool Agent::Initialize() {
 }
 
 void Agent::ExitWithTransportError(const transport::TransportError& error) {
-  if (!error.preceding_line.empty()) std::fprintf(stderr, "%s\n", error.preceding_line.c_str());
-  std::fprintf(stderr, "ERROR: transport error %d: %s\n", error.code, error.message.c_str());
+  PrintTransportError(error);
   if (error.code == 203) {
     // Accept/attach timeout: stock leaves with status 0.
     std::fprintf(stderr, "%s\n", fmt::format(messages::kExitCouldNotConnect, kSourceFile, __LINE__).c_str());
     std::fflush(stderr);
     std::exit(messages::kExitOk);
   }
-  std::fprintf(stderr, "%s\n", fmt::format(messages::kTransportFailed, "dt_socket", "TRANSPORT_INIT", 510).c_str());
+  std::fprintf(stderr, "%s\n",
+               fmt::format(messages::kTransportFailed, ctx_.options.transport, "TRANSPORT_INIT", 510).c_str());
   ExitNoTransports();
 }
 
@@ -348,14 +348,36 @@ void Agent::ExitNoTransports() {
   std::exit(messages::kExitTransportError);
 }
 
-bool Agent::TransportStartFailed(const transport::TransportError& error) {
+bool Agent::TransportStartFailed(JNIEnv* jni, const transport::TransportError& error) {
+  const bool deferred = ctx_.options.onthrow || ctx_.options.onuncaught;
+  if (error.load_failed) {
+    // The library or its entry point is missing: stock's TRANSPORT_LOAD.
+    PrintTransportError(error);
+    std::fprintf(stderr, "%s\n",
+                 fmt::format(messages::kTransportFailed, ctx_.options.transport, "TRANSPORT_LOAD", 509).c_str());
+    std::fflush(stderr);
+    if (deferred) return true;
+    // As stock: no transport at start-up is fatal (JNI FatalError aborts the VM).
+    std::fprintf(stderr, "%s\n", fmt::format(messages::kExitTransportLoad, kSourceFile, __LINE__).c_str());
+    std::fflush(stderr);
+    jni->FatalError(std::string(messages::kFatalNoTransports).c_str());
+  }
   // Once the application runs (deferred start), stock reports and carries on undebugged.
-  if (!ctx_.options.onthrow && !ctx_.options.onuncaught) ExitWithTransportError(error);
-  if (!error.preceding_line.empty()) std::fprintf(stderr, "%s\n", error.preceding_line.c_str());
-  std::fprintf(stderr, "ERROR: transport error %d: %s\n", error.code, error.message.c_str());
-  std::fprintf(stderr, "%s\n", fmt::format(messages::kTransportFailed, "dt_socket", "TRANSPORT_INIT", 510).c_str());
+  if (!deferred) ExitWithTransportError(error);
+  PrintTransportError(error);
+  std::fprintf(stderr, "%s\n",
+               fmt::format(messages::kTransportFailed, ctx_.options.transport, "TRANSPORT_INIT", 510).c_str());
   std::fflush(stderr);
   return true;
+}
+
+void Agent::PrintTransportError(const transport::TransportError& error) {
+  if (!error.preceding_line.empty()) std::fprintf(stderr, "%s\n", error.preceding_line.c_str());
+  if (error.plain) {
+    std::fprintf(stderr, "ERROR: %s\n", error.message.c_str());
+  } else {
+    std::fprintf(stderr, "ERROR: transport error %d: %s\n", error.code, error.message.c_str());
+  }
 }
 
 bool Agent::InstallStartTrigger(JavaVM* vm) {
@@ -410,38 +432,35 @@ void Agent::OnVmInit(JNIEnv* jni, jthread thread) {
 
 void Agent::StartSession(JNIEnv* jni, jthread thread, const StartingException* trigger) {
   const Options& o = ctx_.options;
-  if (o.transport != "dt_socket") {
-    // As stock: no such transport library; JNI FatalError aborts the VM.
-    std::fprintf(stderr, "%s\n", fmt::format(messages::kTransportLibraryNotFound, o.transport).c_str());
-    std::fprintf(stderr, "%s\n", fmt::format(messages::kTransportFailed, o.transport, "TRANSPORT_LOAD", 509).c_str());
-    std::fprintf(stderr, "%s\n", fmt::format(messages::kExitTransportLoad, kSourceFile, __LINE__).c_str());
-    std::fflush(stderr);
-    jni->FatalError(std::string(messages::kFatalNoTransports).c_str());
-  }
   transport::Config config;
+  // Any other transport is lib<name>.so, looked for in the JDK's library directory first, as stock.
+  config.name = o.transport;
+  config.java_vm = ctx_.vm;
+  if (auto path = ctx_.jvmti.GetSystemProperty("sun.boot.library.path"); path && *path) config.library_path = **path;
   config.server = o.server;
   config.address = o.address.value_or("");
   config.allow = o.allow.value_or("");
   config.timeout_ms = o.timeout_ms;
   auto opened = transport::Transport::Open(config, this);
   if (!opened) {
-    TransportStartFailed(opened.error());
+    TransportStartFailed(jni, opened.error());
     return;
   }
   transport_ = std::move(*opened);
 
   if (o.server) {
-    SetListenerAddressProperty(jni, transport_->port());
+    SetListenerAddressProperty(jni, transport_->address());
     if (o.launch) {
       // The launched debugger replaces the "Listening" line (stock prints it only without launch=).
-      if (!LaunchDebugger(*o.launch, std::to_string(transport_->port()))) {
+      if (!LaunchDebugger(*o.launch, o.transport, transport_->address())) {
         std::fprintf(stderr, "%s\n",
-                     fmt::format(messages::kTransportFailed, "dt_socket", "TRANSPORT_INIT", 510).c_str());
+                     fmt::format(messages::kTransportFailed, o.transport, "TRANSPORT_INIT", 510).c_str());
         std::fflush(stderr);
         if (!trigger) ExitNoTransports();
       }
     } else if (!o.quiet) {
-      std::printf("%s\n", fmt::format(messages::kListening, transport_->port()).c_str());
+      std::printf("%s\n",
+                  fmt::format(messages::kListeningFor, ctx_.options.transport, transport_->address()).c_str());
       std::fflush(stdout);
     }
     if (o.suspend) {
@@ -451,7 +470,7 @@ void Agent::StartSession(JNIEnv* jni, jthread thread, const StartingException* t
   } else {
     auto attached = transport_->Attach();
     if (!attached) {
-      TransportStartFailed(attached.error());
+      TransportStartFailed(jni, attached.error());
       return;
     }
   }
@@ -493,7 +512,7 @@ void Agent::OnVmDeath(JNIEnv* jni) {
   transport_->Flush(std::chrono::seconds(2));
 }
 
-void Agent::SetListenerAddressProperty(JNIEnv* jni, uint16_t port) {
+void Agent::SetListenerAddressProperty(JNIEnv* jni, const std::string& address) {
   // Stock publishes the address as an agent property (read by jcmd / attach tools).
   jclass vm_support = jni->FindClass("jdk/internal/vm/VMSupport");
   if (!vm_support) {
@@ -513,7 +532,7 @@ void Agent::SetListenerAddressProperty(JNIEnv* jni, uint16_t port) {
   jclass props_class = jni->GetObjectClass(props);
   jmethodID set = jni->GetMethodID(props_class, "setProperty", "(Ljava/lang/String;Ljava/lang/String;)Ljava/lang/Object;");
   if (set) {
-    std::string value = "dt_socket:" + std::to_string(port);
+    std::string value = ctx_.options.transport + ":" + address;
     jstring key = jni->NewStringUTF("sun.jdwp.listenerAddress");
     jstring val = jni->NewStringUTF(value.c_str());
     jni->CallObjectMethod(props, set, key, val);
@@ -604,9 +623,10 @@ void Agent::OnDetached(const std::string& reason) {
   if (ctx_.options.server && !ctx_.vm_dead) {
     // As stock: listening again prints the line again, or runs launch= again.
     if (ctx_.options.launch) {
-      (void)LaunchDebugger(*ctx_.options.launch, std::to_string(transport_->port()));
+      (void)LaunchDebugger(*ctx_.options.launch, ctx_.options.transport, transport_->address());
     } else if (!ctx_.options.quiet) {
-      std::printf("%s\n", fmt::format(messages::kListening, transport_->port()).c_str());
+      std::printf("%s\n",
+                  fmt::format(messages::kListeningFor, ctx_.options.transport, transport_->address()).c_str());
       std::fflush(stdout);
     }
   }

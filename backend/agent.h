@@ -73,7 +73,9 @@ class Agent : public transport::Listener {
   void StartSession(JNIEnv* jni, jthread thread, const StartingException* trigger);
   // The transport could not start: stock exits when the application has not run
   // yet, and only reports it on a deferred start. True when it returns.
-  bool TransportStartFailed(const transport::TransportError& error);
+  bool TransportStartFailed(JNIEnv* jni, const transport::TransportError& error);
+  // "ERROR: transport error <code>: <message>" (or a library's own "ERROR: <message>").
+  void PrintTransportError(const transport::TransportError& error);
   [[noreturn]] void ExitNoTransports();
 
   struct Message {
@@ -87,7 +89,7 @@ class Agent : public transport::Listener {
   void HandlePacket(JNIEnv* jni, const std::vector<uint8_t>& bytes);
   bool StartAgentThread(JNIEnv* jni, const char* name, jvmtiStartFunction fn);
   void StartThreads(JNIEnv* jni);
-  void SetListenerAddressProperty(JNIEnv* jni, uint16_t port);
+  void SetListenerAddressProperty(JNIEnv* jni, const std::string& address);
   [[noreturn]] void ExitWithTransportError(const transport::TransportError& error);
 
   static void JNICALL IoThreadMain(jvmtiEnv*, JNIEnv*, void* arg);

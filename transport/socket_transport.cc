@@ -31,6 +31,7 @@
 
 #include "jdwp/packet.h"
 #include "transport/address.h"
+#include "transport/library_transport.h"
 #include "transport/transport.h"
 
 namespace jdwpx::transport {
@@ -674,6 +675,7 @@ void SocketTransport::Shutdown() {
 tl::expected<std::unique_ptr<Transport>, TransportError> Transport::Open(const Config& config, Listener* listener) {
   try {
     if (listener == nullptr) return tl::unexpected(TransportError{kErrorIllegalArgument, "no listener", {}});
+    if (config.name != "dt_socket") return OpenLibraryTransport(config, listener);
     if (!config.server && config.address.empty()) {
       return tl::unexpected(TransportError{kErrorIllegalArgument, "address is missing", {}});
     }
