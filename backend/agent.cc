@@ -620,16 +620,6 @@ void Agent::OnPacket(std::vector<uint8_t> packet) { Post({Message::kPacket, std:
 
 void Agent::OnDetached(const std::string& reason) {
   Log().info("debugger detached: {}", reason);
-  if (ctx_.options.server && !ctx_.vm_dead) {
-    // As stock: listening again prints the line again, or runs launch= again.
-    if (ctx_.options.launch) {
-      (void)LaunchDebugger(*ctx_.options.launch, ctx_.options.transport, transport_->address());
-    } else if (!ctx_.options.quiet) {
-      std::printf("%s\n",
-                  fmt::format(messages::kListeningFor, ctx_.options.transport, transport_->address()).c_str());
-      std::fflush(stdout);
-    }
-  }
   Post({Message::kDetached, {}});
   {
     std::lock_guard lock(mu_);
@@ -666,6 +656,7 @@ void Agent::RunCommands(JNIEnv* jni) {
         break;
       case Message::kDetached:
         EndSession(jni);
+        AnnounceListeningAgain();
         break;
     }
     {
@@ -673,6 +664,20 @@ void Agent::RunCommands(JNIEnv* jni) {
       command_busy_ = false;
     }
     idle_cv_.notify_all();
+  }
+}
+
+void Agent::AnnounceListeningAgain() {
+  // As stock: listening again prints the line again, or runs launch= again,
+  // once the session has ended, in order with the commands the debugger sent
+  // before leaving: a VirtualMachine.Exit among them ends the process first
+  // (a JIT debugger that exits the VM and closes is not launched again).
+  if (!ctx_.options.server || ctx_.vm_dead) return;
+  if (ctx_.options.launch) {
+    (void)LaunchDebugger(*ctx_.options.launch, ctx_.options.transport, transport_->address());
+  } else if (!ctx_.options.quiet) {
+    std::printf("%s\n", fmt::format(messages::kListeningFor, ctx_.options.transport, transport_->address()).c_str());
+    std::fflush(stdout);
   }
 }
 

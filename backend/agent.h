@@ -87,6 +87,8 @@ class Agent : public transport::Listener {
   void Post(Message message);
   void RunCommands(JNIEnv* jni);
   void HandlePacket(JNIEnv* jni, const std::vector<uint8_t>& bytes);
+  // Server mode, after a session ended: the Listening line or launch= again.
+  void AnnounceListeningAgain();
   bool StartAgentThread(JNIEnv* jni, const char* name, jvmtiStartFunction fn);
   void StartThreads(JNIEnv* jni);
   void SetListenerAddressProperty(JNIEnv* jni, const std::string& address);

@@ -498,6 +498,21 @@ class DeferredStartTest(unittest.TestCase):
             f.write('#!/bin/sh\necho "LAUNCHED $#: $*"\n')
         os.chmod(cls.launcher, 0o755)
 
+        # A JIT debugger as JDK's JITDebug test runs one: it attaches to the address it is given,
+        # reads the exception that started the agent, and ends the VM with VirtualMachine.Exit.
+        cls.jit_debugger = os.path.join(cls.workdir.name, "jit_debugger.py")
+        with open(cls.jit_debugger, "w", encoding="utf-8") as f:
+            f.write("#!" + sys.executable + "\n"
+                    "import struct, sys\n"
+                    f"sys.path.insert(0, {os.path.dirname(os.path.abspath(__file__))!r})\n"
+                    "import jdwp_client\n"
+                    "print('LAUNCHED', *sys.argv[1:], flush=True)\n"
+                    "client = jdwp_client.Client(int(sys.argv[-1]))\n"
+                    "client.events or client.read_event()\n"
+                    "print('JIT debugger saw the exception', flush=True)\n"
+                    "client.send_command(jdwp_client.VirtualMachine.Exit, struct.pack('>i', 0))\n")
+        os.chmod(cls.jit_debugger, 0o755)
+
     @classmethod
     def tearDownClass(cls):
         cls.workdir.cleanup()
@@ -594,6 +609,30 @@ class DeferredStartTest(unittest.TestCase):
                 client.close()
             self.assertEqual(proc.wait(30), 0)
             self.assertIn("OptionsFixture$Trigger: uncaught", proc.stderr)
+
+    def check_jit_debugger_ends_the_vm(self, trigger: str, mode: str):
+        """The launched debugger attaches back and exits the VM: it is launched once (no
+        launch= again when the connection closes because of Exit) and the VM exits 0."""
+        options = f"transport=dt_socket,server=y,address=127.0.0.1:0,{trigger},launch={self.jit_debugger}"
+        with self.debuggee(options, mode) as proc:
+            self.assertEqual(proc.wait(60), 0)
+            # Every process that inherited the debuggee's stdout has ended: a debugger
+            # launched a second time would have printed by now.
+            proc._out.join(30)
+            self.assertTrue(proc._out.closed, "something launched still holds the debuggee's stdout")
+        lines = proc.stdout.splitlines()
+        launched = [line for line in lines if line.startswith("LAUNCHED")]
+        self.assertEqual(len(launched), 1, proc.stdout)
+        self.assertRegex(launched[0], r"^LAUNCHED dt_socket \d+$")
+        self.assertIn("JIT debugger saw the exception", lines)
+        self.assertNotIn("Listening for transport", proc.stdout)
+        self.assertNotIn("done", lines)  # exited while the exception held the VM
+
+    def test_jit_debugger_exits_the_vm_onuncaught(self):
+        self.check_jit_debugger_ends_the_vm("onuncaught=y", "uncaught")
+
+    def test_jit_debugger_exits_the_vm_onthrow(self):
+        self.check_jit_debugger_ends_the_vm("onthrow=OptionsFixture$Trigger", "caught")
 
     def test_onthrow_suspend_n_runs_on_without_a_debugger(self):
         options = (f"transport=dt_socket,server=y,suspend=n,address=127.0.0.1:0,"
