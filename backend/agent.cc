@@ -12,6 +12,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <exception>
+#include <thread>
 
 #include <fmt/format.h>
 
@@ -499,6 +500,7 @@ void Agent::OnVmDeath(JNIEnv* jni) {
     events_.Drain(2000);
   }
   ctx_.vm_dead = true;
+  if (!attached) EndIdleThreads();
   if (!attached || !transport_) return;
   // As stock, the connection stays open until the process exits: a debugger may
   // still send commands after reading VMDeath (Eclipse resumes), and those are
@@ -551,8 +553,13 @@ bool Agent::StartAgentThread(JNIEnv* jni, const char* name, jvmtiStartFunction f
     return false;
   }
   ctx_.threads.AddAgentThread(jni, thread);
+  {
+    std::lock_guard lock(mu_);
+    ++running_threads_;
+  }
   if (ctx_.jvmti.raw()->RunAgentThread(thread, fn, this, JVMTI_THREAD_MAX_PRIORITY) != JVMTI_ERROR_NONE) {
     Log().error("cannot start the agent thread {}", name);
+    AgentThreadEnded();
     return false;
   }
   return true;
@@ -561,7 +568,38 @@ bool Agent::StartAgentThread(JNIEnv* jni, const char* name, jvmtiStartFunction f
 void Agent::StartThreads(JNIEnv* jni) {
   StartAgentThread(jni, "jdwpx events", ReporterThreadMain);
   StartAgentThread(jni, "jdwpx commands", CommandThreadMain);
-  StartAgentThread(jni, "jdwpx I/O", IoThreadMain);
+  // The I/O thread is not a Java thread: it makes no JNI or JVMTI call, and the
+  // VM's exit never waits for it (see EndIdleThreads). Detached: it ends with
+  // the transport or with the process.
+  try {
+    std::thread([this] { IoThreadMain(nullptr, nullptr, this); }).detach();
+  } catch (const std::exception& e) {
+    Log().error("cannot start the I/O thread: {}", e.what());
+  }
+}
+
+void Agent::AgentThreadEnded() {
+  {
+    std::lock_guard lock(mu_);
+    --running_threads_;
+  }
+  threads_ended_cv_.notify_all();
+}
+
+void Agent::EndIdleThreads() {
+  // HotSpot's exit waits up to ~300 ms for Java threads in native code
+  // (VM_Exit::wait_for_threads_in_native_to_block), and the command and reporter
+  // threads idle in native condition-variable waits. With no debugger attached
+  // they have nothing left to do at VM death: end them, and wait (bounded) until
+  // they have left their loops, so that none is in native when the VM exits.
+  {
+    std::lock_guard lock(mu_);
+    stopping_ = true;
+  }
+  cv_.notify_all();
+  events_.StopReporter();
+  std::unique_lock lock(mu_);
+  threads_ended_cv_.wait_for(lock, std::chrono::seconds(1), [&] { return running_threads_ == 0; });
 }
 
 void JNICALL Agent::IoThreadMain(jvmtiEnv*, JNIEnv*, void* arg) {
@@ -580,6 +618,7 @@ void JNICALL Agent::CommandThreadMain(jvmtiEnv*, JNIEnv* jni, void* arg) {
   } catch (...) {
     Log().error("command loop ended by an exception");
   }
+  static_cast<Agent*>(arg)->AgentThreadEnded();
 }
 
 void JNICALL Agent::ReporterThreadMain(jvmtiEnv*, JNIEnv* jni, void* arg) {
@@ -589,6 +628,7 @@ void JNICALL Agent::ReporterThreadMain(jvmtiEnv*, JNIEnv* jni, void* arg) {
   } catch (...) {
     Log().error("event reporter ended by an exception");
   }
+  static_cast<Agent*>(arg)->AgentThreadEnded();
 }
 
 // ---- transport::Listener -------------------------------------------------------

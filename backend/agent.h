@@ -1,11 +1,15 @@
 // The composition root: one Agent per process, created in Agent_OnLoad.
 //
 // Threads (all agent threads, hidden from the debugger):
-//   jdwpx I/O       runs the transport's io_context (accept, read, write)
+//   I/O             runs the transport (accept, read, write); a plain native
+//                   thread, not a Java one: it calls no JNI/JVMTI, and the VM's
+//                   exit never waits for it
 //   jdwpx commands  executes commands in arrival order, one at a time, and the
 //                   session transitions (attach, detach, dispose) in order with them
 //   jdwpx events    the reporter: applies suspend policies and sends events
 // Java threads enter only through JVMTI callbacks (EventManager).
+// At VM death with no debugger attached, the command and reporter threads end
+// (EndIdleThreads), so that no agent thread is in native code when the VM exits.
 #pragma once
 
 #include <jni.h>
@@ -90,6 +94,11 @@ class Agent : public transport::Listener {
   // Server mode, after a session ended: the Listening line or launch= again.
   void AnnounceListeningAgain();
   bool StartAgentThread(JNIEnv* jni, const char* name, jvmtiStartFunction fn);
+  // Called by the command and reporter threads as they end.
+  void AgentThreadEnded();
+  // VM death, no debugger attached: ends the command and reporter threads and
+  // waits (bounded) for them.
+  void EndIdleThreads();
   void StartThreads(JNIEnv* jni);
   void SetListenerAddressProperty(JNIEnv* jni, const std::string& address);
   [[noreturn]] void ExitWithTransportError(const transport::TransportError& error);
@@ -126,6 +135,9 @@ class Agent : public transport::Listener {
   // what the debugger sent before, as stock does, so no reply is lost).
   bool command_busy_ = false;
   std::condition_variable idle_cv_;
+  // The command and reporter threads still in their loops.
+  int running_threads_ = 0;
+  std::condition_variable threads_ended_cv_;
 };
 
 // Registers every command handler (backend/commands/*.cc).
