@@ -114,6 +114,17 @@ TransportError Plain(std::string message, bool load_failed = false) {
   return error;
 }
 
+// The library's last error, as stock's printLastError shows it.
+TransportError LastErrorOf(jdwpTransportEnv* env, jdwpTransportError rc) {
+  char* message = nullptr;
+  TransportError error{static_cast<int>(rc), "UNKNOWN", {}};
+  if (JDWPX_CALL(env, GetLastError, &message) == JDWPTRANSPORT_ERROR_NONE && message != nullptr) {
+    error.message = message;
+  }
+  if (message != nullptr) g_callback.free(message);
+  return error;
+}
+
 bool IsFile(const std::string& path) {
   struct stat st {};
   return ::stat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode);
@@ -176,14 +187,7 @@ class LibraryTransport final : public Transport {
   void Shutdown() override;
 
  private:
-  // The library's last error, as stock's printLastError shows it.
-  TransportError LastError(jdwpTransportError rc) {
-    char* message = nullptr;
-    TransportError error{static_cast<int>(rc), "UNKNOWN", {}};
-    if (JDWPX_CALL(env_, GetLastError, &message) == JDWPTRANSPORT_ERROR_NONE && message != nullptr) error.message = message;
-    if (message != nullptr) g_callback.free(message);
-    return error;
-  }
+  TransportError LastError(jdwpTransportError rc) { return LastErrorOf(env_, rc); }
   void Connected() {
     connected_ = true;
     if (log_) log_->debug("debugger attached through {}", config_.name);
@@ -205,7 +209,8 @@ class LibraryTransport final : public Transport {
 
 tl::expected<void, TransportError> LibraryTransport::StartListening() {
   char* actual = nullptr;
-  jdwpTransportError rc = JDWPX_CALL(env_, StartListening, config_.address.empty() ? nullptr : config_.address.c_str(), &actual);
+  const char* address = config_.address.empty() ? nullptr : config_.address.c_str();
+  jdwpTransportError rc = JDWPX_CALL(env_, StartListening, address, &actual);
   if (rc != JDWPTRANSPORT_ERROR_NONE) return tl::unexpected(LastError(rc));
   std::lock_guard lock(address_mu_);
   address_ = actual != nullptr ? actual : "";
@@ -375,17 +380,14 @@ tl::expected<std::unique_ptr<Transport>, TransportError> OpenLibraryTransport(co
   auto transport = std::make_unique<LibraryTransport>(config, listener, env);
   if (config.server) {
     if (version == JDWPTRANSPORT_VERSION_1_0) {
-      if (!config.allow.empty()) return tl::unexpected(Plain("Allow parameter is specified but transport doesn't support it"));
+      if (!config.allow.empty()) {
+        return tl::unexpected(Plain("Allow parameter is specified but transport doesn't support it"));
+      }
     } else {
       jdwpTransportConfiguration configuration{};
       configuration.allowed_peers = config.allow.empty() ? nullptr : config.allow.c_str();
-      if (jdwpTransportError err = JDWPX_CALL(env, SetTransportConfiguration, &configuration); err != JDWPTRANSPORT_ERROR_NONE) {
-        char* message = nullptr;
-        TransportError error{static_cast<int>(err), "UNKNOWN", {}};
-        if (JDWPX_CALL(env, GetLastError, &message) == JDWPTRANSPORT_ERROR_NONE && message != nullptr) error.message = message;
-        if (message != nullptr) g_callback.free(message);
-        return tl::unexpected(error);
-      }
+      jdwpTransportError configured = JDWPX_CALL(env, SetTransportConfiguration, &configuration);
+      if (configured != JDWPTRANSPORT_ERROR_NONE) return tl::unexpected(LastErrorOf(env, configured));
     }
     if (auto listening = transport->StartListening(); !listening) return tl::unexpected(listening.error());
   }
@@ -393,3 +395,5 @@ tl::expected<std::unique_ptr<Transport>, TransportError> OpenLibraryTransport(co
 }
 
 }  // namespace jdwpx::transport
+
+#undef JDWPX_CALL
