@@ -146,6 +146,18 @@ class TransportLibraryTest(unittest.TestCase):
                 second.close()
             self.assertEqual(proc.wait(30), 0)
 
+    def test_launch_gets_the_transport_name_and_its_address(self):
+        launcher = os.path.join(self.tmp.name, "launch.sh")
+        with open(launcher, "w", encoding="utf-8") as f:
+            f.write('#!/bin/sh\necho "LAUNCHED $*"\n')
+        os.chmod(launcher, 0o755)
+        # -version ends the VM at once; the launched child still holds stdout until it has printed.
+        rc, out, err = self.run_version(f"transport=dt_jdwpxtest,server=y,suspend=n,address=0,launch={launcher}",
+                                        self.env())
+        self.assertEqual((rc, err), (0, []))
+        self.assertEqual(len(out), 1, out)
+        self.assertRegex(out[0], r"^LAUNCHED dt_jdwpxtest localhost:\d+$")
+
     def test_version_1_0_when_the_library_refuses_1_1(self):
         rc, out, err = self.run_version("transport=dt_jdwpxtest,server=y,suspend=n,address=0",
                                         self.env(versions="1.0"))
