@@ -19,13 +19,17 @@ import os
 import re
 import shutil
 import signal
+import socket
+import struct
 import subprocess
 import sys
 import tempfile
+import threading
 import unittest
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import harness  # noqa: E402
+import jdwp_client  # noqa: E402
 from jdwp_client import (Client, ClassType, EventRequest, VirtualMachine, command_label, i32,  # noqa: E402
                          i64, jdwp_string)
 
@@ -47,6 +51,72 @@ class CountingClient(Client):
         # "VirtualMachine.IDSizes (1/7)" -> the spec name the summary uses.
         self.sent[re.sub(r" \(\d+/\d+\)$", "", command_label(command))] += 1
         return super().send_command(command, data)
+
+
+COMMAND_NAMES = {(c.command_set, c.command): c.name
+                 for cls in jdwp_client.CommandSet.__subclasses__()
+                 for c in vars(cls).values() if isinstance(c, jdwp_client.Command)}
+
+
+def recv_exact(sock, n: int) -> bytes | None:
+    data = b""
+    while len(data) < n:
+        chunk = sock.recv(n - len(data))
+        if not chunk:
+            return None
+        data += chunk
+    return data
+
+
+class Relay:
+    """A TCP relay between one debugger and the agent that counts, by spec name,
+    the commands the debugger sends: what the trace must count too."""
+
+    def __init__(self, agent_port: int):
+        self.agent_port = agent_port
+        self.listener = socket.create_server(("127.0.0.1", 0))
+        self.port = self.listener.getsockname()[1]
+        self.sent = collections.Counter()
+        self.done = threading.Event()
+        threading.Thread(target=self._run, daemon=True).start()
+
+    def _pump(self, source, sink):
+        try:
+            while chunk := source.recv(65536):
+                sink.sendall(chunk)
+        except OSError:
+            pass
+        finally:
+            try:
+                sink.shutdown(socket.SHUT_WR)
+            except OSError:
+                pass
+
+    def _run(self):
+        debugger = agent = pump = None
+        try:
+            debugger, _ = self.listener.accept()
+            agent = socket.create_connection(("127.0.0.1", self.agent_port))
+            pump = threading.Thread(target=self._pump, args=(agent, debugger), daemon=True)
+            pump.start()
+            agent.sendall(recv_exact(debugger, 14))  # JDWP-Handshake
+            while (header := recv_exact(debugger, 11)) is not None:
+                length, _, flags, command_set, command = struct.unpack(">IIBBB", header)
+                body = recv_exact(debugger, length - 11) or b""
+                if not flags & 0x80:
+                    key = (command_set, command)
+                    self.sent[COMMAND_NAMES.get(key, f"command {command_set}.{command}")] += 1
+                agent.sendall(header + body)
+            agent.shutdown(socket.SHUT_WR)
+        except OSError:
+            pass
+        finally:
+            if pump:
+                pump.join(30)
+            for sock in (debugger, agent, self.listener):
+                if sock:
+                    sock.close()
+            self.done.set()
 
 
 class TraceTest(unittest.TestCase):
@@ -166,6 +236,44 @@ class TraceTest(unittest.TestCase):
         self.assertEqual(len(slices), sum(c.sent.values()))
         self.assertEqual(sum(1 for e in trace["traceEvents"] if e.get("name") == "BREAKPOINT"), hits)
 
+    def test_jdb_session_summary_counts_what_a_relay_saw(self):
+        options = harness.DEFAULT_SERVER_OPTIONS
+        if self.cfg.agent == "ours":
+            options += f",trace={self.dir}/trace.%p.bin"
+        fixture = "JdbFixture"
+        leaf = harness.fixture_line("JdbFixture.java", "// @bp-leaf")
+        with harness.Debuggee(self.cfg, fixture, options=options) as d:
+            relay = Relay(d.port)
+            with harness.Jdb(self.cfg, relay.port, args=["-sourcepath", harness.FIXTURES_SRC]) as jdb:
+                jdb.expect(r"VM Started")
+                jdb.expect_prompt()
+                jdb.send("version")
+                jdb.expect(r"This is jdb version")
+                jdb.expect_prompt()
+                jdb.command(f"stop at {fixture}:{leaf}")
+                jdb.send("cont")
+                jdb.expect(rf'Breakpoint hit: "thread=main", {fixture}\.leaf\(\), line={leaf} ')
+                jdb.expect_prompt()
+                self.assertIn(f"{fixture}.leaf", jdb.command("where"))
+                self.assertIn("v = ", jdb.command("locals"))
+                jdb.command(f"clear {fixture}:{leaf}")
+                jdb.send("cont")
+                jdb.expect(r"The application exited", timeout=30)
+                self.assertEqual(jdb.wait(30), 0)
+            self.assertEqual(d.wait(30), 0)
+        self.assertTrue(relay.done.wait(30))
+        self.assertGreater(relay.sent["ThreadReference.Frames"], 0, relay.sent)
+        if self.cfg.agent != "ours":
+            return  # stock ran the session; it has no trace to check
+        files = self.trace_files(d.proc.pid)
+        result = self.cli("summary", *files)
+        self.assertEqual(result.returncode, 0, result.stderr)
+        commands, events = self.summary_counts(result.stdout)
+        self.assertEqual(commands, dict(relay.sent), result.stdout)
+        self.assertEqual(events.get("BREAKPOINT"), 1, result.stdout)
+        self.assertRegex(result.stdout, r"VM suspended: .* in [1-9]\d* suspension")
+        print("\n" + result.stdout)
+
     def test_bodies_are_decoded_with_tracebytes(self):
         self.need_ours()
         with harness.Debuggee(self.cfg, MAIN, ["0"], options=self.trace_options(",tracebytes=y")) as d:
@@ -242,7 +350,8 @@ class TraceTest(unittest.TestCase):
             c.ok(VirtualMachine.Version)
             c.close()
             self.terminate(d)
-        good = open(self.trace_files(d.proc.pid)[0], "rb").read()
+        with open(self.trace_files(d.proc.pid)[0], "rb") as f:
+            good = f.read()
         bad = {
             "empty": (b"", "empty file"),
             "foreign": (b"\x7fELF" + bytes(range(256)) * 4, "not a jdwpx trace"),

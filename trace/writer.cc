@@ -82,8 +82,12 @@ tl::expected<std::unique_ptr<Writer>, std::string> Writer::Open(WriterConfig con
   if (!writer->OpenSegment()) {
     return tl::unexpected("cannot write the trace to " + writer->config_.path + ": " + std::strerror(errno));
   }
+  // A failure here is the caller's to report (once), not on_error's.
+  auto on_error = std::move(writer->config_.on_error);
+  writer->config_.on_error = [&](const std::string&) {};
   writer->WriteOut();
-  if (writer->failed_) return tl::unexpected("cannot write the trace to " + writer->config_.path);
+  if (writer->failed_) return tl::unexpected("cannot write the trace to " + writer->config_.path + ": " + writer->stop_reason_);
+  writer->config_.on_error = std::move(on_error);
   writer->thread_ = std::thread([w = writer.get()] { w->Run(); });
   return writer;
 }
@@ -173,6 +177,7 @@ bool Writer::OpenSegment() {
 void Writer::Stop(const std::string& why) {
   if (failed_) return;
   failed_ = true;
+  stop_reason_ = why;
   if (fd_ >= 0) ::close(fd_);
   fd_ = -1;
   out_.clear();

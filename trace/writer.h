@@ -112,6 +112,7 @@ class Writer {
   uint64_t dropped_written_ = 0;
   std::string out_;
   bool failed_ = false;
+  std::string stop_reason_;
 
   std::mutex mu_;  // only for the condition variables (writer <-> Flush/Close), never taken by a push
   std::condition_variable wake_;

@@ -62,6 +62,17 @@ TEST(Writer, PathThatCannotBeWrittenIsOneLineError) {
   EXPECT_EQ(w.error(), "cannot write the trace to /nonexistent-dir/trace.bin: No such file or directory");
 }
 
+TEST(Writer, FullDiskAtStartIsOneLineError) {
+  WriterConfig config;
+  config.path = "/dev/full";
+  int calls = 0;
+  config.on_error = [&](const std::string&) { ++calls; };
+  auto w = Writer::Open(std::move(config));
+  ASSERT_FALSE(w);
+  EXPECT_EQ(w.error(), "cannot write the trace to /dev/full: write failed: No space left on device");
+  EXPECT_EQ(calls, 0);
+}
+
 TEST(Writer, RecordsPacketsWithNamesLatencyEventsAndSuspension) {
   const std::string path = TempPath("records");
   auto w = MustOpen(path, /*bodies=*/true);
