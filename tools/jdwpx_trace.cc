@@ -75,6 +75,11 @@ int Export(const std::vector<std::string>& paths) {
 
 int Show(const std::string& path, bool follow) {
   auto reader = Reader::Open(path);
+  // --follow waits for a trace that is not there yet (the JVM is starting).
+  while (!reader && follow && access(path.c_str(), F_OK) != 0) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    reader = Reader::Open(path);
+  }
   if (!reader) {
     Problem(reader.error());
     return 1;
@@ -98,6 +103,11 @@ int Show(const std::string& path, bool follow) {
       std::this_thread::sleep_for(std::chrono::milliseconds(100));
       reader->Refill();
       continue;
+    }
+    if (reader->records() == 0) {
+      Problem(path + (status == Reader::Status::kEnd ? ": empty file: no trace records"
+                                                       : ": truncated: not even its header is whole"));
+      return 1;
     }
     if (status == Reader::Status::kIncomplete) {
       std::fflush(stdout);

@@ -101,8 +101,8 @@ tl::expected<TraceFile, std::string> Load(const std::string& path) {
     break;
   }
   if (file.records.empty()) {
-    // Only part of a header: not enough to read anything from.
-    return tl::unexpected(file.problem.empty() ? path + ": no records" : file.problem);
+    // Nothing, or only part of a header: not enough to read anything from.
+    return tl::unexpected(file.problem.empty() ? path + ": empty file: no trace records" : file.problem);
   }
   file.header = reader->header();
   return file;

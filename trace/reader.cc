@@ -84,7 +84,7 @@ Reader::Status Reader::Next(Record& out) {
   while (true) {
     const size_t available = buffer_.size() - pos_;
     if (records_ == 0) {
-      if (available == 0) return Fail("empty file: no trace records");
+      if (available == 0) return Status::kEnd;  // empty: the caller says so, or waits (--follow)
       std::string_view head(buffer_.data(), std::min(buffer_.size(), kMagicWindow));
       if (head.find(kMagicField) == std::string_view::npos) {
         if (buffer_.size() < kMagicWindow)

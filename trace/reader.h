@@ -21,9 +21,9 @@ class Reader {
 
   enum class Status {
     kRecord,      // `out` holds the next record
-    kEnd,         // the file ends after a whole record
+    kEnd,         // the file ends after a whole record, or is empty (records() == 0)
     kIncomplete,  // the file ends inside a record: truncated, or still being written
-    kError,       // empty, foreign or corrupt: error() says which
+    kError,       // foreign or corrupt: error() says which
   };
   // The next record of a kind this reader knows (others are skipped).
   Status Next(Record& out);
