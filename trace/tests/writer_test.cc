@@ -2,8 +2,11 @@
 // ring bound, drops, and a path that cannot be written.
 #include <gtest/gtest.h>
 
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
+
+#include <csignal>
 
 #include "jdwp/commands/all.h"
 #include "jdwp/packet.h"
@@ -71,6 +74,40 @@ TEST(Writer, FullDiskAtStartIsOneLineError) {
   ASSERT_FALSE(w);
   EXPECT_EQ(w.error(), "cannot write the trace to /dev/full: write failed: No space left on device");
   EXPECT_EQ(calls, 0);
+}
+
+// A full disk mid-run (here: a file size limit): the trace stops, says so once,
+// and pushes go on being accepted and ignored.
+TEST(Writer, WriteFailureMidRunStopsTheTraceOnce) {
+  const std::string path = TempPath("full");
+  std::atomic<int> calls{0};
+  std::string message;
+  WriterConfig config;
+  config.path = path;
+  config.on_error = [&](const std::string& why) {
+    message = why;
+    ++calls;
+  };
+  auto w = Writer::Open(std::move(config));
+  ASSERT_TRUE(w) << w.error();
+  rlimit old{};
+  ASSERT_EQ(getrlimit(RLIMIT_FSIZE, &old), 0);
+  auto old_handler = std::signal(SIGXFSZ, SIG_IGN);
+  rlimit small = old;
+  small.rlim_cur = 16 * 1024;
+  ASSERT_EQ(setrlimit(RLIMIT_FSIZE, &small), 0);
+  for (uint32_t i = 1; i <= 5000; ++i) (*w)->PacketIn(Command(i, jdwp::VirtualMachine::Version::kId));
+  EXPECT_TRUE((*w)->Flush(5s));
+  for (uint32_t i = 1; i <= 5000; ++i) (*w)->PacketIn(Command(i, jdwp::VirtualMachine::Version::kId));
+  EXPECT_TRUE((*w)->Flush(5s));
+  (*w)->Close();
+  setrlimit(RLIMIT_FSIZE, &old);
+  std::signal(SIGXFSZ, old_handler);
+  EXPECT_EQ(calls.load(), 1);
+  EXPECT_EQ(message, "trace to " + path + " stopped: write failed: File too large");
+  auto file = Load(path);
+  ASSERT_TRUE(file) << file.error();
+  EXPECT_GT(file->records.size(), 100u);
 }
 
 TEST(Writer, RecordsPacketsWithNamesLatencyEventsAndSuspension) {
