@@ -342,6 +342,25 @@ class TraceTest(unittest.TestCase):
         self.assertEqual(lines, [f"jdwpx: cannot write the trace to {self.dir}/no/such/dir/t.bin: "
                                  "No such file or directory; the agent runs on without a trace"])
 
+    def test_info_log_has_the_configuration_and_each_connection(self):
+        self.need_ours()
+        path = f"{self.dir}/trace.%p.bin"
+        options = f"{OPTIONS},trace={path},tracesize=8,loglevel=info"
+        with harness.Debuggee(self.cfg, MAIN, ["0"], options=options) as d:
+            d.wait_for_output(r"ready\n")
+            c = CountingClient(d.port)
+            c.ok(VirtualMachine.Version)
+            c.close()
+            d.wait_for_output(r"debugger detached: debugger closed the connection\n", stream="stderr")
+            self.terminate(d)
+        info = [line.split("] [info] ", 1)[1] for line in d.stderr.splitlines() if "] [info] " in line]
+        self.assertEqual(len(info), 3, d.stderr)
+        self.assertRegex(info[0], rf"^jdwpx \S+: transport=dt_socket server=y address=127\.0\.0\.1:0 "
+                                  rf"\(listening on port {d.port}\) suspend=n trace={re.escape(path)} "
+                                  r"\(tracebytes=n tracesize=8MB\) loglevel=info$")
+        self.assertRegex(info[1], r"^debugger attached from 127\.0\.0\.1:\d+$")
+        self.assertEqual(info[2], "debugger detached: debugger closed the connection")
+
     def test_cli_on_bad_files(self):
         self.need_ours()
         with harness.Debuggee(self.cfg, MAIN, ["0"], options=self.trace_options()) as d:
