@@ -496,7 +496,9 @@ void Agent::StartSession(JNIEnv* jni, jthread thread, const StartingException* t
   Log().info("jdwpx {}: transport={} server={} address={}{} suspend={} trace={}{} loglevel={}", JDWPX_VERSION,
              o.transport, o.server ? 'y' : 'n', o.address.value_or(""),
              o.server ? fmt::format(" (listening on port {})", transport_->port()) : std::string(),
-             o.suspend ? 'y' : 'n', trace_ ? *o.trace : std::string(o.trace ? "(not writable)" : "none"),
+             o.suspend ? 'y' : 'n',
+             trace_ ? trace::ExpandPath(*o.trace, static_cast<uint32_t>(getpid()))
+                    : std::string(o.trace ? "(not writable)" : "none"),
              trace_ ? fmt::format(" (tracebytes={} tracesize={})", o.trace_bytes ? 'y' : 'n',
                                   o.trace_size_mb ? std::to_string(o.trace_size_mb) + "MB" : "none")
                     : std::string(),

@@ -356,7 +356,8 @@ class TraceTest(unittest.TestCase):
         info = [line.split("] [info] ", 1)[1] for line in d.stderr.splitlines() if "] [info] " in line]
         self.assertEqual(len(info), 3, d.stderr)
         self.assertRegex(info[0], rf"^jdwpx \S+: transport=dt_socket server=y address=127\.0\.0\.1:0 "
-                                  rf"\(listening on port {d.port}\) suspend=n trace={re.escape(path)} "
+                                  rf"\(listening on port {d.port}\) suspend=n "
+                                  rf"trace={re.escape(path.replace('%p', str(d.proc.pid)))} "
                                   r"\(tracebytes=n tracesize=8MB\) loglevel=info$")
         self.assertRegex(info[1], r"^debugger attached from 127\.0\.0\.1:\d+$")
         self.assertEqual(info[2], "debugger detached: debugger closed the connection")

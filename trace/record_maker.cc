@@ -49,6 +49,7 @@ void RecordMaker::Make(const Observation& seen, std::vector<Record>& out) {
     case Observation::Kind::kNone:
       return;
     case Observation::Kind::kAttached:
+      peer_ = seen.text;
       r.session = Session{Session::Kind::kAttached, seen.text, {}, ++sessions_};
       out.push_back(std::move(r));
       return;
@@ -57,7 +58,7 @@ void RecordMaker::Make(const Observation& seen, std::vector<Record>& out) {
       out.push_back(std::move(r));
       return;
     case Observation::Kind::kDetached:
-      r.session = Session{Session::Kind::kEnded, {}, seen.text, sessions_};
+      r.session = Session{Session::Kind::kEnded, peer_, seen.text, sessions_};
       out.push_back(std::move(r));
       // The agent resumes everything the debugger suspended when it leaves.
       pending_.clear();

@@ -46,6 +46,7 @@ class RecordMaker {
   std::unordered_map<uint32_t, Pending> pending_;  // commands not yet answered, by id
   uint32_t vm_suspends_ = 0;                       // VM-wide suspensions in force
   uint32_t sessions_ = 0;
+  std::string peer_;  // of the session attached last
 };
 
 }  // namespace jdwpx::trace
