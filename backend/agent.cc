@@ -15,6 +15,8 @@
 #include <thread>
 
 #include <fmt/format.h>
+#include <spdlog/details/null_mutex.h>
+#include <spdlog/sinks/base_sink.h>
 
 #include "backend/errors.h"
 #include "backend/frame_pop.h"
@@ -221,6 +223,29 @@ bool LaunchDebugger(const std::string& command, const std::string& transport, co
   return pid != -1;
 }
 
+// Errors the agent logs go into the protocol trace too (AgentError records).
+class TraceErrorSink : public spdlog::sinks::base_sink<spdlog::details::null_mutex> {
+ public:
+  explicit TraceErrorSink(trace::Writer* writer) : writer_(writer) { set_level(spdlog::level::err); }
+
+ protected:
+  void sink_it_(const spdlog::details::log_msg& msg) override {
+    writer_->Error(std::string_view(msg.payload.data(), msg.payload.size()));
+  }
+  void flush_() override {}
+
+ private:
+  trace::Writer* writer_;  // lives as long as the agent (never destroyed)
+};
+
+std::string SystemProperty(jvmtiEnv* jvmti, const char* name) {
+  char* value = nullptr;
+  if (jvmti->GetSystemProperty(name, &value) != JVMTI_ERROR_NONE || !value) return {};
+  std::string text(value);
+  jvmti->Deallocate(reinterpret_cast<unsigned char*>(value));
+  return text;
+}
+
 int JdkFeatureVersion(jvmtiEnv* jvmti) {
   auto v = vmcore::Jvmti(jvmti).GetVersion();
   return v ? v->first : 17;
@@ -250,6 +275,44 @@ Agent::Agent(JavaVM* vm, jvmtiEnv* jvmti, Options options)
   RegisterThreads(dispatcher_, ctx_, &command_jni_);
   RegisterHeap(dispatcher_, ctx_, &command_jni_);
   RegisterEventRequests(dispatcher_, ctx_, &command_jni_);
+  OpenTrace(jvmti);
+}
+
+void Agent::OpenTrace(jvmtiEnv* jvmti) {
+  const Options& o = ctx_.options;
+  if (!o.trace) return;
+  const auto pid = static_cast<uint32_t>(getpid());
+  trace::WriterConfig config;
+  config.path = trace::ExpandPath(*o.trace, pid);
+  config.bodies = o.trace_bytes;
+  config.max_bytes = static_cast<uint64_t>(o.trace_size_mb) << 20;
+  config.header.jdwpx_version = JDWPX_VERSION;
+  config.header.vm_name = SystemProperty(jvmti, "java.vm.name");
+  config.header.vm_version = SystemProperty(jvmti, "java.vm.version");
+  config.header.pid = pid;
+  config.header.options = o.raw;
+  // A full disk mid-run: said once, and the debugger's traffic goes on untouched.
+  config.on_error = [](const std::string& why) { Log().warn("{}; the agent runs on without a trace", why); };
+  auto writer = trace::Writer::Open(std::move(config));
+  if (!writer) {
+    std::fprintf(stderr, "jdwpx: %s; the agent runs on without a trace\n", writer.error().c_str());
+    std::fflush(stderr);
+    return;
+  }
+  trace_ = std::move(*writer);
+  auto sink = std::make_shared<TraceErrorSink>(trace_.get());
+  for (const char* name : {"jdwpx.backend", "jdwpx.transport", "jdwpx.packets"}) {
+    if (auto logger = spdlog::get(name)) logger->sinks().push_back(sink);
+  }
+}
+
+void Agent::FlushTrace(bool close) {
+  if (!trace_) return;
+  if (close) {
+    trace_->Close();
+  } else {
+    (void)trace_->Flush(std::chrono::seconds(1));
+  }
 }
 
 bool Agent::Initialize() {
@@ -448,6 +511,17 @@ void Agent::StartSession(JNIEnv* jni, jthread thread, const StartingException* t
     return;
   }
   transport_ = std::move(*opened);
+  // One line with the effective configuration (loglevel=info and below).
+  Log().info("jdwpx {}: transport={} server={} address={}{} suspend={} trace={}{} loglevel={}", JDWPX_VERSION,
+             o.transport, o.server ? 'y' : 'n', o.address.value_or(""),
+             o.server ? fmt::format(" (listening on {})", transport_->address()) : std::string(),
+             o.suspend ? 'y' : 'n',
+             trace_ ? trace::ExpandPath(*o.trace, static_cast<uint32_t>(getpid()))
+                    : std::string(o.trace ? "(not writable)" : "none"),
+             trace_ ? fmt::format(" (tracebytes={} tracesize={})", o.trace_bytes ? 'y' : 'n',
+                                  o.trace_size_mb ? std::to_string(o.trace_size_mb) + "MB" : "none")
+                    : std::string(),
+             LogLevelName(o.log_level));
 
   if (o.server) {
     SetListenerAddressProperty(jni, transport_->address());
@@ -501,7 +575,10 @@ void Agent::OnVmDeath(JNIEnv* jni) {
   }
   ctx_.vm_dead = true;
   if (!attached) EndIdleThreads();
-  if (!attached || !transport_) return;
+  if (!attached || !transport_) {
+    FlushTrace(/*close=*/true);
+    return;
+  }
   // As stock, the connection stays open until the process exits: a debugger may
   // still send commands after reading VMDeath (Eclipse resumes), and those are
   // answered (VM_DEAD outside the VirtualMachine set) rather than cut off.
@@ -512,6 +589,10 @@ void Agent::OnVmDeath(JNIEnv* jni) {
                       [&] { return !commands_open_ || stopping_ || (inbox_.empty() && !command_busy_); });
   }
   transport_->Flush(std::chrono::seconds(2));
+  if (trace_) trace_->SessionEnded("the VM exited");
+  // The process ends after this callback (System.exit, kill -TERM, main's end):
+  // the trace is written out, VMDeath's packet included.
+  FlushTrace(/*close=*/true);
 }
 
 void Agent::SetListenerAddressProperty(JNIEnv* jni, const std::string& address) {
@@ -647,6 +728,7 @@ void Agent::OpenCommands() {
 
 void Agent::OnAttached(const std::string& peer) {
   Log().info("debugger attached from {}", peer);
+  if (trace_) trace_->SessionAttached(peer);
   {
     std::lock_guard lock(mu_);
     detached_ = false;
@@ -656,10 +738,21 @@ void Agent::OnAttached(const std::string& peer) {
   Post({Message::kAttached, {}});
 }
 
-void Agent::OnPacket(std::vector<uint8_t> packet) { Post({Message::kPacket, std::move(packet)}); }
+void Agent::OnPacket(std::vector<uint8_t> packet) {
+  if (trace_) trace_->PacketIn(packet);
+  Post({Message::kPacket, std::move(packet)});
+}
+
+void Agent::OnWritten(const std::vector<uint8_t>& packet) {
+  if (trace_) trace_->PacketOut(packet);
+}
 
 void Agent::OnDetached(const std::string& reason) {
   Log().info("debugger detached: {}", reason);
+  if (trace_) {
+    trace_->SessionEnded(reason);
+    FlushTrace(/*close=*/false);
+  }
   Post({Message::kDetached, {}});
   {
     std::lock_guard lock(mu_);
@@ -669,6 +762,14 @@ void Agent::OnDetached(const std::string& reason) {
 }
 
 void Agent::OnWarning(const std::string& message) {
+  if (message.starts_with("Debugger failed to attach")) Log().info("debugger refused: {}", message);
+  if (trace_) {
+    if (message.starts_with("Debugger failed to attach")) {
+      trace_->SessionRefused(message);
+    } else {
+      trace_->Error(message);
+    }
+  }
   // Tools and people read these on the console, as with stock.
   std::fprintf(stderr, "%s\n", message.c_str());
   std::fflush(stderr);
@@ -737,6 +838,8 @@ void Agent::HandlePacket(JNIEnv* jni, const std::vector<uint8_t>& bytes) {
   });
   if (exit_code_) {
     CloseConnectionAndWait();
+    // exit() posts no VMDeath: the trace is closed here.
+    FlushTrace(/*close=*/true);
     std::exit(*exit_code_);
   }
   if (dispose_requested_) {

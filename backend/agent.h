@@ -27,6 +27,7 @@
 #include "backend/context.h"
 #include "backend/dispatcher.h"
 #include "backend/events.h"
+#include "trace/writer.h"
 #include "transport/transport.h"
 
 namespace jdwpx::backend {
@@ -55,6 +56,7 @@ class Agent : public transport::Listener {
   void OnPacket(std::vector<uint8_t> packet) override;
   void OnDetached(const std::string& reason) override;
   void OnWarning(const std::string& message) override;
+  void OnWritten(const std::vector<uint8_t>& packet) override;
 
   // Called by the Dispose handler: end the session once the reply is out.
   void RequestDispose() { dispose_requested_ = true; }
@@ -107,8 +109,16 @@ class Agent : public transport::Listener {
   static void JNICALL CommandThreadMain(jvmtiEnv*, JNIEnv*, void* arg);
   static void JNICALL ReporterThreadMain(jvmtiEnv*, JNIEnv*, void* arg);
 
+  // trace=: opens the protocol trace, or says once why not (the agent runs on).
+  void OpenTrace(jvmtiEnv* jvmti);
+  // Everything recorded so far reaches the file (detach, VM exit); `close` ends the trace.
+  void FlushTrace(bool close);
+
   Context ctx_;
   EventManager events_;
+  // The protocol trace (trace=), or null. Fed from the I/O thread (packets in
+  // as read, out as written, sessions) and from error logs; it never blocks them.
+  std::unique_ptr<trace::Writer> trace_;
   Dispatcher dispatcher_;
   std::unique_ptr<transport::Transport> transport_;
   bool dispose_requested_ = false;

@@ -200,6 +200,21 @@ tl::expected<Options, OptionsError> ParseOptions(std::string_view text, int jdk_
       options.logflags = static_cast<uint32_t>(CStrtol(*value, 0));
     } else if (*name == "debugflags") {
       if (!string_value()) return syntax_error();
+    } else if (*name == "trace") {
+      const auto value = string_value();
+      if (!value || value->empty()) return syntax_error();
+      options.trace = std::string(*value);
+    } else if (*name == "tracesize") {
+      // Whole megabytes, at least 1: anything else is a syntax error.
+      const auto value = string_value();
+      if (!value || value->empty() || value->size() > 7) return syntax_error();
+      int64_t megabytes = 0;
+      for (char c : *value) {
+        if (c < '0' || c > '9') return syntax_error();
+        megabytes = megabytes * 10 + (c - '0');
+      }
+      if (megabytes == 0) return syntax_error();
+      options.trace_size_mb = megabytes;
     } else if (*name == "loglevel") {
       const auto value = string_value();
       if (!value) return syntax_error();
@@ -224,6 +239,8 @@ tl::expected<Options, OptionsError> ParseOptions(std::string_view text, int jdk_
         target = &options.strict;
       } else if (*name == "stdalloc") {
         target = &options.stdalloc;
+      } else if (*name == "tracebytes") {
+        target = &options.trace_bytes;
       } else if (*name == "onjcmd" && jdk_feature_version < 25) {
         target = &onjcmd;
       } else if (*name == "pause" || *name == "coredump" || *name == "errorexit" ||
@@ -291,6 +308,9 @@ std::string HelpText(int jdk_feature_version) {
       "quiet=y|n                        control over terminal messages    n\n"
       // jdwpx's own row, in the table's columns (33 / 34 characters).
       "loglevel=<level>                 trace|debug|info|warn|error|off   warn\n"
+      "trace=<path>                     protocol trace file (%p = pid)    none\n"
+      "tracebytes=y|n                   trace packet bodies too?          n\n"
+      "tracesize=<MB>                   bound the trace (ring of files)   none\n"
       "\n"
       "Obsolete Options\n"
       "----------------\n"

@@ -42,6 +42,12 @@ struct Options {
   bool stdalloc = false;               // obsolete in stock: accepted, ignored
   bool include_virtual_threads = false;  // accepted only on JDK 19+, as stock
   LogLevel log_level = LogLevel::kWarn;  // jdwpx extension
+  // jdwpx extensions: the protocol trace (trace/). `trace` is the file ("%p" =
+  // the pid); tracebytes=y records packet bodies; tracesize=<MB> keeps only the
+  // newest MB, as a ring of files.
+  std::optional<std::string> trace;
+  bool trace_bytes = false;
+  int64_t trace_size_mb = 0;  // 0 = no bound
 };
 
 // What stock would print before exiting, and the code it exits with. The

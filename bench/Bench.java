@@ -101,13 +101,22 @@ public final class Bench {
   // ---------------------------------------------------------------- settings
 
   /** One column of the table: which agent the debuggee loads. */
-  record Agent(String column, String library) {
+  record Agent(String column, String library, String extraOptions) {
+    Agent(String column, String library) {
+      this(column, library, "");
+    }
+
     boolean isStock() {
       return library == null;
     }
 
+    /** The same agent with more options (",trace=..."): a variant of a scenario. */
+    Agent with(String more) {
+      return new Agent(column, library, extraOptions + more);
+    }
+
     String jvmOption() {
-      String options = "transport=dt_socket,server=y,suspend=y,address=0";
+      String options = "transport=dt_socket,server=y,suspend=y,address=0" + extraOptions;
       return isStock() ? "-agentlib:jdwp=" + options : "-agentpath:" + library + "=" + options;
     }
 
@@ -898,6 +907,12 @@ public final class Bench {
       new Metric("breakpoint hits + resume, SUSPEND_EVENT_THREAD", "hits/s", Better.HIGHER, "%.0f");
   static final Metric BREAKPOINT_RATE_ALL =
       new Metric("breakpoint hits + resume, SUSPEND_ALL", "hits/s", Better.HIGHER, "%.0f");
+  static final Metric TRACE_OFF_RATE =
+      new Metric("breakpoint hits + resume, trace off", "hits/s", Better.HIGHER, "%.0f");
+  static final Metric TRACE_ON_RATE =
+      new Metric("breakpoint hits + resume, trace=<file> on", "hits/s", Better.HIGHER, "%.0f");
+  static final Metric TRACE_RATIO =
+      new Metric("  trace: on / off (goal >= 0.9)", "x", Better.HIGHER, "%.2f");
   static final Metric STEP_RATE =
       new Metric("single steps LINE/OVER", "steps/s", Better.HIGHER, "%.0f");
   static final Metric STEP_INTO_RATE =
@@ -944,7 +959,8 @@ public final class Bench {
   static final Metric INSTANCE_COUNTS =
       new Metric("VirtualMachine.InstanceCounts 1M objects", "ms", Better.LOWER, "%.1f");
   static final List<Metric> METRICS = List.of(LAUNCH_TO_LISTEN, ATTACH_TO_BREAKPOINT,
-      ROUND_TRIP_MEDIAN, ROUND_TRIP_MEAN, BREAKPOINT_RATE, BREAKPOINT_RATE_ALL, STEP_RATE, STEP_INTO_RATE,
+      ROUND_TRIP_MEDIAN, ROUND_TRIP_MEAN, BREAKPOINT_RATE, BREAKPOINT_RATE_ALL,
+      TRACE_OFF_RATE, TRACE_ON_RATE, TRACE_RATIO, STEP_RATE, STEP_INTO_RATE,
       CALLS_BASELINE, CALLS_METHOD_EVENTS, CALLS_RATIO,
       LOAD_BASELINE, LOAD_PREPARE, LOAD_PREPARE_RATIO, LOAD_FILTERED, LOAD_FILTERED_RATIO,
       INVOKE_SINGLE, INVOKE_ALL,
@@ -1630,9 +1646,18 @@ public final class Bench {
   }
 
   /** One way of running a scenario's workload (e.g. with or without requests), and what it measures. */
-  record Variant(String label, List<Metric> metrics, Scenario body) {
+  record Variant(String label, List<Metric> metrics, Scenario body, String ourOptions) {
     Variant(String label, Metric metric, Scenario body) {
-      this(label, List.of(metric), body);
+      this(label, List.of(metric), body, null);
+    }
+
+    Variant(String label, List<Metric> metrics, Scenario body) {
+      this(label, metrics, body, null);
+    }
+
+    /** A variant that runs only our agent, with these options added (jdwpx extensions). */
+    static Variant oursWith(String label, Metric metric, String options, Scenario body) {
+      return new Variant(label, List.of(metric), body, options);
     }
   }
 
@@ -1662,7 +1687,11 @@ public final class Bench {
             continue;
           }
           String label = variant.label().isEmpty() ? name : name + ", " + variant.label();
-          Outcome outcome = attempt(agent, label + " " + (run + 1) + "/" + repetitions, mode, variant.body());
+          if (variant.ourOptions() != null && agent.isStock()) {
+            continue;  // a jdwpx option: stock's cell stays empty ("-")
+          }
+          Agent configured = variant.ourOptions() == null ? agent : agent.with(variant.ourOptions());
+          Outcome outcome = attempt(configured, label + " " + (run + 1) + "/" + repetitions, mode, variant.body());
           if (outcome.failure() != null) {
             failed.put(variant, outcome);
             continue;
@@ -1676,6 +1705,9 @@ public final class Bench {
     }
     for (Agent agent : settings.agents()) {
       for (Variant variant : variants) {
+        if (variant.ourOptions() != null && agent.isStock()) {
+          continue;
+        }
         Outcome failure = failures.get(agent.column()).get(variant);
         for (Metric metric : variant.metrics()) {
           record(metric, agent, failure != null
@@ -1694,6 +1726,9 @@ public final class Bench {
     for (Agent agent : settings.agents()) {
       Cell numerator = results.get(with).get(agent.column());
       Cell denominator = results.get(without).get(agent.column());
+      if (numerator == null || denominator == null) {
+        continue;  // not measured for this agent (an option of ours only)
+      }
       Cell failed = numerator.failure() != null ? numerator : denominator.failure() != null ? denominator : null;
       record(ratio, agent, failed != null ? failed
           : new Cell(numerator.value() / denominator.value(), null, null));
@@ -1712,6 +1747,15 @@ public final class Bench {
         d -> breakpointRate(d, EventRequest.SUSPEND_EVENT_THREAD, BREAKPOINT_RATE));
     runRepeated("breakpoint rate SUSPEND_ALL", settings.rounds(), List.of(BREAKPOINT_RATE_ALL),
         d -> breakpointRate(d, EventRequest.SUSPEND_ALL, BREAKPOINT_RATE_ALL));
+    // The protocol trace (trace=, issue 14) on the hot path: breakpoint hits with
+    // the trace on over off; the goal is >= 0.9.
+    String traceFile = System.getProperty("java.io.tmpdir") + "/jdwpx-bench-trace.%p.bin";
+    runVariants("trace overhead", settings.rounds(), null, List.of(
+        Variant.oursWith("trace off", TRACE_OFF_RATE, "",
+            d -> breakpointRate(d, EventRequest.SUSPEND_EVENT_THREAD, TRACE_OFF_RATE)),
+        Variant.oursWith("trace on", TRACE_ON_RATE, ",trace=" + traceFile,
+            d -> breakpointRate(d, EventRequest.SUSPEND_EVENT_THREAD, TRACE_ON_RATE))));
+    recordRatio(TRACE_RATIO, TRACE_ON_RATE, TRACE_OFF_RATE);
     runRepeated("step rate OVER", settings.rounds(), List.of(STEP_RATE), this::stepOverRate);
     runRepeated("step rate INTO", settings.rounds(), List.of(STEP_INTO_RATE), "step-into", this::stepIntoRate);
     int workloads = settings.workloadRuns();

@@ -25,6 +25,8 @@
 #   round trip                           ObjectReference.IsCollected latency
 #   breakpoint rate SUSPEND_EVENT_THREAD breakpoint hits + resume per second
 #   breakpoint rate SUSPEND_ALL          the same with SUSPEND_ALL
+#   trace overhead                       breakpoint rate (SUSPEND_EVENT_THREAD) of our agent
+#                                        with trace=<file> on over off (goal >= 0.9); n/a for stock
 #   step rate OVER                       StepRequest LINE/OVER per second
 #   step rate INTO                       LINE/INTO with java.*, jdk.*, sun.* excluded
 #   method events                        run time of a call workload (3 calls a round

@@ -111,6 +111,10 @@ HELP_VTHREAD_ROWS = (
     "includevirtualthreads=y|n        List of all threads includes virtual threads as well as platform threads.\n"
     "                                                                   n\n")
 HELP_LOGLEVEL_ROW = "loglevel=<level>                 trace|debug|info|warn|error|off   warn\n"
+HELP_TRACE_ROWS = (
+    "trace=<path>                     protocol trace file (%p = pid)    none\n"
+    "tracebytes=y|n                   trace packet bodies too?          n\n"
+    "tracesize=<MB>                   bound the trace (ring of files)   none\n")
 
 
 def help_text(agent: str, version: int) -> str:
@@ -119,7 +123,7 @@ def help_text(agent: str, version: int) -> str:
         text = text.replace("mutf8=y|n ", HELP_VTHREAD_ROWS + "mutf8=y|n ", 1)
     if agent == "ours":
         quiet_row = "quiet=y|n                        control over terminal messages    n\n"
-        text = text.replace(quiet_row, quiet_row + HELP_LOGLEVEL_ROW, 1)
+        text = text.replace(quiet_row, quiet_row + HELP_LOGLEVEL_ROW + HELP_TRACE_ROWS, 1)
     return text
 
 
@@ -279,7 +283,8 @@ class OptionsTest(unittest.TestCase):
         self.check_syntax_error("transport=dt_socket,server=y,suspend=n,address=0,onuncaught")
 
     def test_loglevel_is_unknown_to_stock_only(self):
-        options = "transport=dt_socket,server=y,suspend=n,address=127.0.0.1:0,loglevel=info"
+        # (error, not info: info adds our start-up line on stderr, see test_trace)
+        options = "transport=dt_socket,server=y,suspend=n,address=127.0.0.1:0,loglevel=error"
         self.check_options(options, Expect(rc=1, stderr=[syntax_error(options)]), ours=self.accepted())
 
     # --- other option errors ----------------------------------------------------

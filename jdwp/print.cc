@@ -252,3 +252,23 @@ std::string DescribeCommandData(uint8_t set, uint8_t command, std::span<const ui
 }
 
 }  // namespace jdwpx::jdwp
+
+namespace jdwpx::jdwp {
+
+std::string DescribeReplyData(uint8_t set, uint8_t command, std::span<const uint8_t> data) {
+  std::string out;
+  bool known = VisitCommand(set, command, [&]<class C>(std::type_identity<C>) {
+    size_t leftover = 0;
+    auto reply = DecodeBody<typename C::Reply>(data, &leftover);
+    if (!reply) {
+      out = reply.error().detail;
+      return;
+    }
+    out = Describe(*reply);
+    if (leftover > 0) out += " (+" + std::to_string(leftover) + " trailing bytes)";
+  });
+  if (!known) out = "unknown command";
+  return out;
+}
+
+}  // namespace jdwpx::jdwp

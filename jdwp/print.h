@@ -149,4 +149,7 @@ std::string DescribePacket(std::span<const uint8_t> whole_packet);
 // command is unknown or the data malformed.
 std::string DescribeCommandData(uint8_t set, uint8_t command, std::span<const uint8_t> data);
 
+// The same for the data of a successful reply to that command, decoded as its Reply.
+std::string DescribeReplyData(uint8_t set, uint8_t command, std::span<const uint8_t> data);
+
 }  // namespace jdwpx::jdwp

@@ -5,7 +5,7 @@ set -euo pipefail
 
 PACKAGES=(
   cmake ninja-build g++ clang libclang-rt-14-dev
-  libasio-dev libspdlog-dev libfmt-dev libexpected-dev
+  libasio-dev libspdlog-dev libfmt-dev libexpected-dev libprotobuf-dev protobuf-compiler
   googletest libgtest-dev libgmock-dev
   openjdk-17-jdk-headless libeclipse-jdt-debug-java libeclipse-osgi-java
   python3 git

@@ -555,6 +555,8 @@ void SocketTransport::WriteNext(const std::shared_ptr<Session>& session) {
       EndSession(session, "send failed: " + ec.message());
       return;
     }
+    // The last byte is written: the moment a protocol trace times a reply by.
+    Notify([&] { listener_->OnWritten(session->queue.front()); });
     session->queue.pop_front();
     PacketsDone(1);
     WriteNext(session);

@@ -75,6 +75,9 @@ class Listener {
   //   "Badly formed packet received - invalid length 5"
   // (stock prints the first three on stderr and keeps listening).
   virtual void OnWarning(const std::string& message) = 0;
+  // One whole packet, header included, has just been written to the debugger
+  // (for the protocol trace; must be cheap).
+  virtual void OnWritten(const std::vector<uint8_t>& packet) {}
 };
 
 class Transport {

@@ -105,6 +105,25 @@ TEST(Parse, LogLevels) {
   ExpectSyntaxError(WithBase("loglevel="));
 }
 
+TEST(Parse, TraceOptions) {
+  const Options none = MustParse(std::string(kBase));
+  EXPECT_FALSE(none.trace);
+  EXPECT_FALSE(none.trace_bytes);
+  EXPECT_EQ(none.trace_size_mb, 0);
+  const Options o = MustParse(WithBase("trace=/tmp/t.%p.bin,tracebytes=y,tracesize=16"));
+  EXPECT_EQ(o.trace, "/tmp/t.%p.bin");
+  EXPECT_TRUE(o.trace_bytes);
+  EXPECT_EQ(o.trace_size_mb, 16);
+  EXPECT_FALSE(MustParse(WithBase("trace=x,tracebytes=n")).trace_bytes);
+  ExpectSyntaxError(WithBase("trace="));
+  ExpectSyntaxError(WithBase("tracebytes=yes"));
+  ExpectSyntaxError(WithBase("tracesize=0"));
+  ExpectSyntaxError(WithBase("tracesize=-1"));
+  ExpectSyntaxError(WithBase("tracesize=1MB"));
+  ExpectSyntaxError(WithBase("tracesize="));
+  ExpectSyntaxError(WithBase("tracesize=99999999"));
+}
+
 TEST(Parse, DuplicateOptionLastWins) {
   const Options o = MustParse("transport=dt_socket,server=y,server=n,suspend=n,suspend=y,address=1,address=2");
   EXPECT_FALSE(o.server);
@@ -198,6 +217,9 @@ TEST(Help, Jdk17TextIsStockPlusLoglevelRow) {
       "mutf8=y|n                        output modified utf-8             n\n"
       "quiet=y|n                        control over terminal messages    n\n"
       "loglevel=<level>                 trace|debug|info|warn|error|off   warn\n"
+      "trace=<path>                     protocol trace file (%p = pid)    none\n"
+      "tracebytes=y|n                   trace packet bodies too?          n\n"
+      "tracesize=<MB>                   bound the trace (ring of files)   none\n"
       "\n"
       "Obsolete Options\n"
       "----------------\n"

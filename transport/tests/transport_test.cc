@@ -54,6 +54,7 @@ class Recorder : public Listener {
   void OnPacket(std::vector<uint8_t> packet) override { Add([&] { packets.push_back(std::move(packet)); }); }
   void OnDetached(const std::string& reason) override { Add([&] { detached.push_back(reason); }); }
   void OnWarning(const std::string& message) override { Add([&] { warnings.push_back(message); }); }
+  void OnWritten(const std::vector<uint8_t>& packet) override { Add([&] { written.push_back(packet); }); }
 
   template <typename Predicate>
   bool WaitFor(Predicate predicate, std::chrono::milliseconds timeout = kWait) {
@@ -77,6 +78,7 @@ class Recorder : public Listener {
   std::vector<std::vector<uint8_t>> packets;
   std::vector<std::string> detached;
   std::vector<std::string> warnings;
+  std::vector<std::vector<uint8_t>> written;
 
  private:
   template <typename F>
@@ -314,6 +316,29 @@ TEST(Transport, ServerAcceptHandshakeAndPacketsBothWays) {
   auto reply = peer.ReadPacket();
   ASSERT_TRUE(reply);
   EXPECT_EQ(*reply, MakePacket(7, 5, 0x11));
+}
+
+// The protocol trace times a reply by OnWritten: once per packet, after its last byte.
+TEST(Transport, OnWrittenReportsEachPacketOnceWhenWritten) {
+  Harness h(Harness::Server());
+  ASSERT_TRUE(h.transport);
+  uint16_t port = h.transport->port();
+  auto debugger = std::async(std::launch::async, [port] {
+    Peer peer = Peer::Connect(port);
+    bool ok = peer.Handshake();
+    return std::make_pair(ok, std::move(peer));
+  });
+  ASSERT_TRUE(h.transport->Accept());
+  auto [handshake_ok, peer] = debugger.get();
+  ASSERT_TRUE(handshake_ok);
+  h.StartRun();
+  h.transport->Send(MakePacket(1, 3));
+  h.transport->Send(MakePacket(2, 4, 0x80));
+  ASSERT_TRUE(peer.ReadPacket());
+  ASSERT_TRUE(peer.ReadPacket());
+  ASSERT_TRUE(h.recorder.WaitFor([&] { return h.recorder.written.size() >= 2; }));
+  EXPECT_THAT(h.recorder.Locked([&] { return h.recorder.written; }),
+              ElementsAre(MakePacket(1, 3), MakePacket(2, 4, 0x80)));
 }
 
 TEST(Transport, ClientModeAttachesToListeningDebugger) {

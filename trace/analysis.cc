@@ -1,0 +1,348 @@
+#include "trace/analysis.h"
+
+#include <algorithm>
+#include <cinttypes>
+#include <cstdio>
+#include <map>
+#include <set>
+
+#include "jdwp/commands/all.h"
+#include "jdwp/print.h"
+#include "trace/reader.h"
+
+namespace jdwpx::trace {
+namespace {
+
+std::string Printf(const char* format, auto... args) {
+  char buf[512];
+  std::snprintf(buf, sizeof buf, format, args...);
+  return buf;
+}
+
+std::string CommandLabel(uint32_t set, uint32_t command) {
+  std::string_view name = jdwp::CommandName(static_cast<uint8_t>(set), static_cast<uint8_t>(command));
+  if (!name.empty() && set < 256 && command < 256) return std::string(name);
+  return "command " + std::to_string(set) + "." + std::to_string(command);
+}
+
+std::string EventKindName(uint32_t kind) {
+  std::string out;
+  jdwp::print_detail::Append(out, static_cast<jdwp::EventKind>(kind));
+  return out;
+}
+
+std::string Duration(uint64_t ns) {
+  if (ns < 10'000) return Printf("%" PRIu64 " ns", ns);
+  if (ns < 10'000'000) return Printf("%.1f us", ns / 1e3);
+  if (ns < 10'000'000'000ull) return Printf("%.1f ms", ns / 1e6);
+  return Printf("%.2f s", ns / 1e9);
+}
+
+// The value below which `p` of the sorted samples lie (nearest rank).
+uint64_t Percentile(const std::vector<uint64_t>& sorted, double p) {
+  if (sorted.empty()) return 0;
+  size_t rank = static_cast<size_t>(p * static_cast<double>(sorted.size()) + 0.999999);
+  rank = std::clamp<size_t>(rank, 1, sorted.size());
+  return sorted[rank - 1];
+}
+
+// Ring segments of one run in the order they were written; runs by pid.
+void Order(std::vector<TraceFile>& files) {
+  std::stable_sort(files.begin(), files.end(), [](const TraceFile& a, const TraceFile& b) {
+    if (a.header.start_wall_ns != b.header.start_wall_ns) return a.header.start_wall_ns < b.header.start_wall_ns;
+    return a.header.segment < b.header.segment;
+  });
+}
+
+std::string JsonString(std::string_view s) {
+  std::string out = "\"";
+  for (char c : s) {
+    if (c == '"' || c == '\\') {
+      out += '\\';
+      out += c;
+    } else if (static_cast<unsigned char>(c) < 0x20) {
+      out += Printf("\\u%04x", static_cast<unsigned>(c));
+    } else {
+      out += c;
+    }
+  }
+  return out + "\"";
+}
+
+uint64_t Be64(const uint8_t* p) {
+  uint64_t v = 0;
+  for (int i = 0; i < 8; ++i) v = v << 8 | p[i];
+  return v;
+}
+
+}  // namespace
+
+tl::expected<TraceFile, std::string> Load(const std::string& path) {
+  auto reader = Reader::Open(path);
+  if (!reader) return tl::unexpected(reader.error());
+  TraceFile file;
+  file.path = path;
+  Record r;
+  while (true) {
+    Reader::Status status = reader->Next(r);
+    if (status == Reader::Status::kRecord) {
+      file.records.push_back(std::move(r));
+      continue;
+    }
+    if (status == Reader::Status::kEnd) break;
+    if (status == Reader::Status::kIncomplete) {
+      file.problem = path + ": truncated: the record at byte " + std::to_string(reader->offset()) + " is incomplete (" +
+                     std::to_string(reader->pending_bytes()) + " bytes); " + std::to_string(file.records.size()) +
+                     " whole records read before it";
+      break;
+    }
+    if (file.records.empty()) return tl::unexpected(reader->error());
+    file.problem = reader->error() + "; " + std::to_string(file.records.size()) + " whole records read before it";
+    break;
+  }
+  if (file.records.empty()) {
+    // Nothing, or only part of a header: not enough to read anything from.
+    return tl::unexpected(file.problem.empty() ? path + ": empty file: no trace records" : file.problem);
+  }
+  file.header = reader->header();
+  return file;
+}
+
+std::string Line(const Record& r, uint64_t start_ns) {
+  const double ms = r.time_ns >= start_ns ? (r.time_ns - start_ns) / 1e6 : -((start_ns - r.time_ns) / 1e6);
+  std::string out = Printf("%12.3f ms  ", ms);
+  if (r.header) {
+    const Header& h = *r.header;
+    out += "header: jdwpx " + h.jdwpx_version + ", " + h.vm_name + " " + h.vm_version + ", pid " +
+           std::to_string(h.pid) + ", segment " + std::to_string(h.segment) + ", options '" + h.options + "'";
+  } else if (r.session) {
+    const Session& s = *r.session;
+    switch (s.kind) {
+      case Session::Kind::kAttached: out += "session " + std::to_string(s.number) + " attached: " + s.peer; break;
+      case Session::Kind::kRefused: out += "debugger refused: " + s.reason; break;
+      case Session::Kind::kEnded: out += "session " + std::to_string(s.number) + " ended: " + s.reason; break;
+      default: out += "session ?"; break;
+    }
+  } else if (r.packet) {
+    const Packet& p = *r.packet;
+    out += p.direction == Packet::Direction::kIn ? "<- " : "-> ";
+    const bool has_body = p.bytes.size() >= jdwp::kHeaderSize;
+    std::span<const uint8_t> data;
+    if (has_body) data = std::span<const uint8_t>(p.bytes).subspan(jdwp::kHeaderSize);
+    if (p.reply) {
+      out += "reply id=" + std::to_string(p.id) + " " +
+             std::string(jdwp::ErrorName(static_cast<jdwp::ErrorCode>(p.error_code)));
+      if (p.command_set) out += " (" + CommandLabel(p.command_set, p.command) + ")";
+      out += " len=" + std::to_string(p.length);
+      if (p.latency_ns) out += " (" + Duration(p.latency_ns) + ")";
+      if (has_body && p.error_code == 0 && p.command_set)
+        out += " " + jdwp::DescribeReplyData(static_cast<uint8_t>(p.command_set), static_cast<uint8_t>(p.command), data);
+    } else {
+      out += CommandLabel(p.command_set, p.command) + " id=" + std::to_string(p.id) + " len=" + std::to_string(p.length);
+      if (has_body)
+        out += " " + jdwp::DescribeCommandData(static_cast<uint8_t>(p.command_set), static_cast<uint8_t>(p.command), data);
+    }
+  } else if (r.event) {
+    const Event& e = *r.event;
+    out += "   event " + EventKindName(e.kind) + " request=" + std::to_string(e.request_id);
+    if (e.thread) out += Printf(" thread=0x%" PRIx64, e.thread);
+    out += " policy=";
+    jdwp::print_detail::Append(out, static_cast<jdwp::SuspendPolicy>(e.suspend_policy));
+    out += " in composite id=" + std::to_string(e.packet_id) + " of " + std::to_string(e.composite_size);
+  } else if (r.suspension) {
+    const Suspension& s = *r.suspension;
+    out += s.suspended ? "VM suspended" : "VM resumed";
+    switch (s.by) {
+      case Suspension::By::kDebugger: out += " by the debugger (VirtualMachine." + std::string(s.suspended ? "Suspend" : "Resume") + " id=" + std::to_string(s.packet_id) + ")"; break;
+      case Suspension::By::kEvent: out += " by an event (composite id=" + std::to_string(s.packet_id) + ")"; break;
+      case Suspension::By::kSessionEnd: out += " at the end of the session"; break;
+      default: break;
+    }
+  } else if (r.agent_error) {
+    out += "agent error: " + r.agent_error->message;
+  } else if (r.dropped) {
+    out += "dropped: " + std::to_string(r.dropped->count) + " records lost so far (queue full)";
+  }
+  return out;
+}
+
+std::string Summarize(std::vector<TraceFile> files) {
+  Order(files);
+  struct CommandStats {
+    uint64_t count = 0, bytes_in = 0, bytes_out = 0, errors = 0;
+    std::vector<uint64_t> latencies;
+  };
+  std::map<std::string, CommandStats> commands;
+  std::map<std::string, uint64_t> events;
+  uint64_t composites = 0, composite_bytes = 0;
+  struct SessionSpan {
+    std::string peer;
+    uint64_t start = 0, end = 0;
+    std::string reason;
+    bool ended = false;
+  };
+  std::vector<SessionSpan> sessions;
+  std::vector<std::string> refused;
+  uint64_t suspended_ns = 0, suspensions = 0, dropped = 0, errors = 0, records = 0;
+  std::optional<uint64_t> suspended_since;
+  uint64_t first = UINT64_MAX, last = 0;
+  std::set<std::string> vms;
+  for (const TraceFile& f : files) {
+    vms.insert(f.header.vm_name + " " + f.header.vm_version + " (pid " + std::to_string(f.header.pid) + ")");
+    for (const Record& r : f.records) {
+      ++records;
+      first = std::min(first, r.time_ns);
+      last = std::max(last, r.time_ns);
+      if (r.packet) {
+        const Packet& p = *r.packet;
+        if (p.direction == Packet::Direction::kIn && !p.reply) {
+          auto& c = commands[CommandLabel(p.command_set, p.command)];
+          ++c.count;
+          c.bytes_in += p.length;
+        } else if (p.direction == Packet::Direction::kOut && p.reply && p.command_set) {
+          auto& c = commands[CommandLabel(p.command_set, p.command)];
+          c.bytes_out += p.length;
+          c.latencies.push_back(p.latency_ns);
+          if (p.error_code) ++c.errors;
+        } else if (p.direction == Packet::Direction::kOut && !p.reply) {
+          ++composites;
+          composite_bytes += p.length;
+        }
+      } else if (r.event) {
+        ++events[EventKindName(r.event->kind)];
+      } else if (r.session) {
+        const Session& s = *r.session;
+        if (s.kind == Session::Kind::kAttached) sessions.push_back({s.peer, r.time_ns, 0, {}, false});
+        if (s.kind == Session::Kind::kRefused) refused.push_back(s.reason);
+        if (s.kind == Session::Kind::kEnded && !sessions.empty() && !sessions.back().ended) {
+          sessions.back().end = r.time_ns;
+          sessions.back().reason = s.reason;
+          sessions.back().ended = true;
+        }
+      } else if (r.suspension) {
+        if (r.suspension->suspended && !suspended_since) {
+          suspended_since = r.time_ns;
+          ++suspensions;
+        } else if (!r.suspension->suspended && suspended_since) {
+          suspended_ns += r.time_ns - *suspended_since;
+          suspended_since.reset();
+        }
+      } else if (r.dropped) {
+        dropped = std::max(dropped, r.dropped->count);
+      } else if (r.agent_error) {
+        ++errors;
+      }
+    }
+  }
+  if (suspended_since) suspended_ns += last - *suspended_since;
+
+  std::string out;
+  for (const std::string& vm : vms) out += "trace of " + vm + "\n";
+  out += Printf("%" PRIu64 " records in %zu file(s), spanning %s\n", records, files.size(),
+                Duration(records ? last - first : 0).c_str());
+  out += "\nsessions:\n";
+  if (sessions.empty() && refused.empty()) out += "  none\n";
+  for (size_t i = 0; i < sessions.size(); ++i) {
+    const SessionSpan& s = sessions[i];
+    out += Printf("  %zu  %-24s %s", i + 1, s.peer.c_str(),
+                  (Duration((s.ended ? s.end : last) - s.start) + (s.ended ? "" : " (still attached)")).c_str());
+    if (s.ended) out += ", ended: " + s.reason;
+    out += "\n";
+  }
+  for (const std::string& r : refused) out += "  refused: " + r + "\n";
+
+  out += "\ncommands:\n";
+  std::vector<std::pair<std::string, CommandStats>> sorted(commands.begin(), commands.end());
+  std::stable_sort(sorted.begin(), sorted.end(), [](const auto& a, const auto& b) { return a.second.count > b.second.count; });
+  out += Printf("  %-44s %7s %10s %10s %10s %10s %10s %6s\n", "command", "count", "bytes in", "bytes out", "p50", "p95",
+                "max", "errors");
+  uint64_t total = 0;
+  for (auto& [name, c] : sorted) {
+    std::sort(c.latencies.begin(), c.latencies.end());
+    total += c.count;
+    out += Printf("  %-44s %7" PRIu64 " %10" PRIu64 " %10" PRIu64 " %10s %10s %10s %6" PRIu64 "\n", name.c_str(), c.count,
+                  c.bytes_in, c.bytes_out, Duration(Percentile(c.latencies, 0.5)).c_str(),
+                  Duration(Percentile(c.latencies, 0.95)).c_str(),
+                  Duration(c.latencies.empty() ? 0 : c.latencies.back()).c_str(), c.errors);
+  }
+  out += Printf("  %-44s %7" PRIu64 "\n", "total", total);
+
+  out += Printf("\nevents (%" PRIu64 " composites, %" PRIu64 " bytes):\n", composites, composite_bytes);
+  if (events.empty()) out += "  none\n";
+  for (const auto& [kind, n] : events) out += Printf("  %-28s %7" PRIu64 "\n", kind.c_str(), n);
+
+  out += Printf("\nVM suspended: %s in %" PRIu64 " suspension(s)\n", Duration(suspended_ns).c_str(), suspensions);
+  out += Printf("dropped records: %" PRIu64 "\n", dropped);
+  out += Printf("agent errors: %" PRIu64 "\n", errors);
+  return out;
+}
+
+std::string ChromeJson(std::vector<TraceFile> files) {
+  Order(files);
+  uint64_t start = UINT64_MAX;
+  for (const TraceFile& f : files)
+    for (const Record& r : f.records) start = std::min(start, r.time_ns);
+  std::string out = "{\"traceEvents\":[\n";
+  bool first = true;
+  auto emit = [&](const std::string& event) {
+    if (!first) out += ",\n";
+    first = false;
+    out += event;
+  };
+  auto us = [&](uint64_t ns) { return Printf("%.3f", (ns - start) / 1e3); };
+  std::set<uint64_t> threads;
+  struct Open {
+    uint64_t time;
+    uint32_t set, command;
+    uint64_t thread;
+  };
+  std::map<uint32_t, Open> open;
+  uint32_t pid = files.empty() ? 0 : files.front().header.pid;
+  emit(Printf("{\"ph\":\"M\",\"name\":\"process_name\",\"pid\":%u,\"tid\":0,\"args\":{\"name\":\"debuggee\"}}", pid));
+  emit(Printf("{\"ph\":\"M\",\"name\":\"thread_name\",\"pid\":%u,\"tid\":0,\"args\":{\"name\":\"commands\"}}", pid));
+  for (const TraceFile& f : files) {
+    for (const Record& r : f.records) {
+      if (r.packet && r.packet->direction == Packet::Direction::kIn && !r.packet->reply) {
+        const Packet& p = *r.packet;
+        uint64_t thread = 0;
+        // ThreadReference.* and StackFrame.* name their thread first.
+        if ((p.command_set == 11 || p.command_set == 16) && p.bytes.size() >= jdwp::kHeaderSize + 8)
+          thread = Be64(p.bytes.data() + jdwp::kHeaderSize);
+        open[p.id] = Open{r.time_ns, p.command_set, p.command, thread};
+      } else if (r.packet && r.packet->direction == Packet::Direction::kOut && r.packet->reply) {
+        const Packet& p = *r.packet;
+        auto it = open.find(p.id);
+        if (it == open.end()) continue;
+        const Open o = it->second;
+        open.erase(it);
+        if (o.thread) threads.insert(o.thread);
+        emit("{\"ph\":\"X\",\"cat\":\"command\",\"name\":" + JsonString(CommandLabel(o.set, o.command)) +
+             Printf(",\"pid\":%u,\"tid\":%" PRIu64 ",\"ts\":", pid, o.thread) + us(o.time) +
+             ",\"dur\":" + Printf("%.3f", (r.time_ns - o.time) / 1e3) +
+             Printf(",\"args\":{\"id\":%u,\"error\":", p.id) +
+             JsonString(jdwp::ErrorName(static_cast<jdwp::ErrorCode>(p.error_code))) +
+             Printf(",\"bytes_out\":%u}}", p.length));
+      } else if (r.event) {
+        const Event& e = *r.event;
+        threads.insert(e.thread);
+        emit("{\"ph\":\"i\",\"s\":\"t\",\"cat\":\"event\",\"name\":" + JsonString(EventKindName(e.kind)) +
+             Printf(",\"pid\":%u,\"tid\":%" PRIu64 ",\"ts\":", pid, e.thread) + us(r.time_ns) +
+             Printf(",\"args\":{\"request\":%d,\"policy\":%u}}", e.request_id, e.suspend_policy));
+      } else if (r.suspension) {
+        emit("{\"ph\":\"i\",\"s\":\"p\",\"cat\":\"suspension\",\"name\":" +
+             JsonString(r.suspension->suspended ? "VM suspended" : "VM resumed") +
+             Printf(",\"pid\":%u,\"tid\":0,\"ts\":", pid) + us(r.time_ns) + "}");
+      }
+    }
+  }
+  for (uint64_t t : threads) {
+    if (t == 0) continue;
+    emit(Printf("{\"ph\":\"M\",\"name\":\"thread_name\",\"pid\":%u,\"tid\":%" PRIu64
+                ",\"args\":{\"name\":\"thread 0x%" PRIx64 "\"}}",
+                pid, t, t));
+  }
+  out += "\n],\"displayTimeUnit\":\"ms\"}\n";
+  return out;
+}
+
+}  // namespace jdwpx::trace

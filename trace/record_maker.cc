@@ -1,0 +1,137 @@
+#include "trace/record_maker.h"
+
+#include "jdwp/commands/all.h"
+#include "jdwp/codec.h"
+#include "jdwp/packet.h"
+
+namespace jdwpx::trace {
+namespace {
+
+uint32_t Be32(const uint8_t* p) {
+  return uint32_t{p[0]} << 24 | uint32_t{p[1]} << 16 | uint32_t{p[2]} << 8 | uint32_t{p[3]};
+}
+
+constexpr uint8_t kVirtualMachine = static_cast<uint8_t>(jdwp::CommandSet::kVirtualMachine);
+constexpr uint8_t kEventSet = static_cast<uint8_t>(jdwp::CommandSet::kEvent);
+constexpr uint8_t kVmSuspend = 8;
+constexpr uint8_t kVmResume = 9;
+constexpr uint8_t kComposite = 100;
+
+template <class T>
+concept HasThread = requires(const T& t) { t.thread.value; };
+
+}  // namespace
+
+void RecordMaker::Suspend(uint64_t time_ns, Suspension::By by, uint32_t packet_id, std::vector<Record>& out) {
+  if (vm_suspends_++ == 0) {
+    Record r;
+    r.time_ns = time_ns;
+    r.suspension = Suspension{true, by, packet_id};
+    out.push_back(std::move(r));
+  }
+}
+
+void RecordMaker::Resume(uint64_t time_ns, Suspension::By by, uint32_t packet_id, bool all, std::vector<Record>& out) {
+  if (vm_suspends_ == 0) return;
+  vm_suspends_ = all ? 0 : vm_suspends_ - 1;
+  if (vm_suspends_ == 0) {
+    Record r;
+    r.time_ns = time_ns;
+    r.suspension = Suspension{false, by, packet_id};
+    out.push_back(std::move(r));
+  }
+}
+
+void RecordMaker::Make(const Observation& seen, std::vector<Record>& out) {
+  Record r;
+  r.time_ns = seen.time_ns;
+  switch (seen.kind) {
+    case Observation::Kind::kNone:
+      return;
+    case Observation::Kind::kAttached:
+      peer_ = seen.text;
+      r.session = Session{Session::Kind::kAttached, seen.text, {}, ++sessions_};
+      out.push_back(std::move(r));
+      return;
+    case Observation::Kind::kRefused:
+      r.session = Session{Session::Kind::kRefused, {}, seen.text, 0};
+      out.push_back(std::move(r));
+      return;
+    case Observation::Kind::kDetached:
+      r.session = Session{Session::Kind::kEnded, peer_, seen.text, sessions_};
+      out.push_back(std::move(r));
+      // The agent resumes everything the debugger suspended when it leaves.
+      pending_.clear();
+      Resume(seen.time_ns, Suspension::By::kSessionEnd, 0, true, out);
+      return;
+    case Observation::Kind::kError:
+      r.agent_error = AgentError{seen.text};
+      out.push_back(std::move(r));
+      return;
+    case Observation::Kind::kPacketIn:
+    case Observation::Kind::kPacketOut:
+      break;
+  }
+  const uint8_t* h = seen.header;
+  Packet p;
+  p.direction = seen.kind == Observation::Kind::kPacketIn ? Packet::Direction::kIn : Packet::Direction::kOut;
+  p.id = Be32(h + 4);
+  p.reply = (h[8] & jdwp::kReplyFlag) != 0;
+  p.length = seen.length;
+  if (bodies_) p.bytes = seen.bytes;
+  const uint32_t id = p.id;
+  if (p.reply) {
+    p.error_code = uint32_t{h[9]} << 8 | h[10];
+    if (p.direction == Packet::Direction::kOut) {
+      if (auto it = pending_.find(id); it != pending_.end()) {
+        p.command_set = it->second.set;
+        p.command = it->second.command;
+        p.latency_ns = seen.time_ns >= it->second.time_ns ? seen.time_ns - it->second.time_ns : 0;
+        pending_.erase(it);
+      }
+    }
+  } else {
+    p.command_set = h[9];
+    p.command = h[10];
+    if (p.direction == Packet::Direction::kIn) pending_[id] = Pending{seen.time_ns, h[9], h[10]};
+  }
+  const bool vm_command = p.reply && p.error_code == 0 && p.command_set == kVirtualMachine;
+  const uint8_t set = static_cast<uint8_t>(p.command_set);
+  const uint8_t command = static_cast<uint8_t>(p.command);
+  const bool composite = !p.reply && p.direction == Packet::Direction::kOut && set == kEventSet && command == kComposite;
+  r.packet = std::move(p);
+  out.push_back(std::move(r));
+
+  // The VM as a whole: suspended by VirtualMachine.Suspend and by events of
+  // policy ALL, each undone by one VirtualMachine.Resume (as JDWP counts them).
+  if (vm_command && command == kVmSuspend) Suspend(seen.time_ns, Suspension::By::kDebugger, id, out);
+  if (vm_command && command == kVmResume) Resume(seen.time_ns, Suspension::By::kDebugger, id, false, out);
+  if (composite && seen.bytes.size() > jdwp::kHeaderSize) {
+    std::span<const uint8_t> data(seen.bytes.data() + jdwp::kHeaderSize, seen.bytes.size() - jdwp::kHeaderSize);
+    auto decoded = jdwp::DecodeBody<jdwp::Event::Composite::Request>(data);
+    if (!decoded) return;
+    const auto policy = static_cast<uint32_t>(decoded->suspend_policy);
+    const auto size = static_cast<uint32_t>(decoded->events.size());
+    for (const auto& event : decoded->events) {
+      Record e;
+      e.time_ns = seen.time_ns;
+      Event ev;
+      std::visit(
+          [&](const auto& alt) {
+            using T = std::decay_t<decltype(alt)>;
+            ev.kind = T::kSelect;
+            ev.request_id = alt.request_id;
+            if constexpr (HasThread<T>) ev.thread = alt.thread.value;
+          },
+          event);
+      ev.suspend_policy = policy;
+      ev.composite_size = size;
+      ev.packet_id = id;
+      e.event = ev;
+      out.push_back(std::move(e));
+    }
+    if (decoded->suspend_policy == jdwp::SuspendPolicy::kAll) Suspend(seen.time_ns, Suspension::By::kEvent, id, out);
+  }
+}
+
+}  // namespace jdwpx::trace
