@@ -12,9 +12,9 @@ declaring type) or a close meant for the previous connection shows up here.
   whose ID table the end of that session had reset (INVALID_OBJECT from
   ReferenceType.MethodsWithGeneric, ObjectCollectedException in JDI).
 - through a raw client (jdwp_client.py): sessions back to back with requests
-  set and events in flight (a SUSPEND_ALL breakpoint, MethodEntry and field
-  modification events on every tick), each ended a different way (Dispose with
-  the thread stopped, Dispose after resuming, going away without a word); the
+  set and events in flight (MethodEntry and field modification events on every
+  tick, a SUSPEND_ALL breakpoint), each ended a different way (Dispose with the
+  thread stopped, Dispose after resuming, going away without a word); the
   next session must attach, find the VM running, and get replies and events of
   its own only. Once the next connection was now and then closed by jdwpx: the
   previous session's Dispose closed whichever connection was attached when its
@@ -110,7 +110,7 @@ class SessionCyclesTest(unittest.TestCase):
         c.ok(EventRequest.Set, bytes([FIELD_MODIFICATION, SUSPEND_NONE]) + i32(1)
              + bytes([9]) + c.type_id(fixture) + c.field_id(ticks))
         location = bytes([1]) + c.type_id(fixture) + c.method_id(tick) + i64(index)
-        c.ok(EventRequest.Set, bytes([BREAKPOINT, SUSPEND_ALL]) + i32(1) + bytes([7]) + location)
+        bp = c.ok(EventRequest.Set, bytes([BREAKPOINT, SUSPEND_ALL]) + i32(1) + bytes([7]) + location).int()
         while True:
             # The breakpoint's set is the only SUSPEND_ALL one (with the MethodEntry
             # at the same place in it).
@@ -118,7 +118,12 @@ class SessionCyclesTest(unittest.TestCase):
             if data[0] == SUSPEND_ALL:
                 break
         if cycle % 3 == 1:
-            c.ok(VirtualMachine.Resume)  # ended while running, events flowing
+            # Ended while running with events flowing. The breakpoint goes first:
+            # stock now and then leaves main suspended (count 1 in the next
+            # session) when a SUSPEND_ALL hit races its Dispose (once in 600
+            # sessions, JDK 17); test_session_end covers that race for jdwpx.
+            c.ok(EventRequest.Clear, bytes([BREAKPOINT]) + i32(bp))
+            c.ok(VirtualMachine.Resume)
 
     def check_fresh_session(self, c: Client):
         """A new session: the VM runs (nothing suspended) and the first reply is its own."""
