@@ -125,6 +125,8 @@ void RegisterThreads(Dispatcher& d, Context& ctx, JNIEnv** jni_slot) {
   });
 
   d.Bind<TR::IsVirtual>([c, J](const TR::IsVirtual::Request& req) -> jdwp::Result<TR::IsVirtual::Reply> {
+    // The command came with JDK 19: stock's agent of an older JDK does not know it.
+    if (c->jdk_feature_version < 19) return jdwp::Fail(ErrorCode::kNotImplemented, "IsVirtual is JDK 19+");
     ASSIGN_OR_RETURN(jthread t, c->Thread(J(), req.thread));
     // JNI IsVirtualThread (JNI 21); before 21 no thread is virtual. Runs no Java code.
     return TR::IsVirtual::Reply{vmcore::Jvmti::IsVirtualThread(J(), t)};
