@@ -264,11 +264,7 @@ Agent::Agent(JavaVM* vm, jvmtiEnv* jvmti, Options options)
     std::replace(name.begin(), name.end(), '.', '/');
     trigger_signature_ = "L" + name + ";";
   }
-  ctx_.send = [this](std::vector<uint8_t> packet) {
-    if (auto* log = spdlog::get("jdwpx.packets").get(); log && log->should_log(spdlog::level::trace))
-      log->trace("-> {}", jdwp::DescribePacket(packet));
-    if (transport_) transport_->Send(std::move(packet));
-  };
+  ctx_.send = [this](std::vector<uint8_t> packet) { SendTo(session_.load(), std::move(packet)); };
   RegisterVirtualMachine(dispatcher_, ctx_, *this, &command_jni_);
   RegisterReferenceTypes(dispatcher_, ctx_, &command_jni_);
   RegisterObjects(dispatcher_, ctx_, &command_jni_);
@@ -726,21 +722,41 @@ void Agent::OpenCommands() {
   cv_.notify_all();
 }
 
-void Agent::OnAttached(const std::string& peer) {
+void Agent::OnAttached(const std::string& peer, uint64_t session) {
   Log().info("debugger attached from {}", peer);
   if (trace_) trace_->SessionAttached(peer);
+  io_session_ = session;
+  bool now = false;
   {
     std::lock_guard lock(mu_);
     detached_ = false;
+    // No session being served (the previous one is torn down): events may flow
+    // from now on. Otherwise the command thread begins it after that teardown.
+    now = session_ == 0;
+    if (now) session_ = session;
   }
-  // Events may flow from now on; the command thread sees the attach in order.
+  if (now) events_.BeginSession();
+  Post({Message::kAttached, {}, session});
+}
+
+void Agent::SendTo(uint64_t session, std::vector<uint8_t> packet) {
+  if (auto* log = spdlog::get("jdwpx.packets").get(); log && log->should_log(spdlog::level::trace))
+    log->trace("-> {}", jdwp::DescribePacket(packet));
+  if (transport_) transport_->Send(session, std::move(packet));
+}
+
+void Agent::BeginServing(uint64_t session) {
+  {
+    std::lock_guard lock(mu_);
+    if (session_ == session) return;  // begun at its attach
+    session_ = session;
+  }
   events_.BeginSession();
-  Post({Message::kAttached, {}});
 }
 
 void Agent::OnPacket(std::vector<uint8_t> packet) {
   if (trace_) trace_->PacketIn(packet);
-  Post({Message::kPacket, std::move(packet)});
+  Post({Message::kPacket, std::move(packet), io_session_});
 }
 
 void Agent::OnWritten(const std::vector<uint8_t>& packet) {
@@ -753,7 +769,7 @@ void Agent::OnDetached(const std::string& reason) {
     trace_->SessionEnded(reason);
     FlushTrace(/*close=*/false);
   }
-  Post({Message::kDetached, {}});
+  Post({Message::kDetached, {}, io_session_});
   {
     std::lock_guard lock(mu_);
     detached_ = true;
@@ -791,12 +807,19 @@ void Agent::RunCommands(JNIEnv* jni) {
     }
     switch (message.kind) {
       case Message::kAttached:
+        BeginServing(message.session);
         break;
       case Message::kPacket:
-        HandlePacket(jni, message.bytes);
+        // A packet of a connection no longer served (sent after Dispose) is not run.
+        if (message.session == session_.load()) {
+          HandlePacket(jni, message.bytes);
+        } else {
+          Log().debug("dropping a packet of an ended session");
+        }
         break;
       case Message::kDetached:
-        EndSession(jni);
+        // Already ended by Dispose, the session served meanwhile is another.
+        if (message.session == session_.load()) EndSession(jni);
         AnnounceListeningAgain();
         break;
     }
@@ -833,9 +856,12 @@ void Agent::HandlePacket(JNIEnv* jni, const std::vector<uint8_t>& bytes) {
   if (plog && plog->should_log(spdlog::level::trace)) plog->trace("<- {}", jdwp::DescribePacket(bytes));
   vmcore::LocalFrame frame(jni, 64);
   uint32_t id = packet->id;
-  dispatcher_.Dispatch(*packet, ctx_.vm_dead.load(), [this, id](jdwp::ErrorCode error, std::vector<uint8_t> body) {
-    ctx_.send(jdwp::MakeReplyPacketIn(id, error, std::move(body)));
-  });
+  // A reply goes to the connection its command came from, even when it comes later.
+  const uint64_t session = session_.load();
+  dispatcher_.Dispatch(*packet, ctx_.vm_dead.load(),
+                       [this, id, session](jdwp::ErrorCode error, std::vector<uint8_t> body) {
+                         SendTo(session, jdwp::MakeReplyPacketIn(id, error, std::move(body)));
+                       });
   if (exit_code_) {
     CloseConnectionAndWait();
     // exit() posts no VMDeath: the trace is closed here.
@@ -845,13 +871,13 @@ void Agent::HandlePacket(JNIEnv* jni, const std::vector<uint8_t>& bytes) {
   if (dispose_requested_) {
     dispose_requested_ = false;
     EndSession(jni);
-    transport_->CloseConnection();
+    transport_->CloseConnection(session);
   }
 }
 
 void Agent::CloseConnectionAndWait() {
   if (!transport_) return;
-  transport_->CloseConnection();
+  transport_->CloseConnection(session_.load());
   std::unique_lock lock(mu_);
   detached_cv_.wait_for(lock, std::chrono::seconds(2), [&] { return detached_; });
 }
@@ -864,6 +890,8 @@ void Agent::EndSession(JNIEnv* jni) {
   events_.Drain(2000);
   ctx_.threads.ResumeEverything(jni);
   ctx_.objects.Reset(jni);
+  std::lock_guard lock(mu_);
+  session_ = 0;
 }
 
 }  // namespace jdwpx::backend

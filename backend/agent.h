@@ -52,7 +52,7 @@ class Agent : public transport::Listener {
   EventManager& events() { return events_; }
 
   // transport::Listener (I/O thread)
-  void OnAttached(const std::string& peer) override;
+  void OnAttached(const std::string& peer, uint64_t session) override;
   void OnPacket(std::vector<uint8_t> packet) override;
   void OnDetached(const std::string& reason) override;
   void OnWarning(const std::string& message) override;
@@ -62,7 +62,8 @@ class Agent : public transport::Listener {
   void RequestDispose() { dispose_requested_ = true; }
   // Called by the Exit handler: exit the process once the reply is out.
   void RequestExit(int code) { exit_code_ = code; }
-  // Session end: clear requests, resume what the debugger suspended, forget IDs.
+  // Session end: clear requests, resume what the debugger suspended, forget IDs;
+  // then no session is served until the next attach.
   void EndSession(JNIEnv* jni);
 
  private:
@@ -87,7 +88,13 @@ class Agent : public transport::Listener {
   struct Message {
     enum Kind { kPacket, kAttached, kDetached } kind;
     std::vector<uint8_t> bytes;
+    uint64_t session = 0;  // the transport connection it came from
   };
+  // Serves the transport connection `session` from now on (nothing else must be
+  // served); opens the event manager's new session.
+  void BeginServing(uint64_t session);
+  // Sends one packet to connection `session` (dropped unless it is still attached).
+  void SendTo(uint64_t session, std::vector<uint8_t> packet);
   // Flushes and closes the debugger connection, waiting (bounded) for the detach.
   void CloseConnectionAndWait();
   void Post(Message message);
@@ -129,6 +136,15 @@ class Agent : public transport::Listener {
   std::string trigger_signature_;  // "Ljava/lang/Foo;" for onthrow=java.lang.Foo
   std::optional<int> exit_code_;
   JNIEnv* command_jni_ = nullptr;
+
+  // Sessions. The I/O thread numbers each message with its connection
+  // (io_session_, I/O thread only); the command thread serves one connection at
+  // a time (session_): packets of another are dropped, replies and events go to
+  // it alone, and Dispose closes it alone. A connection accepted before the
+  // previous one's teardown has finished is served once that is done (its
+  // kAttached comes after the previous kDetached); one accepted after, at once.
+  uint64_t io_session_ = 0;
+  std::atomic<uint64_t> session_{0};  // written under mu_
 
   std::mutex mu_;
   std::condition_variable cv_;

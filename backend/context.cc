@@ -38,7 +38,7 @@ jdwp::Result<jobject> Context::NonNullObject(JNIEnv* jni, jdwp::ObjectId id) {
   return objects.Resolve(jni, id);
 }
 
-jdwp::Result<jthread> Context::Thread(JNIEnv* jni, jdwp::ThreadId id) {
+jdwp::Result<jthread> Context::Thread(JNIEnv* jni, jdwp::ThreadId id, ThreadNeeds needs) {
   if (id.is_null()) return jdwp::Fail(ErrorCode::kInvalidThread, "null thread");
   ASSIGN_OR_RETURN(jobject obj, objects.Resolve(jni, jdwp::IdCast<jdwp::ObjectId>(id)));
   if (!jni->IsInstanceOf(obj, thread_class)) {
@@ -46,11 +46,32 @@ jdwp::Result<jthread> Context::Thread(JNIEnv* jni, jdwp::ThreadId id) {
     return jdwp::Fail(ErrorCode::kInvalidThread, "not a thread");
   }
   // As stock: the agent's own threads (whose objects the debugger can find) are none of the debuggee's.
-  if (threads.IsAgentThread(jni, static_cast<jthread>(obj))) {
+  auto thread = static_cast<jthread>(obj);
+  if (threads.IsAgentThread(jni, thread)) {
     jni->DeleteLocalRef(obj);
     return jdwp::Fail(ErrorCode::kInvalidThread, "one of the agent's threads");
   }
-  return static_cast<jthread>(obj);
+  auto suspended = [&]() -> jdwp::Result<void> {
+    if (threads.SuspendCount(jni, thread) == 0) return jdwp::Fail(ErrorCode::kThreadNotSuspended, "thread not suspended");
+    return {};
+  };
+  auto alive = [&]() -> jdwp::Result<void> {
+    VM_ASSIGN_OR_RETURN(jint state, jvmti.GetThreadState(thread));
+    if (!(state & JVMTI_THREAD_STATE_ALIVE)) return jdwp::Fail(ErrorCode::kInvalidThread, "thread not alive");
+    return {};
+  };
+  jdwp::Result<void> checked;
+  switch (needs) {
+    case ThreadNeeds::kNothing: break;
+    case ThreadNeeds::kSuspended: checked = suspended().and_then(alive); break;
+    case ThreadNeeds::kAlive: checked = alive(); break;
+    case ThreadNeeds::kAliveThenSuspended: checked = alive().and_then(suspended); break;
+  }
+  if (!checked) {
+    jni->DeleteLocalRef(obj);
+    return tl::unexpected(checked.error());
+  }
+  return thread;
 }
 
 jdwp::Result<jthreadGroup> Context::ThreadGroup(JNIEnv* jni, jdwp::ThreadGroupId id) {
@@ -136,22 +157,25 @@ jdwp::Location Context::LocationOf(JNIEnv* jni, jmethodID method, jlocation inde
   jdwp::Location loc;
   loc.method_id = ToWire(method);
   loc.index = static_cast<uint64_t>(index);
+  auto klass = jvmti.GetMethodDeclaringClass(method);
+  if (!klass) return loc;
+  // The class ID comes from the object table every time: a cached ID would
+  // outlive the session whose table issued it (the table is reset at its end)
+  // and would skip the debugger's reference count (DisposeObjects). Only the
+  // type tag, which never changes for a method, is cached.
+  loc.class_id = IdOf<jdwp::ClassId>(jni, *klass);
   {
     std::lock_guard lock(cache_mu_);
-    auto it = declaring_.find(method);
-    if (it != declaring_.end()) {
-      loc.type_tag = it->second.first;
-      loc.class_id = it->second.second;
+    if (auto it = declaring_tags_.find(method); it != declaring_tags_.end()) {
+      loc.type_tag = it->second;
+      jni->DeleteLocalRef(*klass);
       return loc;
     }
   }
-  auto klass = jvmti.GetMethodDeclaringClass(method);
-  if (!klass) return loc;
   loc.type_tag = TypeTagOf(*klass);
-  loc.class_id = IdOf<jdwp::ClassId>(jni, *klass);
   jni->DeleteLocalRef(*klass);
   std::lock_guard lock(cache_mu_);
-  declaring_[method] = {loc.type_tag, loc.class_id};
+  declaring_tags_[method] = loc.type_tag;
   return loc;
 }
 
@@ -215,8 +239,9 @@ jdwp::FrameId Context::FrameIdOf(JNIEnv* jni, jthread thread, int32_t depth) {
 jdwp::Result<int32_t> Context::FrameDepth(JNIEnv* jni, jthread thread, jdwp::FrameId frame) {
   uint64_t generation = frame.value >> kDepthBits;
   auto depth = static_cast<int32_t>(frame.value & kDepthMask);
-  if (generation == 0) return jdwp::Fail(ErrorCode::kInvalidFrameid, "unknown frame");
+  // As stock: the thread's suspension first, even for a frame ID never issued.
   if (threads.SuspendCount(jni, thread) == 0) return jdwp::Fail(ErrorCode::kThreadNotSuspended, "thread not suspended");
+  if (generation == 0) return jdwp::Fail(ErrorCode::kInvalidFrameid, "unknown frame");
   if (generation != threads.Generation(jni, thread)) return jdwp::Fail(ErrorCode::kInvalidFrameid, "stale frame or another thread's");
   return depth;
 }

@@ -20,6 +20,17 @@ namespace jdwpx::backend {
 // error for it; the stock agent answers INTERNAL, and so do we.
 inline constexpr jdwp::ErrorCode kMalformedBody = jdwp::ErrorCode::kInternal;
 
+// A body whose failure is a negative repeat count: malformed, except where the
+// spec names ILLEGAL_ARGUMENT for it (and stock checks it): such a command
+// declares `static constexpr bool kNegativeCountIsIllegal = true`.
+template <class Cmd>
+constexpr jdwp::ErrorCode MalformedBodyError(bool negative_count) {
+  if constexpr (requires { Cmd::kNegativeCountIsIllegal; }) {
+    if (negative_count) return jdwp::ErrorCode::kIllegalArgument;
+  }
+  return kMalformedBody;
+}
+
 // Sends the reply of one command (exactly once). A body starts with
 // jdwp::kHeaderSize bytes of room for the packet header (jdwp::MakeReplyPacketIn
 // writes it there: a huge body is never moved); empty: no body (errors).
@@ -34,10 +45,11 @@ class Dispatcher {
   void Bind(Fn fn) {
     table_[Key(Cmd::kId)] = [fn = std::move(fn)](std::span<const uint8_t> data, Responder respond) {
       size_t leftover = 0;
-      auto req = jdwp::DecodeBody<typename Cmd::Request>(data, &leftover);
+      bool negative_count = false;
+      auto req = jdwp::DecodeBody<typename Cmd::Request>(data, &leftover, &negative_count);
       if (!req) {
         Log().debug("{}: {}", Cmd::kName, req.error().detail);
-        respond(kMalformedBody, {});
+        respond(MalformedBodyError<Cmd>(negative_count), {});
         return;
       }
       if (leftover) Log().debug("{}: {} bytes left over", Cmd::kName, leftover);
@@ -73,10 +85,11 @@ class Dispatcher {
   template <class Cmd, class Fn>
   void BindAsync(Fn fn) {
     async_[Key(Cmd::kId)] = [fn = std::move(fn)](uint32_t id, std::span<const uint8_t> data, Responder respond) {
-      auto req = jdwp::DecodeBody<typename Cmd::Request>(data);
+      bool negative_count = false;
+      auto req = jdwp::DecodeBody<typename Cmd::Request>(data, nullptr, &negative_count);
       if (!req) {
         Log().debug("{}: {}", Cmd::kName, req.error().detail);
-        respond(kMalformedBody, {});
+        respond(MalformedBodyError<Cmd>(negative_count), {});
         return;
       }
       fn(*req, Later<typename Cmd::Reply>{id, std::move(respond)});

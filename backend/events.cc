@@ -262,7 +262,7 @@ jdwp::Result<int32_t> EventManager::Set(JNIEnv* jni, const jdwp::EventRequest::S
               status = jdwp::Fail(ErrorCode::kIllegalArgument, "SourceNameMatch is for ClassPrepare only");
           } else if constexpr (std::is_same_v<T, mod::Step>) {
             if (r->kind != EventKind::kSingleStep) return;
-            auto t = ctx_.Thread(jni, x.thread);
+            auto t = ctx_.Thread(jni, x.thread, ThreadNeeds::kAlive);
             if (!t) { status = tl::unexpected(t.error()); return; }
             if (ctx_.threads.SuspendCount(jni, *t) == 0)
               { status = jdwp::Fail(ErrorCode::kThreadNotSuspended, "step thread not suspended"); return; }

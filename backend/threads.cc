@@ -206,8 +206,17 @@ jdwp::Result<void> ThreadControl::Suspend(JNIEnv* jni, jthread thread) {
     if (result) {
       ++s.count;
     } else if (result.error().code == ErrorCode::kInvalidThread) {
-      // A dead or not yet started thread: JVMTI refuses; stock reports no error for those.
+      // A dead or not yet started thread: JVMTI refuses; stock reports no error
+      // for those and counts the suspension of a platform thread (so commands
+      // needing a suspended thread then find it not alive: INVALID_THREAD). One
+      // not yet started is suspended at its start (its ThreadStart callback ends
+      // with the deferred suspension), as stock.
       result = {};
+      if (!s.is_virtual) {
+        ++s.count;
+        auto state = jvmti_.GetThreadState(s.thread);
+        s.deferred = state && (*state & (JVMTI_THREAD_STATE_ALIVE | JVMTI_THREAD_STATE_TERMINATED)) == 0;
+      }
       DropIfDeadVirtualLocked(s);
     }
   }

@@ -324,6 +324,9 @@ public final class Bench {
     final long launchedAt;
     final OutputTail tail = new OutputTail();
     private final CompletableFuture<Integer> port = new CompletableFuture<>();
+    // Every Listening line's port, in order: the agent prints one again after
+    // each session (stock on a new port with address=0).
+    private final List<Integer> ports = new ArrayList<>();
     private final CompletableFuture<Void> ready = new CompletableFuture<>();
     private final CompletableFuture<Long> result = new CompletableFuture<>();
     private final ScheduledFuture<?> deadline;
@@ -371,9 +374,15 @@ public final class Bench {
         for (String line; (line = in.readLine()) != null; ) {
           tail.add(line);
           Matcher m = LISTENING.matcher(line);
-          if (!port.isDone() && m.find()) {
-            listeningAt = System.nanoTime();
-            port.complete(Integer.parseInt(m.group(1)));
+          if (m.find()) {
+            if (!port.isDone()) {
+              listeningAt = System.nanoTime();
+              port.complete(Integer.parseInt(m.group(1)));
+            }
+            synchronized (ports) {
+              ports.add(Integer.parseInt(m.group(1)));
+              ports.notifyAll();
+            }
           }
           if (line.equals(BenchTarget.READY_LINE)) {
             ready.complete(null);
@@ -423,6 +432,23 @@ public final class Bench {
         }
         throw new BenchFailure("debuggee ended before listening (" + exitDescription() + "); output: "
             + tail.text(), true);
+      }
+    }
+
+    /** The port of the {@code index}-th Listening line (0: the first), waiting for it. */
+    int awaitListening(int index) throws BenchFailure, InterruptedException {
+      phase = "waiting for listening line #" + (index + 1);
+      long deadline = System.currentTimeMillis() + settings.launchTimeoutMs();
+      synchronized (ports) {
+        while (ports.size() <= index) {
+          long left = deadline - System.currentTimeMillis();
+          if (left <= 0 || !process.isAlive()) {
+            throw BenchFailure.measured("no listening line #" + (index + 1) + " (" + exitDescription()
+                + "); output: " + tail.text());
+          }
+          ports.wait(left);
+        }
+        return ports.get(index);
       }
     }
 
@@ -939,6 +965,10 @@ public final class Bench {
       new Metric("InvokeMethod toString(), INVOKE_SINGLE_THREADED", "calls/s", Better.HIGHER, "%.0f");
   static final Metric INVOKE_ALL =
       new Metric("InvokeMethod toString(), all threads resumed", "calls/s", Better.HIGHER, "%.0f");
+  static final Metric SESSION_CYCLE =
+      new Metric("detach/attach: session with a breakpoint, a step, an invoke", "ms", Better.LOWER, "%.1f");
+  static final Metric SESSION_RSS =
+      new Metric("  debuggee RSS growth over the sessions", "MB", Better.LOWER, "%.1f");
   // Inspection (raw JDWP; sizes from BenchTarget).
   static final Metric OBJECT_ARRAY_CALL =
       new Metric("ArrayReference.GetValues Object[1M] (per call)", "ms", Better.LOWER, "%.1f");
@@ -963,7 +993,7 @@ public final class Bench {
       TRACE_OFF_RATE, TRACE_ON_RATE, TRACE_RATIO, STEP_RATE, STEP_INTO_RATE,
       CALLS_BASELINE, CALLS_METHOD_EVENTS, CALLS_RATIO,
       LOAD_BASELINE, LOAD_PREPARE, LOAD_PREPARE_RATIO, LOAD_FILTERED, LOAD_FILTERED_RATIO,
-      INVOKE_SINGLE, INVOKE_ALL,
+      INVOKE_SINGLE, INVOKE_ALL, SESSION_CYCLE, SESSION_RSS,
       OBJECT_ARRAY_CALL, OBJECT_ARRAY_RSS, LONG_ARRAY_CALL, LONG_ARRAY_RSS, STRING_CALL, STRING_RSS,
       STACK_WALK, ALL_CLASSES_FIRST, INSTANCE_COUNTS);
 
@@ -1591,6 +1621,96 @@ public final class Bench {
   // Agents that could not start or accept an attach: later cells reuse the reason.
   final Map<String, String> unusable = new HashMap<>();
 
+  /** Sessions in a row in the "sessions" scenario (after a first one that only starts the target). */
+  int sessionCount() {
+    return settings.quick() ? 50 : 1000;
+  }
+
+  /**
+   * Debugger sessions one after another on one running target: each attaches,
+   * finds the target class, stops at a SUSPEND_ALL breakpoint in hot(), steps
+   * over once, invokes toString() on the stopped thread, and disposes. Per
+   * session time (median) and the debuggee's RSS growth from the end of the
+   * first session to the end of the last; any failing session fails the cell.
+   */
+  Map<Metric, Double> sessionCycles(Debuggee debuggee) throws Exception {
+    debuggee.attach(debuggee.awaitListening());
+    debuggee.runToBreakpoint(lines.get("hot"), EventRequest.SUSPEND_ALL);
+    debuggee.vm.dispose();
+    long pid = debuggee.process.pid();
+    Memory before = Memory.of(pid);
+    int sessions = sessionCount();
+    long[] nanos = new long[sessions];
+    for (int i = 0; i < sessions; i++) {
+      long start = System.nanoTime();
+      debuggee.attach(debuggee.awaitListening(i + 1));
+      try {
+        oneSession(debuggee, i + 1);
+      } catch (BenchFailure e) {
+        throw e;
+      } catch (Exception e) {
+        throw BenchFailure.measured("session #" + (i + 1) + " (" + debuggee.phase + "): " + e);
+      }
+      nanos[i] = System.nanoTime() - start;
+    }
+    Memory after = Memory.of(pid);
+    Arrays.sort(nanos);
+    return Map.of(SESSION_CYCLE, nanos[sessions / 2] / 1e6, SESSION_RSS, (after.rssKb() - before.rssKb()) / 1024.0);
+  }
+
+  void oneSession(Debuggee debuggee, int number) throws Exception {
+    VirtualMachine vm = debuggee.vm;
+    debuggee.phase = "session #" + number + ": classesByName";
+    List<ReferenceType> types = vm.classesByName(TARGET_CLASS);
+    if (types.size() != 1) {
+      throw BenchFailure.measured("session #" + number + ": classesByName(" + TARGET_CLASS + ") = " + types);
+    }
+    EventRequestManager requests = vm.eventRequestManager();
+    BreakpointRequest breakpoint = debuggee.armBreakpoint(types.get(0), lines.get("hot"), EventRequest.SUSPEND_ALL);
+    BreakpointEvent hit = null;
+    while (hit == null) {
+      EventSet events = debuggee.next("session #" + number + " breakpoint");
+      for (Event event : events) {
+        if (event instanceof BreakpointEvent b) {
+          hit = b;
+        }
+      }
+      if (hit == null) {
+        events.resume();
+      }
+    }
+    requests.deleteEventRequest(breakpoint);
+    ThreadReference thread = hit.thread();
+    debuggee.phase = "session #" + number + ": step";
+    StepRequest step = requests.createStepRequest(thread, StepRequest.STEP_LINE, StepRequest.STEP_OVER);
+    step.addCountFilter(1);
+    step.setSuspendPolicy(EventRequest.SUSPEND_ALL);
+    step.enable();
+    vm.resume();
+    StepEvent stepped = null;
+    while (stepped == null) {
+      EventSet events = debuggee.next("session #" + number + " step");
+      for (Event event : events) {
+        if (event instanceof StepEvent s) {
+          stepped = s;
+        }
+      }
+      if (stepped == null) {
+        events.resume();
+      }
+    }
+    debuggee.phase = "session #" + number + ": invoke";
+    ReferenceType target = types.get(0);
+    ObjectReference object = (ObjectReference) target.getValue(target.fieldByName("invokeTarget"));
+    Method toString = object.referenceType().methodsByName("toString", "()Ljava/lang/String;").get(0);
+    Value value = object.invokeMethod(stepped.thread(), toString, List.of(), ObjectReference.INVOKE_SINGLE_THREADED);
+    if (!(value instanceof StringReference string && string.value().equals("Point(3, 4)"))) {
+      throw BenchFailure.measured("session #" + number + ": toString() returned " + value);
+    }
+    debuggee.phase = "session #" + number + ": dispose";
+    vm.dispose();
+  }
+
   /** One run of a scenario in a fresh debuggee; {@code mode}: BenchTarget's data mode or null. */
   Outcome attempt(Agent agent, String scenarioName, String mode, Scenario body) {
     String known = unusable.get(agent.column());
@@ -1773,6 +1893,7 @@ public final class Bench {
         new Variant("single-threaded", INVOKE_SINGLE,
             d -> invokeRate(d, ObjectReference.INVOKE_SINGLE_THREADED, INVOKE_SINGLE)),
         new Variant("all threads", INVOKE_ALL, d -> invokeRate(d, 0, INVOKE_ALL))));
+    runRepeated("sessions", 1, List.of(SESSION_CYCLE, SESSION_RSS), this::sessionCycles);
     int runs = settings.inspectRuns();
     runRepeated("Object[] values", runs, List.of(OBJECT_ARRAY_CALL, OBJECT_ARRAY_RSS), "objects", this::objectArray);
     runRepeated("long[] values", runs, List.of(LONG_ARRAY_CALL, LONG_ARRAY_RSS), "longs", this::longArray);

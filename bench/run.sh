@@ -39,6 +39,10 @@
 #                                        and with one filtered by ClassMatch LoadGen15*
 #   invoke                               InvokeMethod toString() per second at a
 #                                        SUSPEND_ALL breakpoint, single-threaded and not
+#   sessions                             1,000 debugger sessions in a row (50 with --quick)
+#                                        on one target, each with a breakpoint, a step and
+#                                        an invoke, then dispose: median time per session
+#                                        and the debuggee's RSS growth over them
 #   Object[] values, long[] values, string value, stack walk, AllClasses,
 #   InstanceCounts                       inspection commands over big data (raw JDWP)
 # --quick: 1 run each, small counts (the whole run takes a few minutes on a quiet

@@ -103,7 +103,10 @@ class Reader {
     uint32_t raw = 0;
     if (!U32(raw)) return false;
     n = static_cast<int32_t>(raw);
-    if (n < 0) return Failed("negative count");
+    if (n < 0) {
+      if (ok_) negative_count_ = true;
+      return Failed("negative count");
+    }
     if (min_item_size > 0 && static_cast<uint64_t>(n) * min_item_size > remaining()) return Failed("count past end");
     return true;
   }
@@ -114,6 +117,8 @@ class Reader {
   }
   bool ok() const { return ok_; }
   const char* why() const { return why_; }
+  // The first failure was a negative repeat count.
+  bool negative_count() const { return negative_count_; }
   size_t position() const { return pos_; }
   size_t remaining() const { return ok_ ? data_.size() - pos_ : 0; }
   std::span<const uint8_t> rest() const { return data_.subspan(pos_); }
@@ -136,6 +141,7 @@ class Reader {
   std::span<const uint8_t> data_;
   size_t pos_ = 0;
   bool ok_ = true;
+  bool negative_count_ = false;
   const char* why_ = "";
 };
 
@@ -372,12 +378,16 @@ bool Decode(Reader& r, T& v) {
 }
 
 // Decodes a whole body: trailing bytes are tolerated (logged by the caller),
-// a short or malformed body is an error.
+// a short or malformed body is an error (`negative_count`: it was a negative
+// repeat count, which some commands answer with an error of their own).
 template <class T>
-Result<T> DecodeBody(std::span<const uint8_t> data, size_t* leftover = nullptr) {
+Result<T> DecodeBody(std::span<const uint8_t> data, size_t* leftover = nullptr, bool* negative_count = nullptr) {
   Reader r(data);
   T v{};
-  if (!Decode(r, v) || !r.ok()) return Fail(ErrorCode::kIllegalArgument, std::string("malformed packet data: ") + r.why());
+  if (!Decode(r, v) || !r.ok()) {
+    if (negative_count) *negative_count = r.negative_count();
+    return Fail(ErrorCode::kIllegalArgument, std::string("malformed packet data: ") + r.why());
+  }
   if (leftover) *leftover = r.remaining();
   return v;
 }

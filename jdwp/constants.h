@@ -33,7 +33,9 @@ enum class EventKind : uint8_t {
 inline constexpr EventKind kThreadEnd = EventKind::kThreadDeath;
 inline constexpr EventKind kVmInit = EventKind::kVmStart;
 
-enum class ThreadStatus : int32_t { kZombie = 0, kRunning = 1, kSleeping = 2, kMonitor = 3, kWait = 4 };
+// kNotStarted is no value of the spec's: stock's for a thread not yet started,
+// which JDI reads as THREAD_STATUS_NOT_STARTED.
+enum class ThreadStatus : int32_t { kNotStarted = -1, kZombie = 0, kRunning = 1, kSleeping = 2, kMonitor = 3, kWait = 4 };
 
 inline constexpr int32_t kSuspendStatusSuspended = 0x1;
 

@@ -181,17 +181,22 @@ class LibraryTransport final : public Transport {
   tl::expected<void, TransportError> Attach() override;
   tl::expected<void, TransportError> Accept() override;
   void Run() override;
-  void Send(std::vector<uint8_t> packet) override;
+  void Send(uint64_t session, std::vector<uint8_t> packet) override;
   bool Flush(std::chrono::milliseconds) override { return true; }
-  void CloseConnection() override;
+  void CloseConnection(uint64_t session) override;
   void Shutdown() override;
 
  private:
   TransportError LastError(jdwpTransportError rc) { return LastErrorOf(env_, rc); }
   void Connected() {
-    connected_ = true;
+    uint64_t session;
+    {
+      std::lock_guard lock(write_mu_);
+      session = ++session_;
+      connected_ = true;
+    }
     if (log_) log_->debug("debugger attached through {}", config_.name);
-    listener_->OnAttached(config_.name);
+    listener_->OnAttached(config_.name, session);
   }
   // Reads packets until the connection ends -> the reason.
   std::string ReadLoop();
@@ -203,6 +208,7 @@ class LibraryTransport final : public Transport {
   std::atomic<bool> stopping_{false};
   std::atomic<bool> connected_{false};
   std::mutex write_mu_;
+  uint64_t session_ = 0;  // the connection's number (write_mu_): the last one made
   mutable std::mutex address_mu_;
   std::string address_;
 };
@@ -313,7 +319,7 @@ void LibraryTransport::Run() {
   }
 }
 
-void LibraryTransport::Send(std::vector<uint8_t> bytes) {
+void LibraryTransport::Send(uint64_t session, std::vector<uint8_t> bytes) {
   if (!connected_ || bytes.size() < jdwp::kHeaderSize) return;
   jdwpPacket packet{};
   packet.type.cmd.len = static_cast<jint>(GetBigEndian32(bytes.data()));
@@ -329,17 +335,19 @@ void LibraryTransport::Send(std::vector<uint8_t> bytes) {
     packet.type.cmd.data = data;
   }
   std::lock_guard lock(write_mu_);
-  if (!connected_) return;
+  if (!connected_ || session != session_) return;
   jdwpTransportError rc = JDWPX_CALL(env_, WritePacket, &packet);
-  if (rc != JDWPTRANSPORT_ERROR_NONE && log_ && JDWPX_CALL(env_, IsOpen)) {
-    log_->warn("transport error {}: {}", static_cast<int>(rc), LastError(rc).message);
+  if (rc != JDWPTRANSPORT_ERROR_NONE) {
+    if (log_ && JDWPX_CALL(env_, IsOpen)) log_->warn("transport error {}: {}", static_cast<int>(rc), LastError(rc).message);
+    return;
   }
+  listener_->OnWritten(bytes);
 }
 
-void LibraryTransport::CloseConnection() {
+void LibraryTransport::CloseConnection(uint64_t session) {
   // Every Send so far has written its packet; Close ends ReadPacket in Run().
   std::lock_guard lock(write_mu_);
-  if (connected_) (void)JDWPX_CALL(env_, Close);
+  if (connected_ && session == session_) (void)JDWPX_CALL(env_, Close);
 }
 
 void LibraryTransport::Shutdown() {

@@ -9,9 +9,13 @@
 // Shutdown) and through the atomics.
 //
 // Server mode keeps one acceptor for the whole life of the transport: one
-// accept loop takes a connection, filters it (allow=, already attached),
-// handshakes, and hands it to a session (one reader coroutine, one writer
-// callback chain draining a queue). Handshakes are serial, like stock's.
+// accept loop takes a connection, filters it (allow=), waits for the attached
+// session's end if there is one (a debugger reconnecting may connect before
+// its previous connection is seen closed: the accept and the EOF complete in
+// one io_context, in either order), handshakes, and hands it to a session (one
+// reader coroutine, one writer callback chain draining a queue). Handshakes are
+// serial, like stock's. Sessions are numbered; Send and CloseConnection name
+// theirs, so a late packet or close never reaches the next debugger.
 // Closing anything goes one way: close the socket, let the pending operations
 // finish with operation_aborted, and the session's end reports OnDetached.
 #include <netinet/in.h>
@@ -144,13 +148,15 @@ class SocketTransport final : public Transport {
   tl::expected<void, TransportError> Attach() override;
   tl::expected<void, TransportError> Accept() override;
   void Run() override;
-  void Send(std::vector<uint8_t> packet) override;
+  void Send(uint64_t session, std::vector<uint8_t> packet) override;
   bool Flush(std::chrono::milliseconds timeout) override;
-  void CloseConnection() override;
+  void CloseConnection(uint64_t session) override;
   void Shutdown() override;
 
  private:
   asio::awaitable<void> AcceptLoop(bool stop_after_first);
+  // Waits (at most kWaitForSessionEndMs) until no session is attached; false if one still is.
+  asio::awaitable<bool> WaitForSessionEnd();
   asio::awaitable<void> Connect();
   // Returns an empty string on success, else stock's failure text.
   asio::awaitable<std::string> Handshake(std::shared_ptr<tcp::socket> socket, bool send_first);
@@ -159,6 +165,8 @@ class SocketTransport final : public Transport {
   void StartSession(std::shared_ptr<tcp::socket> socket, const std::string& peer);
   void StartReader(const std::shared_ptr<Session>& session);
   void WriteNext(const std::shared_ptr<Session>& session);
+  // Hands one whole packet to the listener, or ends the session on a packet no debugger sends.
+  void Deliver(const std::shared_ptr<Session>& session, std::vector<uint8_t> packet);
   void EndSession(const std::shared_ptr<Session>& session, const std::string& reason);
   void CloseAll();
   // Runs io_ on the calling thread until `done` and nothing else is pending.
@@ -214,6 +222,8 @@ class SocketTransport final : public Transport {
   TransportError connect_error_;
   std::string accept_error_;
   std::shared_ptr<asio::steady_timer> accept_retry_timer_;
+  // Set while a connection waits for the attached session's end; EndSession and CloseAll cancel it.
+  std::shared_ptr<asio::steady_timer> session_end_timer_;
 };
 
 void SocketTransport::Spawn(asio::awaitable<void> task, std::function<void()> on_done) {
@@ -435,11 +445,13 @@ asio::awaitable<void> SocketTransport::AcceptLoop(bool stop_after_first) {
       Warn("Debugger failed to attach: ERROR: Peer not allowed to connect: " + Unmapped(remote.address()).to_string());
       continue;
     }
-    if (session_) {
+    if (session_ && !co_await WaitForSessionEnd()) {
+      if (stopping_ || accept_timed_out_) co_return;
       socket->close(ignored);
       Warn("Debugger failed to attach: refused " + peer + ", a debugger is already attached (" + session_->peer + ")");
       continue;
     }
+    if (stopping_ || accept_timed_out_) co_return;
     if (log_) log_->debug("accepted {}", peer);
     socket->set_option(tcp::no_delay(true), ignored);
     std::string failure = co_await Handshake(socket, /*send_first=*/false);
@@ -454,6 +466,18 @@ asio::awaitable<void> SocketTransport::AcceptLoop(bool stop_after_first) {
   }
 }
 
+asio::awaitable<bool> SocketTransport::WaitForSessionEnd() {
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(kWaitForSessionEndMs);
+  while (session_ && !stopping_ && !accept_timed_out_ && std::chrono::steady_clock::now() < deadline) {
+    session_end_timer_ = std::make_shared<asio::steady_timer>(io_, deadline);
+    auto timer = session_end_timer_;
+    asio::error_code ec;
+    co_await timer->async_wait(asio::redirect_error(asio::use_awaitable, ec));
+  }
+  session_end_timer_.reset();
+  co_return !session_;
+}
+
 void SocketTransport::StartSession(std::shared_ptr<tcp::socket> socket, const std::string& peer) {
   auto session = std::make_shared<Session>(std::move(*socket));
   session->peer = peer;
@@ -461,7 +485,7 @@ void SocketTransport::StartSession(std::shared_ptr<tcp::socket> socket, const st
   session_ = session;
   attached_epoch_ = session->epoch;
   if (log_) log_->debug("debugger attached: {}", peer);
-  Notify([&] { listener_->OnAttached(peer); });
+  Notify([&] { listener_->OnAttached(peer, session->epoch); });
   // Under Accept()/Attach() the reader waits for Run().
   if (running_ && !session->ended) StartReader(session);
 }
@@ -491,8 +515,7 @@ asio::awaitable<void> SocketTransport::ReadLoop(std::shared_ptr<Session> session
       if (end - begin >= length) {
         std::vector<uint8_t> packet(buffer.begin() + begin, buffer.begin() + begin + length);
         begin += length;
-        if (log_) log_->trace("<- packet len={}", length);
-        Notify([&] { listener_->OnPacket(std::move(packet)); });
+        Deliver(session, std::move(packet));
         if (session->ended) co_return;
         continue;
       }
@@ -512,8 +535,7 @@ asio::awaitable<void> SocketTransport::ReadLoop(std::shared_ptr<Session> session
           co_return;
         }
       }
-      if (log_) log_->trace("<- packet len={}", length);
-      Notify([&] { listener_->OnPacket(std::move(packet)); });
+      Deliver(session, std::move(packet));
       if (session->ended) co_return;
     }
     if (begin == end) {
@@ -537,6 +559,20 @@ asio::awaitable<void> SocketTransport::ReadLoop(std::shared_ptr<Session> session
     }
     end += n;
   }
+}
+
+void SocketTransport::Deliver(const std::shared_ptr<Session>& session, std::vector<uint8_t> packet) {
+  const uint8_t flags = packet[8];
+  if (flags != 0 && flags != jdwp::kReplyFlag) {
+    // As stock's reader: a debugger sends commands (or replies) only; anything
+    // else ends the connection, and the agent listens again.
+    Warn(fmt::format("ERROR: Received jdwpPacket with flags != 0x0 (actual={:#x}) when a jdwpCmdPacket was expected.",
+                     flags));
+    EndSession(session, fmt::format("packet with flags {:#x}", flags));
+    return;
+  }
+  if (log_) log_->trace("<- packet len={}", packet.size());
+  Notify([&] { listener_->OnPacket(std::move(packet)); });
 }
 
 void SocketTransport::WriteNext(const std::shared_ptr<Session>& session) {
@@ -577,6 +613,8 @@ void SocketTransport::EndSession(const std::shared_ptr<Session>& session, const 
   }
   if (log_) log_->debug("debugger detached: {}", reason);
   Notify([&] { listener_->OnDetached(reason); });
+  // A connection waiting for this end goes ahead.
+  if (session_end_timer_) session_end_timer_->cancel();
   // A client transport lives for one connection only.
   if (!config_.server) CloseAll();
 }
@@ -585,6 +623,7 @@ void SocketTransport::CloseAll() {
   asio::error_code ignored;
   acceptor_.close(ignored);
   if (accept_retry_timer_) accept_retry_timer_->cancel();
+  if (session_end_timer_) session_end_timer_->cancel();
   if (auto socket = handshaking_.lock()) socket->close(ignored);
   if (auto socket = connecting_.lock()) socket->close(ignored);
   if (session_) EndSession(session_, stopping_ ? "transport shut down" : "connection closed");
@@ -618,10 +657,9 @@ void SocketTransport::PacketsDone(size_t n) {
   unwritten_cv_.notify_all();
 }
 
-void SocketTransport::Send(std::vector<uint8_t> packet) {
+void SocketTransport::Send(uint64_t epoch, std::vector<uint8_t> packet) {
   try {
-    uint64_t epoch = attached_epoch_;
-    if (epoch == 0 || stopping_) return;
+    if (epoch == 0 || epoch != attached_epoch_ || stopping_) return;
     {
       std::lock_guard lock(unwritten_mu_);
       ++unwritten_;
@@ -647,10 +685,9 @@ bool SocketTransport::Flush(std::chrono::milliseconds timeout) {
   return unwritten_cv_.wait_for(lock, timeout, [&] { return unwritten_ == 0 || stopping_; });
 }
 
-void SocketTransport::CloseConnection() {
+void SocketTransport::CloseConnection(uint64_t epoch) {
   try {
-    uint64_t epoch = attached_epoch_;
-    if (epoch == 0) return;
+    if (epoch == 0 || epoch != attached_epoch_) return;
     asio::post(io_, [this, epoch] {
       auto session = session_;
       if (!session || session->epoch != epoch || session->ended) return;

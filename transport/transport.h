@@ -58,11 +58,17 @@ inline constexpr int kErrorIllegalState = 201;
 inline constexpr int kErrorIo = 202;
 inline constexpr int kErrorTimeout = 203;
 
+// How long a debugger that connects while another is attached waits for that
+// one's end before it is refused.
+inline constexpr int64_t kWaitForSessionEndMs = 5000;
+
 class Listener {
  public:
   virtual ~Listener() = default;
-  // The handshake with a debugger completed; packets follow.
-  virtual void OnAttached(const std::string& peer) = 0;
+  // The handshake with a debugger completed; packets follow. `session` numbers
+  // the connection (never 0, never reused): Send and CloseConnection name it, so
+  // that nothing meant for one debugger reaches the next.
+  virtual void OnAttached(const std::string& peer, uint64_t session) = 0;
   // One whole packet, header included, in arrival order.
   virtual void OnPacket(std::vector<uint8_t> packet) = 0;
   // The debugger connection ended (peer closed, I/O error, CloseConnection()).
@@ -106,21 +112,25 @@ class Transport {
 
   // Runs the I/O loop on the calling thread until Shutdown(). In server mode a
   // debugger that detaches is followed by listening again on the same address;
-  // a second debugger while one is attached is refused (OnWarning). In client
-  // mode Run() returns when the connection ends.
+  // a debugger that connects while one is attached waits (at most
+  // kWaitForSessionEndMs) for that one to end, as when it reconnects while its
+  // previous connection is still being closed; then it is refused (OnWarning).
+  // In client mode Run() returns when the connection ends.
   virtual void Run() = 0;
 
-  // Queues one whole packet for the attached debugger; dropped if none is attached.
-  virtual void Send(std::vector<uint8_t> packet) = 0;
+  // Queues one whole packet for connection `session`; dropped unless that one
+  // is still attached.
+  virtual void Send(uint64_t session, std::vector<uint8_t> packet) = 0;
 
   // Waits until every packet queued so far is written (or dropped because the
   // connection ended), at most `timeout`. False on timeout. For VM death: the
   // process exits right after, and the last packets must reach the debugger.
   virtual bool Flush(std::chrono::milliseconds timeout) = 0;
 
-  // Ends the current debugger connection after the queued packets are written
-  // (Dispose); OnDetached follows. Server mode keeps listening.
-  virtual void CloseConnection() = 0;
+  // Ends connection `session` after its queued packets are written (Dispose);
+  // OnDetached follows. No-op when that connection has already ended (another
+  // debugger may be attached by then). Server mode keeps listening.
+  virtual void CloseConnection(uint64_t session) = 0;
 
   // Stops Run() and closes everything; safe from any thread, idempotent.
   // An attached debugger gets OnDetached("transport shut down"). Destroy the

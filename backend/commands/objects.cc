@@ -262,10 +262,12 @@ void RegisterObjects(Dispatcher& d, Context& ctx, JNIEnv** jni_slot) {
   });
 
   d.Bind<OR::IsCollected>([c, J](const OR::IsCollected::Request& req) -> jdwp::Result<OR::IsCollected::Reply> {
+    // As stock: an ID the table does not hold (disposed, or never issued) names
+    // no live object: collected. Only ID 0 is no object at all.
+    if (req.object.is_null()) return jdwp::Fail(ErrorCode::kInvalidObject, "null object");
     bool known = false;
     bool collected = c->objects.IsCollected(J(), req.object, &known);
-    if (!known) return jdwp::Fail(ErrorCode::kInvalidObject, "unknown object id");
-    return OR::IsCollected::Reply{collected};
+    return OR::IsCollected::Reply{!known || collected};
   });
 
   d.Bind<OR::DisableCollection>([c, J](const OR::DisableCollection::Request& req)

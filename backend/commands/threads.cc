@@ -19,22 +19,11 @@ namespace {
 
 jdwp::ThreadStatus StatusOf(jint state) {
   if (state & JVMTI_THREAD_STATE_TERMINATED) return jdwp::ThreadStatus::kZombie;
-  if (!(state & JVMTI_THREAD_STATE_ALIVE)) return jdwp::ThreadStatus::kZombie;
+  if (!(state & JVMTI_THREAD_STATE_ALIVE)) return jdwp::ThreadStatus::kNotStarted;
   if (state & JVMTI_THREAD_STATE_BLOCKED_ON_MONITOR_ENTER) return jdwp::ThreadStatus::kMonitor;
   if (state & JVMTI_THREAD_STATE_SLEEPING) return jdwp::ThreadStatus::kSleeping;
   if (state & JVMTI_THREAD_STATE_WAITING) return jdwp::ThreadStatus::kWait;
   return jdwp::ThreadStatus::kRunning;
-}
-
-jdwp::Result<void> RequireSuspended(Context& c, JNIEnv* jni, jthread t) {
-  if (c.threads.SuspendCount(jni, t) == 0) return jdwp::Fail(ErrorCode::kThreadNotSuspended, "thread not suspended");
-  return {};
-}
-
-jdwp::Result<void> RequireAlive(Context& c, jthread t) {
-  VM_ASSIGN_OR_RETURN(jint state, c.jvmti.GetThreadState(t));
-  if (!(state & JVMTI_THREAD_STATE_ALIVE)) return jdwp::Fail(ErrorCode::kInvalidThread, "thread not alive");
-  return {};
 }
 
 // Writes one local as the value's tag says (as stock: the JVMTI function of the
@@ -92,7 +81,10 @@ void RegisterThreads(Dispatcher& d, Context& ctx, JNIEnv** jni_slot) {
   d.Bind<TR::Status>([c, J](const TR::Status::Request& req) -> jdwp::Result<TR::Status::Reply> {
     ASSIGN_OR_RETURN(jthread t, c->Thread(J(), req.thread));
     VM_ASSIGN_OR_RETURN(jint state, c->jvmti.GetThreadState(t));
-    int32_t suspend = c->threads.SuspendCount(J(), t) > 0 ? jdwp::kSuspendStatusSuspended : 0;
+    // As stock: a thread that is not alive is never reported suspended, even
+    // when the debugger suspended it (and counts that).
+    int32_t suspend =
+        (state & JVMTI_THREAD_STATE_ALIVE) && c->threads.SuspendCount(J(), t) > 0 ? jdwp::kSuspendStatusSuspended : 0;
     return TR::Status::Reply{static_cast<int32_t>(StatusOf(state)), suspend};
   });
 
@@ -103,9 +95,7 @@ void RegisterThreads(Dispatcher& d, Context& ctx, JNIEnv** jni_slot) {
   });
 
   d.Bind<TR::Frames>([c, J](const TR::Frames::Request& req) -> jdwp::Result<TR::Frames::Reply> {
-    ASSIGN_OR_RETURN(jthread t, c->Thread(J(), req.thread));
-    RETURN_IF_ERROR(RequireAlive(*c, t));
-    RETURN_IF_ERROR(RequireSuspended(*c, J(), t));
+    ASSIGN_OR_RETURN(jthread t, c->Thread(J(), req.thread, ThreadNeeds::kSuspended));
     VM_ASSIGN_OR_RETURN(jint count, c->jvmti.GetFrameCount(t));
     // Stock's order: an empty range is fine anywhere; then the start, then the length.
     // 64-bit: a start of INT_MIN with length -1 must not overflow.
@@ -124,9 +114,7 @@ void RegisterThreads(Dispatcher& d, Context& ctx, JNIEnv** jni_slot) {
   });
 
   d.Bind<TR::FrameCount>([c, J](const TR::FrameCount::Request& req) -> jdwp::Result<TR::FrameCount::Reply> {
-    ASSIGN_OR_RETURN(jthread t, c->Thread(J(), req.thread));
-    RETURN_IF_ERROR(RequireAlive(*c, t));
-    RETURN_IF_ERROR(RequireSuspended(*c, J(), t));
+    ASSIGN_OR_RETURN(jthread t, c->Thread(J(), req.thread, ThreadNeeds::kSuspended));
     VM_ASSIGN_OR_RETURN(jint count, c->jvmti.GetFrameCount(t));
     return TR::FrameCount::Reply{count};
   });
@@ -137,14 +125,15 @@ void RegisterThreads(Dispatcher& d, Context& ctx, JNIEnv** jni_slot) {
   });
 
   d.Bind<TR::IsVirtual>([c, J](const TR::IsVirtual::Request& req) -> jdwp::Result<TR::IsVirtual::Reply> {
+    // The command came with JDK 19: stock's agent of an older JDK does not know it.
+    if (c->jdk_feature_version < 19) return jdwp::Fail(ErrorCode::kNotImplemented, "IsVirtual is JDK 19+");
     ASSIGN_OR_RETURN(jthread t, c->Thread(J(), req.thread));
     // JNI IsVirtualThread (JNI 21); before 21 no thread is virtual. Runs no Java code.
     return TR::IsVirtual::Reply{vmcore::Jvmti::IsVirtualThread(J(), t)};
   });
 
   d.Bind<TR::OwnedMonitors>([c, J](const TR::OwnedMonitors::Request& req) -> jdwp::Result<TR::OwnedMonitors::Reply> {
-    ASSIGN_OR_RETURN(jthread t, c->Thread(J(), req.thread));
-    RETURN_IF_ERROR(RequireSuspended(*c, J(), t));
+    ASSIGN_OR_RETURN(jthread t, c->Thread(J(), req.thread, ThreadNeeds::kSuspended));
     VM_ASSIGN_OR_RETURN(auto monitors, c->jvmti.GetOwnedMonitorInfo(t));
     TR::OwnedMonitors::Reply r;
     r.owned.reserve(monitors.size());
@@ -157,8 +146,7 @@ void RegisterThreads(Dispatcher& d, Context& ctx, JNIEnv** jni_slot) {
 
   d.Bind<TR::CurrentContendedMonitor>([c, J](const TR::CurrentContendedMonitor::Request& req)
                                           -> jdwp::Result<TR::CurrentContendedMonitor::Reply> {
-    ASSIGN_OR_RETURN(jthread t, c->Thread(J(), req.thread));
-    RETURN_IF_ERROR(RequireSuspended(*c, J(), t));
+    ASSIGN_OR_RETURN(jthread t, c->Thread(J(), req.thread, ThreadNeeds::kSuspended));
     VM_ASSIGN_OR_RETURN(jobject monitor, c->jvmti.GetCurrentContendedMonitor(t));
     TR::CurrentContendedMonitor::Reply r{c->TaggedId(J(), monitor)};
     if (monitor) J()->DeleteLocalRef(monitor);
@@ -167,8 +155,7 @@ void RegisterThreads(Dispatcher& d, Context& ctx, JNIEnv** jni_slot) {
 
   d.Bind<TR::OwnedMonitorsStackDepthInfo>([c, J](const TR::OwnedMonitorsStackDepthInfo::Request& req)
                                               -> jdwp::Result<TR::OwnedMonitorsStackDepthInfo::Reply> {
-    ASSIGN_OR_RETURN(jthread t, c->Thread(J(), req.thread));
-    RETURN_IF_ERROR(RequireSuspended(*c, J(), t));
+    ASSIGN_OR_RETURN(jthread t, c->Thread(J(), req.thread, ThreadNeeds::kSuspended));
     VM_ASSIGN_OR_RETURN(auto monitors, c->jvmti.GetOwnedMonitorStackDepthInfo(t));
     TR::OwnedMonitorsStackDepthInfo::Reply r;
     r.owned.reserve(monitors.size());
@@ -207,7 +194,7 @@ void RegisterThreads(Dispatcher& d, Context& ctx, JNIEnv** jni_slot) {
   });
 
   d.Bind<SF::GetValues>([c, J](const SF::GetValues::Request& req) -> jdwp::Result<SF::GetValues::Reply> {
-    ASSIGN_OR_RETURN(jthread t, c->Thread(J(), req.thread));
+    ASSIGN_OR_RETURN(jthread t, c->Thread(J(), req.thread, ThreadNeeds::kSuspended));
     ASSIGN_OR_RETURN(int32_t depth, c->FrameDepth(J(), t, req.frame));
     SF::GetValues::Reply r;
     for (const auto& slot : req.slots) {
@@ -218,7 +205,7 @@ void RegisterThreads(Dispatcher& d, Context& ctx, JNIEnv** jni_slot) {
   });
 
   d.Bind<SF::ThisObject>([c, J](const SF::ThisObject::Request& req) -> jdwp::Result<SF::ThisObject::Reply> {
-    ASSIGN_OR_RETURN(jthread t, c->Thread(J(), req.thread));
+    ASSIGN_OR_RETURN(jthread t, c->Thread(J(), req.thread, ThreadNeeds::kSuspended));
     ASSIGN_OR_RETURN(int32_t depth, c->FrameDepth(J(), t, req.frame));
     VM_ASSIGN_OR_RETURN(auto loc, c->jvmti.GetFrameLocation(t, depth));
     VM_ASSIGN_OR_RETURN(jint mods, c->jvmti.GetMethodModifiers(loc.first));
@@ -230,29 +217,27 @@ void RegisterThreads(Dispatcher& d, Context& ctx, JNIEnv** jni_slot) {
     return SF::ThisObject::Reply{c->TaggedId(J(), self)};
   });
   d.Bind<SF::SetValues>([c, J](const SF::SetValues::Request& req) -> jdwp::Result<SF::SetValues::Reply> {
-    ASSIGN_OR_RETURN(jthread t, c->Thread(J(), req.thread));
+    ASSIGN_OR_RETURN(jthread t, c->Thread(J(), req.thread, ThreadNeeds::kSuspended));
     ASSIGN_OR_RETURN(int32_t depth, c->FrameDepth(J(), t, req.frame));
     for (const auto& sv : req.slot_values) RETURN_IF_ERROR(WriteLocal(*c, J(), t, depth, sv.slot, sv.slot_value));
     return SF::SetValues::Reply{};
   });
 
   d.Bind<SF::PopFrames>([c, J](const SF::PopFrames::Request& req) -> jdwp::Result<SF::PopFrames::Reply> {
-    ASSIGN_OR_RETURN(jthread t, c->Thread(J(), req.thread));
+    ASSIGN_OR_RETURN(jthread t, c->Thread(J(), req.thread, ThreadNeeds::kSuspended));
     ASSIGN_OR_RETURN(int32_t depth, c->FrameDepth(J(), t, req.frame));
     RETURN_IF_ERROR(FramePops().PopFrames(*c, J(), t, depth));
     return SF::PopFrames::Reply{};
   });
 
   d.Bind<TR::Interrupt>([c, J](const TR::Interrupt::Request& req) -> jdwp::Result<TR::Interrupt::Reply> {
-    ASSIGN_OR_RETURN(jthread t, c->Thread(J(), req.thread));
-    auto r = c->jvmti.InterruptThread(t);
-    // As stock: interrupting a thread that has ended (or not started) is no error.
-    if (!r && r.error().code != JVMTI_ERROR_THREAD_NOT_ALIVE) return tl::unexpected(FromVm(r.error()));
+    ASSIGN_OR_RETURN(jthread t, c->Thread(J(), req.thread, ThreadNeeds::kAlive));
+    VM_RETURN_IF_ERROR(c->jvmti.InterruptThread(t));
     return TR::Interrupt::Reply{};
   });
 
   d.Bind<TR::Stop>([c, J](const TR::Stop::Request& req) -> jdwp::Result<TR::Stop::Reply> {
-    ASSIGN_OR_RETURN(jthread t, c->Thread(J(), req.thread));
+    ASSIGN_OR_RETURN(jthread t, c->Thread(J(), req.thread, ThreadNeeds::kAlive));
     ASSIGN_OR_RETURN(jobject throwable, c->Object(J(), req.throwable));
     // The spec wants a Throwable. JVMTI (and so stock) takes any object, and the
     // thread would then be thrown something that is no exception.
@@ -264,7 +249,7 @@ void RegisterThreads(Dispatcher& d, Context& ctx, JNIEnv** jni_slot) {
 
   d.Bind<TR::ForceEarlyReturn>([c, J](const TR::ForceEarlyReturn::Request& req)
                                    -> jdwp::Result<TR::ForceEarlyReturn::Reply> {
-    ASSIGN_OR_RETURN(jthread t, c->Thread(J(), req.thread));
+    ASSIGN_OR_RETURN(jthread t, c->Thread(J(), req.thread, ThreadNeeds::kAliveThenSuspended));
     const jdwp::Value& v = req.value;
     jvalue value{};
     char kind = 'I';

@@ -99,6 +99,25 @@ TEST_F(DispatcherTest, ShortBodyIsAnErrorAndTheHandlerDoesNotRun) {
   }
 }
 
+// A negative repeat count is a malformed body (kMalformedBody), except in
+// the requests whose spec names ILLEGAL_ARGUMENT for it (kNegativeCountIsIllegal).
+TEST_F(DispatcherTest, NegativeCountIsIllegalArgumentOnlyWhereTheCommandSaysSo) {
+  bool ran = false;
+  dispatcher_.Bind<VM::InstanceCounts>([&](const VM::InstanceCounts::Request&) -> jdwp::Result<VM::InstanceCounts::Reply> {
+    ran = true;
+    return VM::InstanceCounts::Reply{};
+  });
+  dispatcher_.Bind<VM::DisposeObjects>([&](const VM::DisposeObjects::Request&) -> jdwp::Result<VM::DisposeObjects::Reply> {
+    ran = true;
+    return VM::DisposeObjects::Reply{};
+  });
+  const std::vector<uint8_t> minus_one = {0xff, 0xff, 0xff, 0xff};
+  EXPECT_EQ(Run(1, 21, minus_one).error, ErrorCode::kIllegalArgument);  // InstanceCounts
+  EXPECT_EQ(Run(1, 14, minus_one).error, ErrorCode::kInternal);         // DisposeObjects
+  EXPECT_EQ(Run(1, 21, {0, 0, 0, 2}).error, ErrorCode::kInternal);      // a count past the end stays malformed
+  EXPECT_FALSE(ran);
+}
+
 TEST_F(DispatcherTest, TrailingBytesAreTolerated) {
   // As stock: extra data after a complete request is ignored.
   auto a = Run(2, 1, {0, 0, 0, 0, 0, 0, 0, 5, 0xff, 0xff});

@@ -243,6 +243,7 @@ struct AllClassesWithGeneric {
 struct InstanceCounts {
   static constexpr CommandId kId{CommandSet::kVirtualMachine, 21};
   static constexpr std::string_view kName = "VirtualMachine.InstanceCounts";
+  static constexpr bool kNegativeCountIsIllegal = true;  // spec: ILLEGAL_ARGUMENT if refTypesCount < 0
   struct Request { std::vector<ReferenceTypeId> ref_types_count; JDWP_FIELDS(ref_types_count) };
   struct Reply { std::vector<int64_t> counts; JDWP_FIELDS(counts) };
 };

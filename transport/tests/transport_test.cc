@@ -50,7 +50,12 @@ uint32_t PacketId(const std::vector<uint8_t>& p) {
 
 class Recorder : public Listener {
  public:
-  void OnAttached(const std::string& peer) override { Add([&] { attached.push_back(peer); }); }
+  void OnAttached(const std::string& peer, uint64_t session) override {
+    Add([&] {
+      attached.push_back(peer);
+      sessions.push_back(session);
+    });
+  }
   void OnPacket(std::vector<uint8_t> packet) override { Add([&] { packets.push_back(std::move(packet)); }); }
   void OnDetached(const std::string& reason) override { Add([&] { detached.push_back(reason); }); }
   void OnWarning(const std::string& message) override { Add([&] { warnings.push_back(message); }); }
@@ -75,6 +80,7 @@ class Recorder : public Listener {
   std::mutex mutex;
   std::condition_variable cv;
   std::vector<std::string> attached;
+  std::vector<uint64_t> sessions;  // OnAttached's session numbers
   std::vector<std::vector<uint8_t>> packets;
   std::vector<std::string> detached;
   std::vector<std::string> warnings;
@@ -257,6 +263,10 @@ class Harness {
     if (transport) transport->Shutdown();
     if (runner.joinable()) runner.join();
   }
+  // To the latest connection attached.
+  uint64_t LastSession() { return recorder.Locked([&] { return recorder.sessions.empty() ? 0 : recorder.sessions.back(); }); }
+  void Send(std::vector<uint8_t> packet) { transport->Send(LastSession(), std::move(packet)); }
+  void CloseConnection() { transport->CloseConnection(LastSession()); }
   // Connects and handshakes a debugger, waiting until the transport reports it.
   Peer AttachDebugger() {
     size_t before = recorder.Locked([&] { return recorder.attached.size(); });
@@ -304,7 +314,7 @@ TEST(Transport, ServerAcceptHandshakeAndPacketsBothWays) {
   ASSERT_TRUE(handshake_ok);
   EXPECT_THAT(h.recorder.attached, ElementsAre(HasSubstr("127.0.0.1:")));
   // Queued before Run(): written once Run() starts.
-  h.transport->Send(MakePacket(1, 3));
+  h.Send(MakePacket(1, 3));
   h.StartRun();
   auto first = peer.ReadPacket();
   ASSERT_TRUE(first);
@@ -312,7 +322,7 @@ TEST(Transport, ServerAcceptHandshakeAndPacketsBothWays) {
   ASSERT_TRUE(peer.Write(MakePacket(7, 20)));
   ASSERT_TRUE(h.recorder.WaitPackets(1));
   EXPECT_EQ(h.recorder.Locked([&] { return h.recorder.packets[0]; }), MakePacket(7, 20));
-  h.transport->Send(MakePacket(7, 5, 0x11));
+  h.Send(MakePacket(7, 5, 0x11));
   auto reply = peer.ReadPacket();
   ASSERT_TRUE(reply);
   EXPECT_EQ(*reply, MakePacket(7, 5, 0x11));
@@ -332,8 +342,8 @@ TEST(Transport, OnWrittenReportsEachPacketOnceWhenWritten) {
   auto [handshake_ok, peer] = debugger.get();
   ASSERT_TRUE(handshake_ok);
   h.StartRun();
-  h.transport->Send(MakePacket(1, 3));
-  h.transport->Send(MakePacket(2, 4, 0x80));
+  h.Send(MakePacket(1, 3));
+  h.Send(MakePacket(2, 4, 0x80));
   ASSERT_TRUE(peer.ReadPacket());
   ASSERT_TRUE(peer.ReadPacket());
   ASSERT_TRUE(h.recorder.WaitFor([&] { return h.recorder.written.size() >= 2; }));
@@ -375,7 +385,7 @@ TEST(Transport, ClientModeAttachesToListeningDebugger) {
   h.StartRun();
   ASSERT_TRUE(debugger.Write(MakePacket(3, 0)));
   ASSERT_TRUE(h.recorder.WaitPackets(1));
-  h.transport->Send(MakePacket(3, 9));
+  h.Send(MakePacket(3, 9));
   auto reply = debugger.ReadPacket();
   ASSERT_TRUE(reply);
   EXPECT_EQ(*reply, MakePacket(3, 9));
@@ -513,7 +523,7 @@ TEST(Transport, PacketLargerThanTheReadBufferArrivesWhole) {
   ASSERT_TRUE(h.recorder.WaitPackets(2));
   EXPECT_TRUE(h.recorder.Locked([&] { return h.recorder.packets[0] == big && h.recorder.packets[1] == small; }));
   // And the other way.
-  h.transport->Send(big);
+  h.Send(big);
   auto echoed = peer.ReadPacket();
   ASSERT_TRUE(echoed);
   EXPECT_TRUE(*echoed == big);
@@ -528,8 +538,8 @@ TEST(Transport, FlushWaitsUntilQueuedPacketsAreWritten) {
   // Larger than any socket buffer: cannot be written until the peer reads.
   auto big = MakePacket(11, 32 * 1024 * 1024, 0x5a);
   auto last = MakePacket(12, 3);
-  h.transport->Send(big);
-  h.transport->Send(last);
+  h.Send(big);
+  h.Send(last);
   EXPECT_FALSE(h.transport->Flush(std::chrono::milliseconds(200))) << "the peer has read nothing yet";
   auto first = peer.ReadPacket();
   ASSERT_TRUE(first);
@@ -606,11 +616,79 @@ TEST(Transport, SecondDebuggerIsRefusedWhileTheFirstWorks) {
               HasSubstr("a debugger is already attached"));
   ASSERT_TRUE(first.Write(MakePacket(8, 2)));
   ASSERT_TRUE(h.recorder.WaitPackets(1));
-  h.transport->Send(MakePacket(8, 4));
+  h.Send(MakePacket(8, 4));
   auto reply = first.ReadPacket();
   ASSERT_TRUE(reply);
   EXPECT_EQ(*reply, MakePacket(8, 4));
   EXPECT_EQ(h.recorder.Locked([&] { return h.recorder.attached.size(); }), 1u);
+}
+
+// As stock: a packet that is neither a command (flags 0) nor a reply (0x80)
+// ends the connection (nothing after it is read) and the agent listens again.
+TEST(Transport, APacketWithOtherFlagsEndsTheConnection) {
+  Harness h(Harness::Server());
+  ASSERT_TRUE(h.transport);
+  h.StartRun();
+  Peer peer = h.AttachDebugger();
+  std::vector<uint8_t> odd = MakePacket(5, 0);
+  odd[8] = 0x40;
+  std::vector<uint8_t> both = odd;
+  auto after = MakePacket(6, 0);
+  both.insert(both.end(), after.begin(), after.end());
+  ASSERT_TRUE(peer.Write(both));
+  EXPECT_TRUE(peer.WaitClosed());
+  ASSERT_TRUE(h.recorder.WaitDetached(1));
+  EXPECT_EQ(h.recorder.Locked([&] { return h.recorder.packets.size(); }), 0u);
+  EXPECT_EQ(h.recorder.Locked([&] { return h.recorder.warnings.at(0); }),
+            "ERROR: Received jdwpPacket with flags != 0x0 (actual=0x40) when a jdwpCmdPacket was expected.");
+  h.AttachDebugger();
+}
+
+// A debugger reconnecting may connect before its previous connection is seen
+// closed (or is closed by Dispose): it must be served once that one ends, not refused.
+TEST(Transport, ADebuggerConnectingWhileThePreviousEndsIsServedAfterIt) {
+  Harness h(Harness::Server());
+  ASSERT_TRUE(h.transport);
+  h.StartRun();
+  Peer first = h.AttachDebugger();
+  Peer second = Peer::Connect(h.transport->port());
+  ASSERT_TRUE(second.connected());
+  ASSERT_TRUE(second.Write(kHandshake));  // sent while the first is still attached
+  h.CloseConnection();                    // the first one's Dispose
+  EXPECT_TRUE(first.WaitClosed());
+  auto answer = second.Read(kHandshake.size());
+  ASSERT_TRUE(answer);
+  EXPECT_EQ(std::string(answer->begin(), answer->end()), kHandshake);
+  ASSERT_TRUE(h.recorder.WaitAttached(2));
+  h.Send(MakePacket(4, 1));
+  auto reply = second.ReadPacket();
+  ASSERT_TRUE(reply);
+  EXPECT_EQ(PacketId(*reply), 4u);
+  EXPECT_TRUE(h.recorder.warnings.empty());
+}
+
+// What is meant for one connection (a late reply or event, Dispose's close)
+// never reaches the next one.
+TEST(Transport, PacketsAndClosesOfAnEndedSessionDoNotReachTheNext) {
+  Harness h(Harness::Server());
+  ASSERT_TRUE(h.transport);
+  h.StartRun();
+  Peer first = h.AttachDebugger();
+  const uint64_t first_session = h.LastSession();
+  first.Close();
+  ASSERT_TRUE(h.recorder.WaitDetached(1));
+  Peer second = h.AttachDebugger();
+  const uint64_t second_session = h.LastSession();
+  EXPECT_NE(first_session, second_session);
+  h.transport->Send(first_session, MakePacket(1, 1));
+  h.transport->CloseConnection(first_session);
+  h.transport->Send(second_session, MakePacket(2, 1));
+  auto packet = second.ReadPacket();
+  ASSERT_TRUE(packet);
+  EXPECT_EQ(PacketId(*packet), 2u);
+  ASSERT_TRUE(second.Write(MakePacket(9, 0)));
+  ASSERT_TRUE(h.recorder.WaitPackets(1));  // still open and read
+  EXPECT_EQ(h.recorder.Locked([&] { return h.recorder.detached.size(); }), 1u);
 }
 
 TEST(Transport, CloseConnectionFlushesQueuedPacketsThenDetaches) {
@@ -618,10 +696,10 @@ TEST(Transport, CloseConnectionFlushesQueuedPacketsThenDetaches) {
   ASSERT_TRUE(h.transport);
   h.StartRun();
   Peer peer = h.AttachDebugger();
-  h.transport->Send(MakePacket(1, 10));
-  h.transport->Send(MakePacket(2, 10));
-  h.transport->CloseConnection();
-  h.transport->Send(MakePacket(3, 10));  // after Dispose: dropped
+  h.Send(MakePacket(1, 10));
+  h.Send(MakePacket(2, 10));
+  h.CloseConnection();
+  h.Send(MakePacket(3, 10));  // after Dispose: dropped
   auto one = peer.ReadPacket();
   auto two = peer.ReadPacket();
   ASSERT_TRUE(one && two);
@@ -793,7 +871,7 @@ TEST(Transport, SendFromAnotherThreadWhileReading) {
   Peer peer = h.AttachDebugger();
   constexpr uint32_t kCount = 500;
   std::thread sender([&] {
-    for (uint32_t id = 1; id <= kCount; ++id) h.transport->Send(MakePacket(id, id % 50));
+    for (uint32_t id = 1; id <= kCount; ++id) h.Send(MakePacket(id, id % 50));
   });
   std::thread writer([&] {
     for (uint32_t id = 1; id <= kCount; ++id) peer.Write(MakePacket(100000 + id, id % 70));
@@ -816,9 +894,9 @@ TEST(Transport, SendWithoutDebuggerIsDropped) {
   Harness h(Harness::Server());
   ASSERT_TRUE(h.transport);
   h.StartRun();
-  h.transport->Send(MakePacket(1, 1));
+  h.Send(MakePacket(1, 1));
   Peer peer = h.AttachDebugger();
-  h.transport->Send(MakePacket(2, 1));
+  h.Send(MakePacket(2, 1));
   auto packet = peer.ReadPacket();
   ASSERT_TRUE(packet);
   EXPECT_EQ(PacketId(*packet), 2u);
@@ -838,7 +916,7 @@ TEST(Transport, LogsPacketsToItsNamedLoggerWhenOneExists) {
     Peer peer = h.AttachDebugger();
     ASSERT_TRUE(peer.Write(MakePacket(1, 5)));
     ASSERT_TRUE(h.recorder.WaitPackets(1));
-    h.transport->Send(MakePacket(1, 2));
+    h.Send(MakePacket(1, 2));
     ASSERT_TRUE(peer.ReadPacket());
   }
   spdlog::drop("jdwpx.transport");
