@@ -75,6 +75,10 @@ class Listener {
   //   "Badly formed packet received - invalid length 5"
   // (stock prints the first three on stderr and keeps listening).
   virtual void OnWarning(const std::string& message) = 0;
+  // Server mode, while Run() listens with no debugger attached: timeout= ran out
+  // (code 203) or accepting failed. Stock ends the VM then ("could not connect"),
+  // also with suspend=n and after a debugger has left.
+  virtual void OnAcceptFailed(const TransportError& error) {}
 };
 
 class Transport {
