@@ -57,6 +57,10 @@ class Agent : public transport::Listener {
   void OnDetached(const std::string& reason) override;
   void OnWarning(const std::string& message) override;
   void OnWritten(const std::vector<uint8_t>& packet) override;
+  // As stock: timeout= ran out with nobody attached, or accepting failed: exits.
+  void OnAcceptFailed(const transport::TransportError& error) override {
+    if (!ctx_.vm_dead) ExitWithTransportError(error);
+  }
 
   // Called by the Dispose handler: end the session once the reply is out.
   void RequestDispose() { dispose_requested_ = true; }

@@ -647,6 +647,39 @@ class DeferredStartTest(unittest.TestCase):
     def test_jit_debugger_exits_the_vm_onthrow(self):
         self.check_jit_debugger_ends_the_vm("onthrow=OptionsFixture$Trigger", "caught")
 
+    def hello(self, options: str) -> "harness.Debuggee":
+        cfg = harness.Config(agent=ARGS.agent, agent_lib=ARGS.agent_lib, jdk=os.path.abspath(ARGS.jdk),
+                             java=os.path.join(ARGS.jdk, "bin", "java"), jdb="", javac="",
+                             classes_dir=os.path.abspath(ARGS.classes), build_dir="", jdk_version=0,
+                             unittest_argv=[])
+        return harness.Debuggee(cfg, "Hello", args=["7", "600000"], options=options)
+
+    TIMED_OUT = ["ERROR: transport error 203: timed out waiting for connection",
+                 "JDWP exit error JVMTI_ERROR_NONE(0): could not connect, timeout or fatal error"]
+
+    def timed_out_lines(self, stderr: str) -> list[str]:
+        return [re.sub(r" \[[^\]]+:\d+\]$", "", line) for line in stderr.splitlines()]
+
+    def test_accept_timeout_with_suspend_n_ends_the_running_vm(self):
+        # As stock: timeout= bounds the wait for a debugger with suspend=n too; the VM
+        # exits with status 0 (not the program's 7) while main sleeps.
+        with self.hello("transport=dt_socket,server=y,suspend=n,address=127.0.0.1:0,timeout=500") as proc:
+            self.assertEqual(proc.wait(60), 0)
+        self.assertIn("hello from fixture", proc.stdout)
+        self.assertEqual(self.timed_out_lines(proc.stderr), self.TIMED_OUT)
+
+    def test_accept_timeout_applies_again_after_a_debugger_leaves(self):
+        with self.hello("transport=dt_socket,server=y,suspend=y,address=127.0.0.1:0,timeout=8000") as proc:
+            client = jdwp_client.Client(proc.port)
+            try:
+                client.wait_for_vm_start()
+                client.ok(jdwp_client.VirtualMachine.Dispose)
+            finally:
+                client.close()
+            self.assertEqual(proc.wait(60), 0)
+        self.assertIn("hello from fixture", proc.stdout)
+        self.assertEqual(self.timed_out_lines(proc.stderr), self.TIMED_OUT)
+
     def test_onthrow_suspend_n_runs_on_without_a_debugger(self):
         options = (f"transport=dt_socket,server=y,suspend=n,address=127.0.0.1:0,"
                    f"onthrow=OptionsFixture$Trigger,launch={self.launcher}")

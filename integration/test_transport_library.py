@@ -129,7 +129,9 @@ class TransportLibraryTest(unittest.TestCase):
         self.assertEqual(self.calls()[:2], ["OnLoad 0x10001", f"Attach {port}"])
 
     def test_listens_again_after_the_debugger_leaves(self):
-        with self.debuggee("transport=dt_jdwpxtest,server=y,suspend=y,address=0", self.env()) as proc:
+        # Hello sleeps (10 min) after its line: alive for the second debugger; killed at the end.
+        with harness.Debuggee(self.cfg, "Hello", args=["0", "600000"], env=self.env(),
+                              options="transport=dt_jdwpxtest,server=y,suspend=y,address=0") as proc:
             port = int(proc.wait_for_output(LISTENING_RE).group(1))
             first = jdwp_client.Client(port)
             try:
@@ -142,9 +144,9 @@ class TransportLibraryTest(unittest.TestCase):
             second = jdwp_client.Client(int(m[1]))
             try:
                 self.assertTrue(second.ok(jdwp_client.VirtualMachine.Version).string())
+                proc.wait_for_output(r"hello from fixture\n")
             finally:
                 second.close()
-            self.assertEqual(proc.wait(30), 0)
 
     def test_launch_gets_the_transport_name_and_its_address(self):
         launcher = os.path.join(self.tmp.name, "launch.sh")

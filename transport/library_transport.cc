@@ -289,10 +289,7 @@ void LibraryTransport::Run() {
       if (!connected_) {
         if (!config_.server) return;
         if (auto accepted = Accept(); !accepted) {
-          if (!stopping_) {
-            listener_->OnWarning("ERROR: transport error " + std::to_string(accepted.error().code) + ": " +
-                                 accepted.error().message);
-          }
+          if (!stopping_) listener_->OnAcceptFailed(accepted.error());
           return;
         }
       }

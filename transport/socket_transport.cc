@@ -224,6 +224,9 @@ class SocketTransport final : public Transport {
   std::shared_ptr<asio::steady_timer> accept_retry_timer_;
   // Set while a connection waits for the attached session's end; EndSession and CloseAll cancel it.
   std::shared_ptr<asio::steady_timer> session_end_timer_;
+  // timeout= while Run() listens with no debugger (stock's accept timeout).
+  std::unique_ptr<Deadline> listen_deadline_;
+  void ArmListenDeadline();
 };
 
 void SocketTransport::Spawn(asio::awaitable<void> task, std::function<void()> on_done) {
@@ -478,7 +481,16 @@ asio::awaitable<bool> SocketTransport::WaitForSessionEnd() {
   co_return !session_;
 }
 
+void SocketTransport::ArmListenDeadline() {
+  if (config_.timeout_ms <= 0 || !config_.server || session_ || stopping_) return;
+  listen_deadline_ = std::make_unique<Deadline>(io_, config_.timeout_ms, [this] {
+    if (session_ || stopping_) return;
+    Notify([&] { listener_->OnAcceptFailed(TransportError{kErrorTimeout, "timed out waiting for connection", {}}); });
+  });
+}
+
 void SocketTransport::StartSession(std::shared_ptr<tcp::socket> socket, const std::string& peer) {
+  if (listen_deadline_) listen_deadline_->Disarm();
   auto session = std::make_shared<Session>(std::move(*socket));
   session->peer = peer;
   session->epoch = ++last_epoch_;
@@ -617,6 +629,8 @@ void SocketTransport::EndSession(const std::shared_ptr<Session>& session, const 
   if (session_end_timer_) session_end_timer_->cancel();
   // A client transport lives for one connection only.
   if (!config_.server) CloseAll();
+  // Listening again: timeout= applies to each wait for a debugger, as stock.
+  if (running_) ArmListenDeadline();
 }
 
 void SocketTransport::CloseAll() {
@@ -637,7 +651,10 @@ void SocketTransport::Run() {
       return;
     }
     running_ = true;
-    if (config_.server) Spawn(AcceptLoop(/*stop_after_first=*/false));
+    if (config_.server) {
+      ArmListenDeadline();
+      Spawn(AcceptLoop(/*stop_after_first=*/false));
+    }
     if (session_) StartReader(session_);
     io_.restart();
     io_.run();

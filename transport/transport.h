@@ -84,6 +84,10 @@ class Listener {
   // One whole packet, header included, has just been written to the debugger
   // (for the protocol trace; must be cheap).
   virtual void OnWritten(const std::vector<uint8_t>& packet) {}
+  // Server mode, while Run() listens with no debugger attached: timeout= ran out
+  // (code 203) or accepting failed. Stock ends the VM then ("could not connect"),
+  // also with suspend=n and after a debugger has left.
+  virtual void OnAcceptFailed(const TransportError& error) {}
 };
 
 class Transport {
