@@ -176,6 +176,19 @@ class OnjcmdTest(OnDemandBase):
                          "Debugging is already active.\nTransport : dt_socket\nAddress : 0\n")
         self.assert_runs_on()
 
+    def test_onjcmd_without_address(self):
+        if self.cfg.jdk_version >= 24:
+            self.skipTest("JDK 24+ has no VM.start_java_debugging")
+        home = harness.debuggee_java_home(self.cfg)
+        self.start(["-agentlib:jdwp=transport=dt_socket,server=y,onjcmd=y,quiet=y"], options=None,
+                   java=os.path.join(home, "bin", "java"))
+        # No address option: HotSpot prints "#unknown" for the null address.
+        self.assertEqual(self.jcmd("VM.start_java_debugging"),
+                         "Debugging has been started.\nTransport : dt_socket\nAddress : #unknown\n")
+        self.assertEqual(len(listening_ports(self.debuggee.proc.pid)), 1)
+        self.assertNotRegex(self.debuggee.stdout, LISTENING_RE)  # quiet=y
+        self.assert_runs_on()
+
     def test_start_without_onjcmd(self):
         if self.cfg.jdk_version >= 24:
             self.skipTest("JDK 24+ has no VM.start_java_debugging")
