@@ -435,6 +435,9 @@ std::optional<std::string> Agent::StartOnDemand(JNIEnv* jni, jthread thread, con
     return "Starting debugging via jcmd was not enabled via the onjcmd option of the jdwp agent.";
   }
   if (started_) return std::nullopt;
+  // Back to dormant when the debugger leaves: asked by onjcmd=y in the jcmd
+  // options, and always for server=n (there is nothing to listen again).
+  dormant_after_session_ = spec ? (spec->onjcmd || !spec->server) : !ctx_.options.server;
   if (spec) {
     Options& o = ctx_.options;
     o.transport = spec->transport;
@@ -466,6 +469,7 @@ std::optional<std::string> Agent::StartLate(JNIEnv* jni, jthread thread) {
     return fmt::format("transport '{}' is not supported (jdwpx has dt_socket only)", ctx_.options.transport);
   }
   vm_initialized_ = true;
+  dormant_after_session_ = ctx_.options.onjcmd || !ctx_.options.server;
   auto granted = ctx_.jvmti.GetCapabilities();
   if (!granted || !EnableSessionEvents()) return "cannot enable the JVMTI events a debugger needs";
   // What a JVM gives an agent loaded while it runs, named as a debugger user knows it.
@@ -523,6 +527,18 @@ bool Agent::StartSession(JNIEnv* jni, jthread thread, const StartingException* t
     std::fprintf(stderr, "%s\n", fmt::format(messages::kExitTransportLoad, kSourceFile, __LINE__).c_str());
     std::fflush(stderr);
     jni->FatalError(std::string(messages::kFatalNoTransports).c_str());
+  }
+  if (transport_) {
+    // Dormant again after a session (OnDetached): the old I/O thread leaves Run()
+    // after Shutdown. Its transport is kept, not destroyed: another thread may
+    // still hold a pointer taken from transport_ in ctx_.send.
+    std::unique_lock lock(mu_);
+    if (!detached_cv_.wait_for(lock, std::chrono::seconds(5), [&] { return !io_running_; })) {
+      start_error_ = "the previous debugger session has not ended yet";
+      return false;
+    }
+    lock.unlock();
+    retired_transports_.push_back(std::move(transport_));
   }
   transport::Config config;
   config.server = o.server;
@@ -648,18 +664,32 @@ bool Agent::StartAgentThread(JNIEnv* jni, const char* name, jvmtiStartFunction f
 }
 
 void Agent::StartThreads(JNIEnv* jni) {
-  StartAgentThread(jni, "jdwpx events", ReporterThreadMain);
-  StartAgentThread(jni, "jdwpx commands", CommandThreadMain);
+  // A start after going dormant again (jcmd) needs a new I/O thread only.
+  if (!threads_started_) {
+    StartAgentThread(jni, "jdwpx events", ReporterThreadMain);
+    StartAgentThread(jni, "jdwpx commands", CommandThreadMain);
+    threads_started_ = true;
+  }
+  {
+    std::lock_guard lock(mu_);
+    io_running_ = true;
+  }
   StartAgentThread(jni, "jdwpx I/O", IoThreadMain);
 }
 
 void JNICALL Agent::IoThreadMain(jvmtiEnv*, JNIEnv*, void* arg) {
   ThreadControl::MarkCurrentAsAgent();
+  auto* agent = static_cast<Agent*>(arg);
   try {
-    static_cast<Agent*>(arg)->transport_->Run();
+    agent->transport_->Run();
   } catch (...) {
     Log().error("transport loop ended by an exception");
   }
+  {
+    std::lock_guard lock(agent->mu_);
+    agent->io_running_ = false;
+  }
+  agent->detached_cv_.notify_all();
 }
 
 void JNICALL Agent::CommandThreadMain(jvmtiEnv*, JNIEnv* jni, void* arg) {
@@ -709,7 +739,8 @@ void Agent::OnPacket(std::vector<uint8_t> packet) { Post({Message::kPacket, std:
 
 void Agent::OnDetached(const std::string& reason) {
   Log().info("debugger detached: {}", reason);
-  if (ctx_.options.server && !ctx_.vm_dead) {
+  const bool to_dormant = dormant_after_session_ && !ctx_.vm_dead;
+  if (ctx_.options.server && !ctx_.vm_dead && !to_dormant) {
     // As stock: listening again prints the line again, or runs launch= again.
     if (ctx_.options.launch) {
       (void)LaunchDebugger(*ctx_.options.launch, std::to_string(transport_->port()));
@@ -724,6 +755,13 @@ void Agent::OnDetached(const std::string& reason) {
     detached_ = true;
   }
   detached_cv_.notify_all();
+  if (to_dormant) {
+    // Started by jcmd and so configured: close the port until the next jcmd start
+    // (this is the I/O thread: Run() returns after this callback).
+    transport_->Shutdown();
+    started_ = false;
+    Log().info("back to dormant: no port open until the next jcmd start");
+  }
 }
 
 void Agent::OnWarning(const std::string& message) {
@@ -804,6 +842,7 @@ void Agent::EndSession(JNIEnv* jni) {
   events_.Drain(2000);
   ctx_.threads.ResumeEverything(jni);
   ctx_.objects.Reset(jni);
+  ctx_.ForgetObjectIdCaches();
 }
 
 }  // namespace jdwpx::backend

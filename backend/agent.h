@@ -141,6 +141,12 @@ class Agent : public transport::Listener {
   bool virtual_threads_ = false;   // can_support_virtual_threads granted
   std::mutex start_mu_;            // jcmd starts, one at a time
   std::string start_error_;        // why the last StartSession failed
+  // Started by jcmd with onjcmd=y in its options (or server=n): when the debugger
+  // leaves, the transport shuts down and the agent waits for the next jcmd start.
+  std::atomic<bool> dormant_after_session_{false};
+  bool threads_started_ = false;   // the command and event threads (they outlive sessions)
+  bool io_running_ = false;        // the I/O thread is in Run() (mu_, detached_cv_)
+  std::vector<std::unique_ptr<transport::Transport>> retired_transports_;
   std::string trigger_signature_;  // "Ljava/lang/Foo;" for onthrow=java.lang.Foo
   std::optional<int> exit_code_;
   JNIEnv* command_jni_ = nullptr;

@@ -199,6 +199,11 @@ void Context::ForgetMethodCaches() {
   ++method_caches_generation_;
 }
 
+void Context::ForgetObjectIdCaches() {
+  std::lock_guard lock(cache_mu_);
+  declaring_.clear();
+}
+
 // A frame ID is the thread's generation (unique across threads, new at every
 // resume) and the frame's depth: no table to grow with every Frames reply, and
 // an ID goes stale by itself when its thread resumes.

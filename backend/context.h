@@ -84,6 +84,9 @@ struct Context {
   int32_t LineOf(jmethodID method, jlocation location);
   // After RedefineClasses: a method keeps its jmethodID but may have new code.
   void ForgetMethodCaches();
+  // At session end, with the object table: the cached declaring-class IDs name
+  // objects of the old table (a later session would get INVALID_OBJECT for them).
+  void ForgetObjectIdCaches();
 
   // Frame IDs: valid while the thread stays suspended (its generation unchanged).
   jdwp::FrameId FrameIdOf(JNIEnv* jni, jthread thread, int32_t depth);

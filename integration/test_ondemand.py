@@ -201,6 +201,24 @@ class OnjcmdTest(OnDemandBase):
         self.assert_runs_on()
 
 
+class SecondDebuggerTest(OnDemandBase):
+    """A second debugger after the first left (server=y listens again), both agents: the
+    breakpoint's location names its class with an ID of the new session (jdwpx used to
+    hand out a cached ID of the first session's object table there)."""
+
+    def test_breakpoint_in_second_session(self):
+        self.start([], options="transport=dt_socket,server=y,address=0,suspend=n")
+        offset = 0
+        for session in range(2):
+            m = self.debuggee._out.wait_for(LISTENING_RE, offset, 30)
+            self.assertIsNotNone(m, f"session {session}: no Listening line\n{self.debuggee.stdout}")
+            offset = m.end()
+            jdb = self.debug_with_jdb(int(m.group(1)))
+            jdb.send("quit")
+            self.assertEqual(jdb.wait(30), 0)
+        self.assert_runs_on()
+
+
 class DormantTest(OnDemandBase):
     """onjcmd=y with -agentpath, every JDK: started by jcmd JVMTI.agent_load (Agent_OnAttach)."""
 
@@ -246,6 +264,25 @@ class DormantTest(OnDemandBase):
         port = self.port_after(mark)
         self.assertIn(port, listening_ports(self.debuggee.proc.pid))
         self.debug_with_jdb(port)
+
+    def test_dormant_again_after_the_debugger_leaves(self):
+        # onjcmd=y in the jcmd options: the port closes when the debugger leaves.
+        self.start([], options=self.OPTIONS + ",loglevel=info")
+        pid = self.debuggee.proc.pid
+        for session in range(2):
+            mark = len(self.debuggee.stdout)
+            self.assertEqual(self.agent_load("transport=dt_socket,server=y,address=0,onjcmd=y"), ATTACH_OK)
+            port = self.port_after(mark)
+            self.assertIn(port, listening_ports(pid))
+            jdb = self.debug_with_jdb(port)
+            jdb.send("quit")
+            self.assertEqual(jdb.wait(30), 0)
+            m = self.debuggee._err.wait_for(r"back to dormant", 0, 30) if session == 0 else \
+                self.debuggee._err.wait_for(r"(?s)back to dormant.*back to dormant", 0, 30)
+            self.assertIsNotNone(m, self.debuggee.stderr)
+            self.assertEqual(listening_ports(pid), set(), f"session {session}")
+            self.assertNotRegex(self.debuggee.stdout[mark:], LISTENING_RE + r"[\s\S]*" + LISTENING_RE)
+        self.assert_runs_on()
 
     def test_failed_start_stays_dormant(self):
         self.start([], options=self.OPTIONS)
