@@ -13,6 +13,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <exception>
+#include <thread>
 
 #include <fmt/format.h>
 
@@ -191,12 +192,12 @@ void JNICALL StartTriggerException(jvmtiEnv* env, JNIEnv* jni, jthread thread, j
   });
 }
 
-// launch=: "<command> dt_socket <address>" split on blanks and exec'd without a
+// launch=: "<command> <transport> <address>" split on blanks and exec'd without a
 // shell, stdin/stdout/stderr inherited, other descriptors closed, never waited
 // for: all as stock (so a command that cannot run fails silently in the child).
 // False only when no child could be created.
-bool LaunchDebugger(const std::string& command, const std::string& address) {
-  const std::string line = command + " dt_socket " + address;
+bool LaunchDebugger(const std::string& command, const std::string& transport, const std::string& address) {
+  const std::string line = command + " " + transport + " " + address;
   std::vector<std::string> words;
   for (std::size_t i = 0; i < line.size();) {
     while (i < line.size() && std::isspace(static_cast<unsigned char>(line[i]))) ++i;
@@ -346,15 +347,15 @@ bool Agent::EnableSessionEvents() {
 }
 
 void Agent::ExitWithTransportError(const transport::TransportError& error) {
-  if (!error.preceding_line.empty()) std::fprintf(stderr, "%s\n", error.preceding_line.c_str());
-  std::fprintf(stderr, "ERROR: transport error %d: %s\n", error.code, error.message.c_str());
+  PrintTransportError(error);
   if (error.code == 203) {
     // Accept/attach timeout: stock leaves with status 0.
     std::fprintf(stderr, "%s\n", fmt::format(messages::kExitCouldNotConnect, kSourceFile, __LINE__).c_str());
     std::fflush(stderr);
     std::exit(messages::kExitOk);
   }
-  std::fprintf(stderr, "%s\n", fmt::format(messages::kTransportFailed, "dt_socket", "TRANSPORT_INIT", 510).c_str());
+  std::fprintf(stderr, "%s\n",
+               fmt::format(messages::kTransportFailed, ctx_.options.transport, "TRANSPORT_INIT", 510).c_str());
   ExitNoTransports();
 }
 
@@ -364,15 +365,37 @@ void Agent::ExitNoTransports() {
   std::exit(messages::kExitTransportError);
 }
 
-bool Agent::TransportStartFailed(const transport::TransportError& error) {
+bool Agent::TransportStartFailed(JNIEnv* jni, const transport::TransportError& error) {
+  const bool deferred = StartsLate();
+  start_error_ = error.plain ? error.message : fmt::format("transport error {}: {}", error.code, error.message);
+  if (error.load_failed) {
+    // The library or its entry point is missing: stock's TRANSPORT_LOAD.
+    PrintTransportError(error);
+    std::fprintf(stderr, "%s\n",
+                 fmt::format(messages::kTransportFailed, ctx_.options.transport, "TRANSPORT_LOAD", 509).c_str());
+    std::fflush(stderr);
+    if (deferred) return true;
+    // As stock: no transport at start-up is fatal (JNI FatalError aborts the VM).
+    std::fprintf(stderr, "%s\n", fmt::format(messages::kExitTransportLoad, kSourceFile, __LINE__).c_str());
+    std::fflush(stderr);
+    jni->FatalError(std::string(messages::kFatalNoTransports).c_str());
+  }
   // Once the application runs (deferred start), stock reports and carries on undebugged.
-  if (!StartsLate()) ExitWithTransportError(error);
-  start_error_ = fmt::format("transport error {}: {}", error.code, error.message);
-  if (!error.preceding_line.empty()) std::fprintf(stderr, "%s\n", error.preceding_line.c_str());
-  std::fprintf(stderr, "ERROR: transport error %d: %s\n", error.code, error.message.c_str());
-  std::fprintf(stderr, "%s\n", fmt::format(messages::kTransportFailed, "dt_socket", "TRANSPORT_INIT", 510).c_str());
+  if (!deferred) ExitWithTransportError(error);
+  PrintTransportError(error);
+  std::fprintf(stderr, "%s\n",
+               fmt::format(messages::kTransportFailed, ctx_.options.transport, "TRANSPORT_INIT", 510).c_str());
   std::fflush(stderr);
   return true;
+}
+
+void Agent::PrintTransportError(const transport::TransportError& error) {
+  if (!error.preceding_line.empty()) std::fprintf(stderr, "%s\n", error.preceding_line.c_str());
+  if (error.plain) {
+    std::fprintf(stderr, "ERROR: %s\n", error.message.c_str());
+  } else {
+    std::fprintf(stderr, "ERROR: transport error %d: %s\n", error.code, error.message.c_str());
+  }
 }
 
 bool Agent::InstallStartTrigger(JavaVM* vm) {
@@ -446,9 +469,6 @@ std::optional<std::string> Agent::StartOnDemand(JNIEnv* jni, jthread thread, con
     o.allow = spec->allow;
     o.timeout_ms = spec->timeout_ms;
   }
-  if (ctx_.options.transport != "dt_socket") {
-    return fmt::format("transport '{}' is not supported (jdwpx has dt_socket only)", ctx_.options.transport);
-  }
   if (!EnableSessionEvents()) return "cannot enable the JVMTI events a debugger needs";
   started_ = true;
   *first = true;
@@ -465,9 +485,6 @@ std::optional<std::string> Agent::StartOnDemand(JNIEnv* jni, jthread thread, con
 std::optional<std::string> Agent::StartLate(JNIEnv* jni, jthread thread) {
   std::lock_guard lock(start_mu_);
   if (!ctx_.InitClasses(jni)) return "cannot find core JDK classes";
-  if (ctx_.options.transport != "dt_socket") {
-    return fmt::format("transport '{}' is not supported (jdwpx has dt_socket only)", ctx_.options.transport);
-  }
   vm_initialized_ = true;
   dormant_after_session_ = ctx_.options.onjcmd || !ctx_.options.server;
   auto granted = ctx_.jvmti.GetCapabilities();
@@ -514,20 +531,12 @@ std::optional<std::string> Agent::StartLate(JNIEnv* jni, jthread thread) {
 
 std::string Agent::ActiveState() {
   if (events_.attached()) return "a debugger is attached";
-  if (ctx_.options.server && transport_) return fmt::format("listening at port {}", transport_->port());
+  if (ctx_.options.server && transport_) return fmt::format("listening at port {}", transport_->address());
   return "started";
 }
 
 bool Agent::StartSession(JNIEnv* jni, jthread thread, const StartingException* trigger) {
   const Options& o = ctx_.options;
-  if (o.transport != "dt_socket") {
-    // As stock: no such transport library; JNI FatalError aborts the VM.
-    std::fprintf(stderr, "%s\n", fmt::format(messages::kTransportLibraryNotFound, o.transport).c_str());
-    std::fprintf(stderr, "%s\n", fmt::format(messages::kTransportFailed, o.transport, "TRANSPORT_LOAD", 509).c_str());
-    std::fprintf(stderr, "%s\n", fmt::format(messages::kExitTransportLoad, kSourceFile, __LINE__).c_str());
-    std::fflush(stderr);
-    jni->FatalError(std::string(messages::kFatalNoTransports).c_str());
-  }
   if (transport_) {
     // Dormant again after a session (OnDetached): the old I/O thread leaves Run()
     // after Shutdown. Its transport is kept, not destroyed: another thread may
@@ -541,29 +550,34 @@ bool Agent::StartSession(JNIEnv* jni, jthread thread, const StartingException* t
     retired_transports_.push_back(std::move(transport_));
   }
   transport::Config config;
+  // Any other transport is lib<name>.so, looked for in the JDK's library directory first, as stock.
+  config.name = o.transport;
+  config.java_vm = ctx_.vm;
+  if (auto path = ctx_.jvmti.GetSystemProperty("sun.boot.library.path"); path && *path) config.library_path = **path;
   config.server = o.server;
   config.address = o.address.value_or("");
   config.allow = o.allow.value_or("");
   config.timeout_ms = o.timeout_ms;
   auto opened = transport::Transport::Open(config, this);
   if (!opened) {
-    TransportStartFailed(opened.error());
+    TransportStartFailed(jni, opened.error());
     return false;
   }
   transport_ = std::move(*opened);
 
   if (o.server) {
-    SetListenerAddressProperty(jni, transport_->port());
+    SetListenerAddressProperty(jni, transport_->address());
     if (o.launch) {
       // The launched debugger replaces the "Listening" line (stock prints it only without launch=).
-      if (!LaunchDebugger(*o.launch, std::to_string(transport_->port()))) {
+      if (!LaunchDebugger(*o.launch, o.transport, transport_->address())) {
         std::fprintf(stderr, "%s\n",
-                     fmt::format(messages::kTransportFailed, "dt_socket", "TRANSPORT_INIT", 510).c_str());
+                     fmt::format(messages::kTransportFailed, o.transport, "TRANSPORT_INIT", 510).c_str());
         std::fflush(stderr);
         if (!trigger) ExitNoTransports();
       }
     } else if (!o.quiet) {
-      std::printf("%s\n", fmt::format(messages::kListening, transport_->port()).c_str());
+      std::printf("%s\n",
+                  fmt::format(messages::kListeningFor, ctx_.options.transport, transport_->address()).c_str());
       std::fflush(stdout);
     }
     if (o.suspend) {
@@ -573,7 +587,7 @@ bool Agent::StartSession(JNIEnv* jni, jthread thread, const StartingException* t
   } else {
     auto attached = transport_->Attach();
     if (!attached) {
-      TransportStartFailed(attached.error());
+      TransportStartFailed(jni, attached.error());
       transport_.reset();
       return false;
     }
@@ -604,6 +618,7 @@ void Agent::OnVmDeath(JNIEnv* jni) {
     events_.Drain(2000);
   }
   ctx_.vm_dead = true;
+  if (!attached) EndIdleThreads();
   if (!attached || !transport_) return;
   // As stock, the connection stays open until the process exits: a debugger may
   // still send commands after reading VMDeath (Eclipse resumes), and those are
@@ -617,7 +632,7 @@ void Agent::OnVmDeath(JNIEnv* jni) {
   transport_->Flush(std::chrono::seconds(2));
 }
 
-void Agent::SetListenerAddressProperty(JNIEnv* jni, uint16_t port) {
+void Agent::SetListenerAddressProperty(JNIEnv* jni, const std::string& address) {
   // Stock publishes the address as an agent property (read by jcmd / attach tools).
   jclass vm_support = jni->FindClass("jdk/internal/vm/VMSupport");
   if (!vm_support) {
@@ -637,7 +652,7 @@ void Agent::SetListenerAddressProperty(JNIEnv* jni, uint16_t port) {
   jclass props_class = jni->GetObjectClass(props);
   jmethodID set = jni->GetMethodID(props_class, "setProperty", "(Ljava/lang/String;Ljava/lang/String;)Ljava/lang/Object;");
   if (set) {
-    std::string value = "dt_socket:" + std::to_string(port);
+    std::string value = ctx_.options.transport + ":" + address;
     jstring key = jni->NewStringUTF("sun.jdwp.listenerAddress");
     jstring val = jni->NewStringUTF(value.c_str());
     jni->CallObjectMethod(props, set, key, val);
@@ -656,8 +671,13 @@ bool Agent::StartAgentThread(JNIEnv* jni, const char* name, jvmtiStartFunction f
     return false;
   }
   ctx_.threads.AddAgentThread(jni, thread);
+  {
+    std::lock_guard lock(mu_);
+    ++running_threads_;
+  }
   if (ctx_.jvmti.raw()->RunAgentThread(thread, fn, this, JVMTI_THREAD_MAX_PRIORITY) != JVMTI_ERROR_NONE) {
     Log().error("cannot start the agent thread {}", name);
+    AgentThreadEnded();
     return false;
   }
   return true;
@@ -674,7 +694,40 @@ void Agent::StartThreads(JNIEnv* jni) {
     std::lock_guard lock(mu_);
     io_running_ = true;
   }
-  StartAgentThread(jni, "jdwpx I/O", IoThreadMain);
+  // The I/O thread is not a Java thread: it makes no JNI or JVMTI call, and the
+  // VM's exit never waits for it (see EndIdleThreads). Detached: it ends with
+  // the transport or with the process.
+  try {
+    std::thread([this] { IoThreadMain(nullptr, nullptr, this); }).detach();
+  } catch (const std::exception& e) {
+    Log().error("cannot start the I/O thread: {}", e.what());
+    std::lock_guard lock(mu_);
+    io_running_ = false;
+  }
+}
+
+void Agent::AgentThreadEnded() {
+  {
+    std::lock_guard lock(mu_);
+    --running_threads_;
+  }
+  threads_ended_cv_.notify_all();
+}
+
+void Agent::EndIdleThreads() {
+  // HotSpot's exit waits up to ~300 ms for Java threads in native code
+  // (VM_Exit::wait_for_threads_in_native_to_block), and the command and reporter
+  // threads idle in native condition-variable waits. With no debugger attached
+  // they have nothing left to do at VM death: end them, and wait (bounded) until
+  // they have left their loops, so that none is in native when the VM exits.
+  {
+    std::lock_guard lock(mu_);
+    stopping_ = true;
+  }
+  cv_.notify_all();
+  events_.StopReporter();
+  std::unique_lock lock(mu_);
+  threads_ended_cv_.wait_for(lock, std::chrono::seconds(1), [&] { return running_threads_ == 0; });
 }
 
 void JNICALL Agent::IoThreadMain(jvmtiEnv*, JNIEnv*, void* arg) {
@@ -699,6 +752,7 @@ void JNICALL Agent::CommandThreadMain(jvmtiEnv*, JNIEnv* jni, void* arg) {
   } catch (...) {
     Log().error("command loop ended by an exception");
   }
+  static_cast<Agent*>(arg)->AgentThreadEnded();
 }
 
 void JNICALL Agent::ReporterThreadMain(jvmtiEnv*, JNIEnv* jni, void* arg) {
@@ -708,6 +762,7 @@ void JNICALL Agent::ReporterThreadMain(jvmtiEnv*, JNIEnv* jni, void* arg) {
   } catch (...) {
     Log().error("event reporter ended by an exception");
   }
+  static_cast<Agent*>(arg)->AgentThreadEnded();
 }
 
 // ---- transport::Listener -------------------------------------------------------
@@ -740,16 +795,7 @@ void Agent::OnPacket(std::vector<uint8_t> packet) { Post({Message::kPacket, std:
 void Agent::OnDetached(const std::string& reason) {
   Log().info("debugger detached: {}", reason);
   const bool to_dormant = dormant_after_session_ && !ctx_.vm_dead;
-  if (ctx_.options.server && !ctx_.vm_dead && !to_dormant) {
-    // As stock: listening again prints the line again, or runs launch= again.
-    if (ctx_.options.launch) {
-      (void)LaunchDebugger(*ctx_.options.launch, std::to_string(transport_->port()));
-    } else if (!ctx_.options.quiet) {
-      std::printf("%s\n", fmt::format(messages::kListening, transport_->port()).c_str());
-      std::fflush(stdout);
-    }
-  }
-  Post({Message::kDetached, {}});
+  Post({Message::kDetached, {}, to_dormant});
   {
     std::lock_guard lock(mu_);
     detached_ = true;
@@ -792,6 +838,7 @@ void Agent::RunCommands(JNIEnv* jni) {
         break;
       case Message::kDetached:
         EndSession(jni);
+        if (!message.to_dormant) AnnounceListeningAgain();
         break;
     }
     {
@@ -799,6 +846,20 @@ void Agent::RunCommands(JNIEnv* jni) {
       command_busy_ = false;
     }
     idle_cv_.notify_all();
+  }
+}
+
+void Agent::AnnounceListeningAgain() {
+  // As stock: listening again prints the line again, or runs launch= again,
+  // once the session has ended, in order with the commands the debugger sent
+  // before leaving: a VirtualMachine.Exit among them ends the process first
+  // (a JIT debugger that exits the VM and closes is not launched again).
+  if (!ctx_.options.server || ctx_.vm_dead) return;
+  if (ctx_.options.launch) {
+    (void)LaunchDebugger(*ctx_.options.launch, ctx_.options.transport, transport_->address());
+  } else if (!ctx_.options.quiet) {
+    std::printf("%s\n", fmt::format(messages::kListeningFor, ctx_.options.transport, transport_->address()).c_str());
+    std::fflush(stdout);
   }
 }
 

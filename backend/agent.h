@@ -14,11 +14,15 @@
 // fails there is reported and the JVM runs on, never exits.
 //
 // Threads (all agent threads, hidden from the debugger):
-//   jdwpx I/O       runs the transport's io_context (accept, read, write)
+//   I/O             runs the transport (accept, read, write); a plain native
+//                   thread, not a Java one: it calls no JNI/JVMTI, and the VM's
+//                   exit never waits for it
 //   jdwpx commands  executes commands in arrival order, one at a time, and the
 //                   session transitions (attach, detach, dispose) in order with them
 //   jdwpx events    the reporter: applies suspend policies and sends events
 // Java threads enter only through JVMTI callbacks (EventManager).
+// At VM death with no debugger attached, the command and reporter threads end
+// (EndIdleThreads), so that no agent thread is in native code when the VM exits.
 #pragma once
 
 #include <jni.h>
@@ -107,21 +111,31 @@ class Agent : public transport::Listener {
   bool StartsLate() const { return ctx_.options.onthrow || ctx_.options.onuncaught || ctx_.options.onjcmd || late_; }
   // The transport could not start: stock exits when the application has not run
   // yet, and only reports it on a deferred start. True when it returns.
-  bool TransportStartFailed(const transport::TransportError& error);
+  bool TransportStartFailed(JNIEnv* jni, const transport::TransportError& error);
+  // "ERROR: transport error <code>: <message>" (or a library's own "ERROR: <message>").
+  void PrintTransportError(const transport::TransportError& error);
   [[noreturn]] void ExitNoTransports();
 
   struct Message {
     enum Kind { kPacket, kAttached, kDetached } kind;
     std::vector<uint8_t> bytes;
+    bool to_dormant = false;  // kDetached: the agent goes dormant (no listening again)
   };
   // Flushes and closes the debugger connection, waiting (bounded) for the detach.
   void CloseConnectionAndWait();
   void Post(Message message);
   void RunCommands(JNIEnv* jni);
   void HandlePacket(JNIEnv* jni, const std::vector<uint8_t>& bytes);
+  // Server mode, after a session ended: the Listening line or launch= again.
+  void AnnounceListeningAgain();
   bool StartAgentThread(JNIEnv* jni, const char* name, jvmtiStartFunction fn);
+  // Called by the command and reporter threads as they end.
+  void AgentThreadEnded();
+  // VM death, no debugger attached: ends the command and reporter threads and
+  // waits (bounded) for them.
+  void EndIdleThreads();
   void StartThreads(JNIEnv* jni);
-  void SetListenerAddressProperty(JNIEnv* jni, uint16_t port);
+  void SetListenerAddressProperty(JNIEnv* jni, const std::string& address);
   [[noreturn]] void ExitWithTransportError(const transport::TransportError& error);
 
   static void JNICALL IoThreadMain(jvmtiEnv*, JNIEnv*, void* arg);
@@ -166,6 +180,9 @@ class Agent : public transport::Listener {
   // what the debugger sent before, as stock does, so no reply is lost).
   bool command_busy_ = false;
   std::condition_variable idle_cv_;
+  // The command and reporter threads still in their loops.
+  int running_threads_ = 0;
+  std::condition_variable threads_ended_cv_;
 };
 
 // Registers every command handler (backend/commands/*.cc).

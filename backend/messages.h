@@ -89,6 +89,9 @@ inline constexpr std::string_view kAgentFailedJdk25 = "agent library failed Agen
 // server=y once listening: STDOUT, unless quiet=y. `{}` is the bound port
 // (the port only, also when address= named a host).
 inline constexpr std::string_view kListening = "Listening for transport dt_socket at address: {}";
+// The same for any transport: its name, then the address it reports (a transport
+// library's StartListening's actual address).
+inline constexpr std::string_view kListeningFor = "Listening for transport {} at address: {}";
 
 // One of these first (stderr), then kTransportFailed + kExitTransportInit, exit(2):
 //   address port already bound (server=y):
@@ -128,6 +131,11 @@ inline constexpr std::string_view kExitTransportInit = "JDWP exit error AGENT_ER
 //   "FATAL ERROR in native method: JDWP No transports initialized, jvmtiError=AGENT_ERROR_TRANSPORT_LOAD(196)"
 //   plus native frames, and aborts: exit status 134 (SIGABRT).
 inline constexpr std::string_view kTransportLibraryNotFound = "ERROR: transport library not found: {}";
+// The same sequence when lib<name>.so has no jdwpTransport_OnLoad:
+//   "ERROR: transport library missing onLoad entry: <name>"
+// A library that refuses both versions 1.1 and 1.0 (OnLoad returns JNI_EVERSION):
+//   "ERROR: transport doesn't recognize all supported versions: { 1_1, 1_0 }"
+//   then TRANSPORT_INIT(510) and exit(2), as for dt_socket failures. (transport/library_transport.cc)
 inline constexpr std::string_view kExitTransportLoad = "JDWP exit error AGENT_ERROR_TRANSPORT_LOAD(196): No transports initialized [{}:{}]";
 inline constexpr std::string_view kFatalNoTransports =
     "JDWP No transports initialized, jvmtiError=AGENT_ERROR_TRANSPORT_LOAD(196)";  // argument to JNI FatalError

@@ -424,9 +424,12 @@ class Client:
     matched by id. Event.Composite packets the VM sends meanwhile are kept, data
     only, in .events; any other command from the VM fails the test."""
 
-    def __init__(self, port: int, timeout: float = 30):
+    def __init__(self, port: int, timeout: float = 30, host: str = "127.0.0.1",
+                 sock: socket.socket | None = None):
+        """Connects to host:port, or handshakes on `sock`, a connection the agent
+        made (server=n) to a listener of the test's."""
         self.timeout = timeout  # for every read; tests that wait on silence change it for a while
-        self.sock = socket.create_connection(("127.0.0.1", port), timeout=timeout)
+        self.sock = sock if sock is not None else socket.create_connection((host, port), timeout=timeout)
         self.sock.settimeout(timeout)
         self.events: list[bytearray] = []
         self._next_id = 1

@@ -287,9 +287,10 @@ class DormantTest(OnDemandBase):
     def test_failed_start_stays_dormant(self):
         self.start([], options=self.OPTIONS)
         pid = self.debuggee.proc.pid
-        # An unknown transport and a port that is taken (by the test itself): each refused.
+        # A transport library that does not exist and a port that is taken (by the test itself): each refused.
         self.assertEqual(self.agent_load("transport=dt_shmem,server=y"), ATTACH_START_FAILED)
-        self.debuggee.wait_for_output(r"transport 'dt_shmem' is not supported", 30, "stderr")
+        self.debuggee.wait_for_output(r"debugging has not been started: transport library not found: dt_shmem",
+                                      30, "stderr")
         import socket
         with socket.socket() as taken:
             taken.bind(("127.0.0.1", 0))

@@ -444,6 +444,27 @@ class OptionsTest(unittest.TestCase):
                            self.transport_init_failed(
                                "ERROR: transport error 202: getaddrinfo: failed to parse address"))
 
+    def test_ipv6_scope_errors(self):
+        # Stock resolves the "%scope" itself: an interface name, else a decimal index.
+        for address, line in (("[::1%nosuchif0]:0", "ERROR: transport error 103: failed to parse scope"),
+                              ("::1%99999999999:0", "ERROR: transport error 103: scope is out of range"),
+                              ("127.0.0.1%lo:0", "ERROR: transport error 103: IPv4 address cannot contain scope")):
+            with self.subTest(address=address):
+                self.check_options(f"transport=dt_socket,server=y,suspend=n,address={address}",
+                                   self.transport_init_failed(line))
+
+    def test_allow_with_ipv6_scope(self):
+        # The scope of an allow= entry is parsed and ignored, as JDK 17's stock agent does.
+        # Temurin 25's refuses the entry; jdwpx keeps accepting it (a scope is part of an
+        # IPv6 address, and address= takes it in both).
+        options = self.BASE + ",allow=::1%lo+127.0.0.1"
+        if self.agent == "stock" and self.version >= 25:
+            expect = self.transport_init_failed("ERROR: transport error 103: invalid IP address in allow option")
+            expect.stderr.insert(0, "Error in allow option: '::1%lo'")
+            self.check_options(options, expect)
+        else:
+            self.check_options(options, self.accepted())
+
     def test_bad_allow_value(self):
         expect = self.transport_init_failed("ERROR: transport error 103: invalid IP address in allow option")
         expect.stderr.insert(0, "Error in allow option: 'bogus'")
@@ -486,6 +507,21 @@ class DeferredStartTest(unittest.TestCase):
         with open(cls.launcher, "w", encoding="utf-8") as f:
             f.write('#!/bin/sh\necho "LAUNCHED $#: $*"\n')
         os.chmod(cls.launcher, 0o755)
+
+        # A JIT debugger as JDK's JITDebug test runs one: it attaches to the address it is given,
+        # reads the exception that started the agent, and ends the VM with VirtualMachine.Exit.
+        cls.jit_debugger = os.path.join(cls.workdir.name, "jit_debugger.py")
+        with open(cls.jit_debugger, "w", encoding="utf-8") as f:
+            f.write("#!" + sys.executable + "\n"
+                    "import struct, sys\n"
+                    f"sys.path.insert(0, {os.path.dirname(os.path.abspath(__file__))!r})\n"
+                    "import jdwp_client\n"
+                    "print('LAUNCHED', *sys.argv[1:], flush=True)\n"
+                    "client = jdwp_client.Client(int(sys.argv[-1]))\n"
+                    "client.events or client.read_event()\n"
+                    "print('JIT debugger saw the exception', flush=True)\n"
+                    "client.send_command(jdwp_client.VirtualMachine.Exit, struct.pack('>i', 0))\n")
+        os.chmod(cls.jit_debugger, 0o755)
 
     @classmethod
     def tearDownClass(cls):
@@ -584,6 +620,30 @@ class DeferredStartTest(unittest.TestCase):
             self.assertEqual(proc.wait(30), 0)
             self.assertIn("OptionsFixture$Trigger: uncaught", proc.stderr)
 
+    def check_jit_debugger_ends_the_vm(self, trigger: str, mode: str):
+        """The launched debugger attaches back and exits the VM: it is launched once (no
+        launch= again when the connection closes because of Exit) and the VM exits 0."""
+        options = f"transport=dt_socket,server=y,address=127.0.0.1:0,{trigger},launch={self.jit_debugger}"
+        with self.debuggee(options, mode) as proc:
+            self.assertEqual(proc.wait(60), 0)
+            # Every process that inherited the debuggee's stdout has ended: a debugger
+            # launched a second time would have printed by now.
+            proc._out.join(30)
+            self.assertTrue(proc._out.closed, "something launched still holds the debuggee's stdout")
+        lines = proc.stdout.splitlines()
+        launched = [line for line in lines if line.startswith("LAUNCHED")]
+        self.assertEqual(len(launched), 1, proc.stdout)
+        self.assertRegex(launched[0], r"^LAUNCHED dt_socket \d+$")
+        self.assertIn("JIT debugger saw the exception", lines)
+        self.assertNotIn("Listening for transport", proc.stdout)
+        self.assertNotIn("done", lines)  # exited while the exception held the VM
+
+    def test_jit_debugger_exits_the_vm_onuncaught(self):
+        self.check_jit_debugger_ends_the_vm("onuncaught=y", "uncaught")
+
+    def test_jit_debugger_exits_the_vm_onthrow(self):
+        self.check_jit_debugger_ends_the_vm("onthrow=OptionsFixture$Trigger", "caught")
+
     def test_onthrow_suspend_n_runs_on_without_a_debugger(self):
         options = (f"transport=dt_socket,server=y,suspend=n,address=127.0.0.1:0,"
                    f"onthrow=OptionsFixture$Trigger,launch={self.launcher}")
@@ -608,6 +668,66 @@ class DeferredStartTest(unittest.TestCase):
             self.assertEqual(proc.stderr.splitlines(), [
                 "ERROR: transport error 202: connect failed: Connection refused",
                 "ERROR: JDWP Transport dt_socket failed to initialize, TRANSPORT_INIT(510)"])
+
+
+class ScopedIpv6Test(unittest.TestCase):
+    """address= with an IPv6 scope given by interface name ("%lo") or index ("%1"), with and
+    without brackets, in server and client mode: a debugger attaches over ::1 and the
+    program runs to its end (fixtures/OptionsFixture.java)."""
+
+    FORMS = ("0:0:0:0:0:0:0:1%lo:{port}", "[0:0:0:0:0:0:0:1%lo]:{port}", "::1%lo:{port}", "[::1%lo]:{port}",
+             "[::1%1]:{port}")
+
+    @classmethod
+    def setUpClass(cls):
+        assert ARGS is not None
+        if not ARGS.classes:
+            raise unittest.SkipTest("needs --classes (the compiled fixtures)")
+        if not socket.has_ipv6 or not os.path.exists("/sys/class/net/lo"):
+            raise unittest.SkipTest("no IPv6 loopback named lo")
+        try:
+            with socket.socket(socket.AF_INET6, socket.SOCK_STREAM) as probe:
+                probe.bind(("::1", 0))
+        except OSError as e:
+            raise unittest.SkipTest(f"no IPv6 loopback: {e}")
+
+    def debuggee(self, options: str) -> "harness.Debuggee":
+        cfg = harness.Config(agent=ARGS.agent, agent_lib=ARGS.agent_lib, jdk=os.path.abspath(ARGS.jdk),
+                             java=os.path.join(ARGS.jdk, "bin", "java"), jdb="", javac="",
+                             classes_dir=os.path.abspath(ARGS.classes), build_dir="", jdk_version=0,
+                             unittest_argv=[])
+        return harness.Debuggee(cfg, "OptionsFixture", args=["caught"], options=options)
+
+    def run_to_the_end(self, proc, client):
+        try:
+            client.wait_for_vm_start()
+            self.assertNotIn("started", proc.stdout)  # suspend=y: held until the debugger resumes
+            self.assertTrue(client.ok(jdwp_client.VirtualMachine.Version).string())
+            client.ok(jdwp_client.VirtualMachine.Resume)
+            proc.wait_for_output(r"done\n")
+        finally:
+            client.close()
+        self.assertEqual(proc.wait(30), 0)
+        self.assertEqual(proc.stderr, "")
+
+    def test_server(self):
+        for form in self.FORMS:
+            with self.subTest(address=form):
+                with self.debuggee(f"transport=dt_socket,server=y,suspend=y,address={form.format(port=0)}") as proc:
+                    self.run_to_the_end(proc, jdwp_client.Client(proc.port, host="::1"))
+
+    def test_client(self):
+        for form in self.FORMS:
+            with self.subTest(address=form):
+                with socket.socket(socket.AF_INET6, socket.SOCK_STREAM) as listener:
+                    listener.bind(("::1", 0))
+                    listener.listen(1)
+                    listener.settimeout(30)
+                    address = form.format(port=listener.getsockname()[1])
+                    with self.debuggee(f"transport=dt_socket,server=n,suspend=y,address={address}") as proc:
+                        connection, _ = listener.accept()
+                        connection.settimeout(30)
+                        self.run_to_the_end(proc, jdwp_client.Client(0, sock=connection))
 
 
 class closed_port:

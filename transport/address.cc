@@ -1,9 +1,12 @@
 #include "transport/address.h"
 
+#include <net/if.h>
 #include <netdb.h>
 #include <netinet/in.h>
 #include <sys/socket.h>
 
+#include <cerrno>
+#include <cstdlib>
 #include <cstring>
 
 namespace jdwpx::transport {
@@ -16,13 +19,21 @@ TransportError AllowError(std::string_view shown, const char* message) {
 }
 
 // Numeric addresses only, through getaddrinfo so that the accepted forms
-// (including inet_aton's short "10.1.2") are exactly stock's.
+// (including inet_aton's short "10.1.2") are exactly stock's. A scope is
+// accepted and ignored, as stock does (glibc itself refuses an interface name
+// on a non-link-local address such as "::1%lo").
 std::optional<AllowRule> ParseNumericAddress(const std::string& text) {
+  auto scoped = SplitScope(text);
+  if (!scoped) return std::nullopt;
   addrinfo hints{};
   hints.ai_family = AF_UNSPEC;
   hints.ai_flags = AI_NUMERICHOST;
   addrinfo* found = nullptr;
-  if (text.empty() || getaddrinfo(text.c_str(), nullptr, &hints, &found) != 0 || found == nullptr) {
+  if (scoped->host.empty() || getaddrinfo(scoped->host.c_str(), nullptr, &hints, &found) != 0 || found == nullptr) {
+    return std::nullopt;
+  }
+  if (scoped->scope_id != 0 && found->ai_family != AF_INET6) {
+    freeaddrinfo(found);
     return std::nullopt;
   }
   std::optional<AllowRule> rule;
@@ -68,6 +79,30 @@ std::optional<uint16_t> ParsePort(std::string_view text) {
   return static_cast<uint16_t>(value);
 }
 
+TransportError Ipv4WithScope() { return {kErrorIllegalArgument, "IPv4 address cannot contain scope", {}}; }
+
+tl::expected<ScopedHost, TransportError> SplitScope(std::string_view host) {
+  // Brackets only around something (stock: longer than 2 characters).
+  if (host.size() > 2 && host.front() == '[' && host.back() == ']') host = host.substr(1, host.size() - 2);
+  ScopedHost split;
+  size_t percent = host.find('%');
+  split.host = std::string(host.substr(0, percent));
+  if (percent == std::string_view::npos) return split;
+  // glibc's getaddrinfo takes interface names only on link-local addresses, so
+  // the scope is resolved here, as stock does, for every address.
+  const std::string scope(host.substr(percent + 1));
+  unsigned long id = if_nametoindex(scope.c_str());
+  if (id == 0) {
+    char* end = nullptr;
+    errno = 0;
+    id = std::strtoul(scope.c_str(), &end, 10);
+    if (*end != '\0') return tl::unexpected(TransportError{kErrorIllegalArgument, "failed to parse scope", {}});
+  }
+  if (id > 0xFFFFFFFFul) return tl::unexpected(TransportError{kErrorIllegalArgument, "scope is out of range", {}});
+  split.scope_id = static_cast<uint32_t>(id);
+  return split;
+}
+
 tl::expected<ParsedAddress, TransportError> ParseAddress(std::string_view address) {
   ParsedAddress parsed;
   if (address.empty()) return parsed;
@@ -86,8 +121,11 @@ tl::expected<ParsedAddress, TransportError> ParseAddress(std::string_view addres
   } else if (host == "*") {
     parsed.host_kind = ParsedAddress::Host::kAny;
   } else {
+    auto scoped = SplitScope(host);
+    if (!scoped) return tl::unexpected(scoped.error());
     parsed.host_kind = ParsedAddress::Host::kNamed;
-    parsed.host = std::string(host);
+    parsed.host = std::move(scoped->host);
+    parsed.scope_id = scoped->scope_id;
   }
   return parsed;
 }

@@ -24,8 +24,12 @@ struct ParsedAddress {
     kNamed,     // anything else, resolved with getaddrinfo
   };
   Host host_kind = Host::kLoopback;
-  std::string host;  // kNamed only
+  std::string host;  // kNamed only, without brackets and without its "%scope"
   uint16_t port = 0;
+  // IPv6 scope ("fe80::1%eth0", "::1%lo", "::1%1"): the interface index; 0 when
+  // none. Applied to the resolved IPv6 address; an IPv4 address with a scope
+  // fails as stock's "IPv4 address cannot contain scope".
+  uint32_t scope_id = 0;
 };
 
 // Fails with 103 "invalid port number specified" like stock. An empty address
@@ -34,6 +38,19 @@ tl::expected<ParsedAddress, TransportError> ParseAddress(std::string_view addres
 
 // stock's port syntax: optional leading blanks and '+', decimal, 0..65535.
 std::optional<uint16_t> ParsePort(std::string_view text);
+
+// A host as stock's dt_socket takes it apart before getaddrinfo: brackets
+// dropped, then everything after the first '%' is the scope, an interface name
+// (if_nametoindex) or else a decimal index. Errors are stock's 103 texts
+// ("failed to parse scope", "scope is out of range").
+struct ScopedHost {
+  std::string host;
+  uint32_t scope_id = 0;
+};
+tl::expected<ScopedHost, TransportError> SplitScope(std::string_view host);
+
+// The error for a scope on an address that resolved to IPv4.
+TransportError Ipv4WithScope();
 
 // One allow= entry as an IPv6 prefix; IPv4 entries are stored IPv4-mapped
 // (::ffff:a.b.c.d/96+n) so that IPv4 peers and mapped peers compare alike.

@@ -31,6 +31,7 @@
 
 #include "jdwp/packet.h"
 #include "transport/address.h"
+#include "transport/library_transport.h"
 #include "transport/transport.h"
 
 namespace jdwpx::transport {
@@ -61,6 +62,16 @@ std::string EndpointText(const tcp::endpoint& endpoint) {
   auto address = Unmapped(endpoint.address());
   if (address.is_v6()) return "[" + address.to_string() + "]:" + std::to_string(endpoint.port());
   return address.to_string() + ":" + std::to_string(endpoint.port());
+}
+
+// address='s "%scope" on a resolved endpoint: IPv6 takes it, IPv4 is stock's 103.
+tl::expected<void, TransportError> WithScope(tcp::endpoint& endpoint, uint32_t scope_id) {
+  if (scope_id == 0) return {};
+  if (!endpoint.address().is_v6()) return tl::unexpected(Ipv4WithScope());
+  asio::ip::address_v6 v6 = endpoint.address().to_v6();
+  v6.scope_id(scope_id);
+  endpoint.address(v6);
+  return {};
 }
 
 uint32_t ReadBigEndian32(const uint8_t* p) {
@@ -240,6 +251,7 @@ tl::expected<void, TransportError> SocketTransport::Bind(const ParsedAddress& ad
       auto chosen = std::find_if(results.begin(), results.end(), [](const auto& r) { return r.endpoint().address().is_v4(); });
       endpoint = (chosen != results.end() ? *chosen : *results.begin()).endpoint();
       endpoint.port(address.port);
+      if (auto scoped = WithScope(endpoint, address.scope_id); !scoped) return tl::unexpected(scoped.error());
       break;
     }
   }
@@ -276,6 +288,7 @@ tl::expected<void, TransportError> SocketTransport::Resolve(const ParsedAddress&
   for (const auto& result : results) {
     tcp::endpoint endpoint = result.endpoint();
     endpoint.port(address.port);
+    if (auto scoped = WithScope(endpoint, address.scope_id); !scoped) return tl::unexpected(scoped.error());
     connect_endpoints_.push_back(endpoint);
   }
   // IPv4 first, as stock orders them by default.
@@ -662,6 +675,7 @@ void SocketTransport::Shutdown() {
 tl::expected<std::unique_ptr<Transport>, TransportError> Transport::Open(const Config& config, Listener* listener) {
   try {
     if (listener == nullptr) return tl::unexpected(TransportError{kErrorIllegalArgument, "no listener", {}});
+    if (config.name != "dt_socket") return OpenLibraryTransport(config, listener);
     if (!config.server && config.address.empty()) {
       return tl::unexpected(TransportError{kErrorIllegalArgument, "address is missing", {}});
     }

@@ -1,5 +1,7 @@
-// The debugger connection: dt_socket over asio. This header is the only part of
-// transport/ that backend/ sees; asio never leaks through it.
+// The debugger connection: dt_socket over asio, or any other transport=<name>
+// through the JDK's transport library interface (jdwpTransport.h, lib<name>.so;
+// library_transport.cc). This header is the only part of transport/ that
+// backend/ sees; asio never leaks through it.
 //
 // Threading: Run() is called on one agent thread and runs a single-threaded
 // io_context (acceptor, socket, one reader, one writer). The Listener callbacks
@@ -18,6 +20,12 @@
 namespace jdwpx::transport {
 
 struct Config {
+  // transport=: "dt_socket" is ours (asio); any other name loads lib<name>.so,
+  // first from `library_path` (the JDK's sun.boot.library.path, ':'-separated),
+  // then through the system's library search, as stock does.
+  std::string name = "dt_socket";
+  std::string library_path;
+  void* java_vm = nullptr;  // JavaVM*, handed to the library's jdwpTransport_OnLoad
   bool server = false;      // server=y: listen; server=n: attach to a listening debugger
   std::string address;      // port, host:port, :port, *:port, [v6]:port, 0; empty in server mode = ephemeral on loopback
   std::string allow;        // allow= value: '+'-separated addresses / CIDR prefixes, or "*"; empty = anyone
@@ -35,6 +43,13 @@ struct TransportError {
   // line (only for a malformed allow=: "Error in allow option: '33'"); empty
   // otherwise.
   std::string preceding_line;
+  // A transport library's own failure texts (stock prints them as "ERROR: <message>",
+  // without "transport error <code>: "): the library or its entry point missing,
+  // a version it refuses. `code` is 0 then.
+  bool plain = false;
+  // The library or its jdwpTransport_OnLoad is missing: stock's TRANSPORT_LOAD,
+  // which is fatal (JNI FatalError) rather than TRANSPORT_INIT's exit(2).
+  bool load_failed = false;
 };
 
 // The transport error numbers stock uses (jdwpTransport.h's jdwpTransportError).
@@ -72,6 +87,11 @@ class Transport {
 
   // The port actually bound (server mode), for "Listening for transport dt_socket at address: <port>".
   virtual uint16_t port() const = 0;
+
+  // What to announce (the Listening line, launch=, sun.jdwp.listenerAddress):
+  // the port for dt_socket, the address a transport library reports (a new one
+  // once it listens again, before Listener::OnDetached). Safe from any thread.
+  virtual std::string address() const { return std::to_string(port()); }
 
   // Client mode only, before Run(): connects and handshakes, blocking, honouring timeout_ms.
   virtual tl::expected<void, TransportError> Attach() = 0;

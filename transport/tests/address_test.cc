@@ -1,5 +1,7 @@
 #include "transport/address.h"
 
+#include <net/if.h>
+
 #include <gtest/gtest.h>
 
 namespace jdwpx::transport {
@@ -59,6 +61,61 @@ TEST(ParseAddress, BadPortsAreStocks103) {
   }
 }
 
+TEST(ParseAddress, Ipv6ScopeByNameOrIndex) {
+  // glibc's getaddrinfo takes a scope name only on link-local addresses; stock
+  // resolves it itself for any address, and so do we.
+  const uint32_t lo = if_nametoindex("lo");
+  if (lo == 0) GTEST_SKIP() << "no interface named lo";
+  struct Case {
+    const char* address;
+    const char* host;
+    uint32_t scope;
+    uint16_t port;
+  };
+  const Case cases[] = {
+      {"0:0:0:0:0:0:0:1%lo:5005", "0:0:0:0:0:0:0:1", lo, 5005},
+      {"[0:0:0:0:0:0:0:1%lo]:5005", "0:0:0:0:0:0:0:1", lo, 5005},
+      {"::1%lo:0", "::1", lo, 0},
+      {"[::1%lo]:0", "::1", lo, 0},
+      {"[fe80::1%1]:7", "fe80::1", 1, 7},
+      {"[::1%0]:7", "::1", 0, 7},  // scope 0 is no scope
+      {"[::1%]:7", "::1", 0, 7},   // stock: an empty scope parses as 0
+      {"[::1]:7", "::1", 0, 7},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.address);
+    auto parsed = ParseAddress(c.address);
+    ASSERT_TRUE(parsed) << parsed.error().message;
+    EXPECT_EQ(parsed->host_kind, ParsedAddress::Host::kNamed);
+    EXPECT_EQ(parsed->host, c.host);
+    EXPECT_EQ(parsed->scope_id, c.scope);
+    EXPECT_EQ(parsed->port, c.port);
+  }
+}
+
+TEST(ParseAddress, Ipv6ScopeErrorsAreStocks103) {
+  struct Case {
+    const char* address;
+    const char* message;
+  };
+  const Case cases[] = {
+      {"::1%nosuchif0:5005", "failed to parse scope"},
+      {"[::1%1x]:5005", "failed to parse scope"},
+      {"[::1%99999999999]:5005", "scope is out of range"},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.address);
+    auto parsed = ParseAddress(c.address);
+    ASSERT_FALSE(parsed);
+    EXPECT_EQ(parsed.error().code, 103);
+    EXPECT_EQ(parsed.error().message, c.message);
+  }
+  // The port is checked first, as stock does.
+  auto bad_port = ParseAddress("::1%nosuchif0:x");
+  ASSERT_FALSE(bad_port);
+  EXPECT_EQ(bad_port.error().message, "invalid port number specified");
+}
+
 std::array<uint8_t, 16> V4(uint8_t a, uint8_t b, uint8_t c, uint8_t d) { return MapIpv4({a, b, c, d}); }
 std::array<uint8_t, 16> V6Loopback() {
   std::array<uint8_t, 16> a{};
@@ -90,6 +147,22 @@ TEST(AllowList, AddressesAndPrefixes) {
   EXPECT_TRUE(list->Allows(link_local));
   link_local[7] = 1;
   EXPECT_FALSE(list->Allows(link_local));
+}
+
+TEST(AllowList, Ipv6ScopeIsParsedAndIgnored) {
+  if (if_nametoindex("lo") == 0) GTEST_SKIP() << "no interface named lo";
+  auto list = AllowList::Parse("::1%lo+fe80::/64%1");
+  ASSERT_FALSE(list);  // a scope on the prefix length is no number
+  list = AllowList::Parse("::1%lo+fe80::%1/64");
+  ASSERT_TRUE(list);
+  EXPECT_TRUE(list->Allows(V6Loopback()));
+  for (const char* bad : {"::1%nosuchif0", "127.0.0.1%lo"}) {
+    SCOPED_TRACE(bad);
+    auto refused = AllowList::Parse(bad);
+    ASSERT_FALSE(refused);
+    EXPECT_EQ(refused.error().message, "invalid IP address in allow option");
+    EXPECT_EQ(refused.error().preceding_line, std::string("Error in allow option: '") + bad + "'");
+  }
 }
 
 TEST(AllowList, ShortInetAtonFormIsAccepted) {
