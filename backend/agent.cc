@@ -1,5 +1,6 @@
 #include "backend/agent.h"
 
+#include <dlfcn.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -253,8 +254,8 @@ int JdkFeatureVersion(jvmtiEnv* jvmti) {
 
 }  // namespace
 
-Agent::Agent(JavaVM* vm, jvmtiEnv* jvmti, Options options)
-    : ctx_(vm, jvmti, std::move(options)), events_(ctx_) {
+Agent::Agent(JavaVM* vm, jvmtiEnv* jvmti, Options options, bool late)
+    : ctx_(vm, jvmti, std::move(options)), events_(ctx_), late_(late) {
   ctx_.events = &events_;
   ctx_.jdk_feature_version = JdkFeatureVersion(jvmti);
   SetWireModifiedUtf8(ctx_.options.mutf8);
@@ -350,6 +351,7 @@ bool Agent::Initialize() {
   vmcore::Jvmti::SetCanSupportVirtualThreads(caps, virtual_threads);
   if (env->AddCapabilities(&caps) != JVMTI_ERROR_NONE) return false;
   if (virtual_threads) ctx_.threads.EnableVirtualThreads(ctx_.options.include_virtual_threads);
+  virtual_threads_ = virtual_threads;
 
   CallbacksWithVirtualThreads all{};
   jvmtiEventCallbacks& cb = all.base;
@@ -374,11 +376,25 @@ bool Agent::Initialize() {
   all.virtual_thread_end = CbVirtualThreadEnd;
   jint callbacks_size = virtual_threads ? static_cast<jint>(sizeof(all)) : static_cast<jint>(sizeof(cb));
   if (env->SetEventCallbacks(&cb, callbacks_size) != JVMTI_ERROR_NONE) return false;
-  for (jvmtiEvent e : {JVMTI_EVENT_VM_INIT, JVMTI_EVENT_VM_DEATH, JVMTI_EVENT_THREAD_START, JVMTI_EVENT_THREAD_END,
-                       JVMTI_EVENT_BREAKPOINT, JVMTI_EVENT_FRAME_POP}) {
+  for (jvmtiEvent e : {JVMTI_EVENT_VM_INIT, JVMTI_EVENT_VM_DEATH}) {
     if (!ctx_.jvmti.SetEventMode(true, e)) return false;
   }
-  if (virtual_threads) {
+  // Dormant (onjcmd=y) until started; a late attach enables them as it starts.
+  if (ctx_.options.onjcmd || late_) return true;
+  return EnableSessionEvents();
+}
+
+bool Agent::EnableSessionEvents() {
+  auto granted = ctx_.jvmti.GetCapabilities();
+  if (!granted) return false;
+  for (jvmtiEvent e : {JVMTI_EVENT_THREAD_START, JVMTI_EVENT_THREAD_END, JVMTI_EVENT_BREAKPOINT,
+                       JVMTI_EVENT_FRAME_POP}) {
+    // A late attach may lack breakpoints and frame pops: those events stay off.
+    if (e == JVMTI_EVENT_BREAKPOINT && !granted->can_generate_breakpoint_events) continue;
+    if (e == JVMTI_EVENT_FRAME_POP && !granted->can_generate_frame_pop_events) continue;
+    if (!ctx_.jvmti.SetEventMode(true, e)) return false;
+  }
+  if (virtual_threads_) {
     // Failing these only costs the listing and the cleanup, never the agent.
     if (!ctx_.jvmti.SetEventMode(true, vmcore::Jvmti::kEventVirtualThreadEnd))
       Log().warn("cannot enable VirtualThreadEnd events");
@@ -409,7 +425,8 @@ void Agent::ExitNoTransports() {
 }
 
 bool Agent::TransportStartFailed(JNIEnv* jni, const transport::TransportError& error) {
-  const bool deferred = ctx_.options.onthrow || ctx_.options.onuncaught;
+  const bool deferred = StartsLate();
+  start_error_ = error.plain ? error.message : fmt::format("transport error {}: {}", error.code, error.message);
   if (error.load_failed) {
     // The library or its entry point is missing: stock's TRANSPORT_LOAD.
     PrintTransportError(error);
@@ -482,16 +499,115 @@ void Agent::OnVmInit(JNIEnv* jni, jthread thread) {
     Log().error("cannot find core JDK classes; the debugger interface is disabled");
     return;
   }
-  if (ctx_.options.onthrow || ctx_.options.onuncaught) {
-    // Nothing starts before the exception (stock neither listens nor attaches).
-    vm_initialized_ = true;
+  vm_initialized_ = true;
+  if (ctx_.options.onthrow || ctx_.options.onuncaught || ctx_.options.onjcmd) {
+    // Nothing starts before the exception or the jcmd (stock neither listens nor attaches).
     return;
   }
   StartSession(jni, thread, nullptr);
 }
 
-void Agent::StartSession(JNIEnv* jni, jthread thread, const StartingException* trigger) {
+std::optional<std::string> Agent::StartOnDemand(JNIEnv* jni, jthread thread, const Options* spec, bool* first) {
+  std::lock_guard lock(start_mu_);
+  *first = false;
+  // Stock's texts for these two (jcmd prints "Debugging has not been started: <text>").
+  if (!vm_initialized_) return "Not yet initialized. Try again later.";
+  // A late attach whose start failed may be started again the same way.
+  if (!ctx_.options.onjcmd && !late_) {
+    return "Starting debugging via jcmd was not enabled via the onjcmd option of the jdwp agent.";
+  }
+  if (started_) return std::nullopt;
+  // Back to dormant when the debugger leaves: asked by onjcmd=y in the jcmd
+  // options, and always for server=n (there is nothing to listen again).
+  dormant_after_session_ = spec ? (spec->onjcmd || !spec->server) : !ctx_.options.server;
+  if (spec) {
+    Options& o = ctx_.options;
+    o.transport = spec->transport;
+    o.address = spec->address;
+    o.server = spec->server;
+    o.allow = spec->allow;
+    o.timeout_ms = spec->timeout_ms;
+  }
+  if (!EnableSessionEvents()) return "cannot enable the JVMTI events a debugger needs";
+  started_ = true;
+  *first = true;
+  if (!StartSession(jni, thread, nullptr)) {
+    // Back to dormant: a later jcmd may try again (another address, say).
+    started_ = false;
+    return start_error_;
+  }
+  Log().info("started on demand ({}, address {})", ctx_.options.server ? "listening" : "attached",
+             ctx_.options.address.value_or("<ephemeral>"));
+  return std::nullopt;
+}
+
+std::optional<std::string> Agent::StartLate(JNIEnv* jni, jthread thread) {
+  std::lock_guard lock(start_mu_);
+  if (!ctx_.InitClasses(jni)) return "cannot find core JDK classes";
+  vm_initialized_ = true;
+  dormant_after_session_ = ctx_.options.onjcmd || !ctx_.options.server;
+  auto granted = ctx_.jvmti.GetCapabilities();
+  if (!granted || !EnableSessionEvents()) return "cannot enable the JVMTI events a debugger needs";
+  // What a JVM gives an agent loaded while it runs, named as a debugger user knows it.
+  const std::pair<bool, const char*> wanted[] = {
+      {granted->can_generate_breakpoint_events != 0, "breakpoints"},
+      {granted->can_generate_single_step_events != 0, "stepping"},
+      {granted->can_access_local_variables != 0, "local variables"},
+      {granted->can_generate_exception_events != 0, "exception events"},
+      {granted->can_generate_frame_pop_events != 0, "frame pop events"},
+      {granted->can_generate_method_entry_events != 0, "method entry events"},
+      {granted->can_generate_method_exit_events != 0, "method exit events"},
+      {granted->can_generate_field_access_events != 0, "field access watchpoints"},
+      {granted->can_generate_field_modification_events != 0, "field modification watchpoints"},
+      {granted->can_pop_frame != 0, "pop frames"},
+      {granted->can_force_early_return != 0, "early return"},
+      {granted->can_get_owned_monitor_info != 0, "owned monitors"},
+      {granted->can_get_current_contended_monitor != 0, "contended monitor"},
+      {granted->can_generate_monitor_events != 0, "monitor events"},
+      {granted->can_get_source_debug_extension != 0, "source debug extension"},
+      {granted->can_maintain_original_method_order != 0, "original method order"},
+      {granted->can_redefine_classes != 0, "class redefinition"},
+  };
+  std::string missing;
+  for (const auto& [has, name] : wanted) {
+    if (has) continue;
+    if (!missing.empty()) missing += ", ";
+    missing += name;
+  }
+  if (missing.empty()) {
+    Log().warn("loaded into a running JVM (late attach): every capability granted");
+  } else {
+    Log().warn("loaded into a running JVM (late attach): limited mode, without {}; what needs them answers "
+               "NOT_IMPLEMENTED (exception requests are accepted and never fire)", missing);
+  }
+  started_ = true;
+  if (!StartSession(jni, thread, nullptr)) {
+    started_ = false;
+    return start_error_;
+  }
+  return std::nullopt;
+}
+
+std::string Agent::ActiveState() {
+  if (events_.attached()) return "a debugger is attached";
+  if (ctx_.options.server && transport_) return fmt::format("listening at port {}", transport_->address());
+  return "started";
+}
+
+bool Agent::StartSession(JNIEnv* jni, jthread thread, const StartingException* trigger) {
   const Options& o = ctx_.options;
+  if (transport_) {
+    // Dormant again after a session (OnDetached): the old I/O thread leaves Run()
+    // after Shutdown. Its transport is kept, not destroyed: another thread may
+    // still hold a pointer taken from transport_ in ctx_.send.
+    std::unique_lock lock(mu_);
+    if (!detached_cv_.wait_for(lock, std::chrono::seconds(5), [&] { return !io_running_; })) {
+      start_error_ = "the previous debugger session has not ended yet";
+      return false;
+    }
+    lock.unlock();
+    retired_transports_.push_back(std::move(transport_));
+  }
   transport::Config config;
   // Any other transport is lib<name>.so, looked for in the JDK's library directory first, as stock.
   config.name = o.transport;
@@ -504,7 +620,7 @@ void Agent::StartSession(JNIEnv* jni, jthread thread, const StartingException* t
   auto opened = transport::Transport::Open(config, this);
   if (!opened) {
     TransportStartFailed(jni, opened.error());
-    return;
+    return false;
   }
   transport_ = std::move(*opened);
   // One line with the effective configuration (loglevel=info and below).
@@ -542,7 +658,8 @@ void Agent::StartSession(JNIEnv* jni, jthread thread, const StartingException* t
     auto attached = transport_->Attach();
     if (!attached) {
       TransportStartFailed(jni, attached.error());
-      return;
+      transport_.reset();
+      return false;
     }
   }
   StartThreads(jni);
@@ -561,6 +678,7 @@ void Agent::StartSession(JNIEnv* jni, jthread thread, const StartingException* t
   } else {
     OpenCommands();
   }
+  return true;
 }
 
 void Agent::OnVmDeath(JNIEnv* jni) {
@@ -643,8 +761,16 @@ bool Agent::StartAgentThread(JNIEnv* jni, const char* name, jvmtiStartFunction f
 }
 
 void Agent::StartThreads(JNIEnv* jni) {
-  StartAgentThread(jni, "jdwpx events", ReporterThreadMain);
-  StartAgentThread(jni, "jdwpx commands", CommandThreadMain);
+  // A start after going dormant again (jcmd) needs a new I/O thread only.
+  if (!threads_started_) {
+    StartAgentThread(jni, "jdwpx events", ReporterThreadMain);
+    StartAgentThread(jni, "jdwpx commands", CommandThreadMain);
+    threads_started_ = true;
+  }
+  {
+    std::lock_guard lock(mu_);
+    io_running_ = true;
+  }
   // The I/O thread is not a Java thread: it makes no JNI or JVMTI call, and the
   // VM's exit never waits for it (see EndIdleThreads). Detached: it ends with
   // the transport or with the process.
@@ -652,6 +778,8 @@ void Agent::StartThreads(JNIEnv* jni) {
     std::thread([this] { IoThreadMain(nullptr, nullptr, this); }).detach();
   } catch (const std::exception& e) {
     Log().error("cannot start the I/O thread: {}", e.what());
+    std::lock_guard lock(mu_);
+    io_running_ = false;
   }
 }
 
@@ -681,11 +809,17 @@ void Agent::EndIdleThreads() {
 
 void JNICALL Agent::IoThreadMain(jvmtiEnv*, JNIEnv*, void* arg) {
   ThreadControl::MarkCurrentAsAgent();
+  auto* agent = static_cast<Agent*>(arg);
   try {
-    static_cast<Agent*>(arg)->transport_->Run();
+    agent->transport_->Run();
   } catch (...) {
     Log().error("transport loop ended by an exception");
   }
+  {
+    std::lock_guard lock(agent->mu_);
+    agent->io_running_ = false;
+  }
+  agent->detached_cv_.notify_all();
 }
 
 void JNICALL Agent::CommandThreadMain(jvmtiEnv*, JNIEnv* jni, void* arg) {
@@ -769,12 +903,20 @@ void Agent::OnDetached(const std::string& reason) {
     trace_->SessionEnded(reason);
     FlushTrace(/*close=*/false);
   }
-  Post({Message::kDetached, {}, io_session_});
+  const bool to_dormant = dormant_after_session_ && !ctx_.vm_dead;
+  Post({Message::kDetached, {}, io_session_, to_dormant});
   {
     std::lock_guard lock(mu_);
     detached_ = true;
   }
   detached_cv_.notify_all();
+  if (to_dormant) {
+    // Started by jcmd and so configured: close the port until the next jcmd start
+    // (this is the I/O thread: Run() returns after this callback).
+    transport_->Shutdown();
+    started_ = false;
+    Log().info("back to dormant: no port open until the next jcmd start");
+  }
 }
 
 void Agent::OnWarning(const std::string& message) {
@@ -820,7 +962,7 @@ void Agent::RunCommands(JNIEnv* jni) {
       case Message::kDetached:
         // Already ended by Dispose, the session served meanwhile is another.
         if (message.session == session_.load()) EndSession(jni);
-        AnnounceListeningAgain();
+        if (!message.to_dormant) AnnounceListeningAgain();
         break;
     }
     {
@@ -939,6 +1081,173 @@ extern "C" JNIEXPORT jint JNICALL Agent_OnLoad(JavaVM* vm, char* options, void*)
   } catch (...) {
     std::fprintf(stderr, "ERROR: JDWP agent failed to initialize\n");
     return JNI_ERR;
+  }
+}
+
+namespace {
+
+// jcmd JVMTI.agent_load prints "return code: N" with N from Agent_OnAttach, and
+// nothing of the agent's text (which goes to the JVM's stderr).
+enum AttachCode : jint {
+  kAttachOk = 0,
+  kAttachFailed = 1,        // no JVMTI, the JVM refused capabilities or events
+  kAttachBadOptions = 2,    // the option string (stderr has stock's text)
+  kAttachAlreadyActive = 3, // listening, or a debugger is attached
+  kAttachStartFailed = 4,   // the transport did not start (port taken, refused...)
+};
+
+// A library whose Agent_OnAttach fails is unloaded by HotSpot (dlclose), and
+// one that ran any code may have left JVMTI callbacks or loggers pointing into
+// it: once loaded, jdwpx stays mapped for the life of the process.
+void PinLibrary() {
+  Dl_info info{};
+  if (dladdr(reinterpret_cast<void*>(&PinLibrary), &info) && info.dli_fname) {
+    (void)dlopen(info.dli_fname, RTLD_NOW | RTLD_NOLOAD | RTLD_NODELETE);
+  }
+}
+
+void AttachError(const std::string& text) {
+  std::fprintf(stderr, "ERROR: JDWP %s\n", text.c_str());
+  std::fflush(stderr);
+  jdwpx::backend::Log().error("{}", text);
+}
+
+jthread CurrentThread(jvmtiEnv* jvmti) {
+  jthread thread = nullptr;
+  return jvmti->GetCurrentThread(&thread) == JVMTI_ERROR_NONE ? thread : nullptr;
+}
+
+// Options given to jcmd JVMTI.agent_load, parsed with the load-time rules but
+// never exiting: an error is printed and returned as false.
+std::optional<jdwpx::backend::Options> ParseAttachOptions(const char* text, int feature) {
+  namespace be = jdwpx::backend;
+  auto parsed = be::ParseOptions(text ? text : "", feature);
+  if (!parsed) {
+    std::fputs(parsed.error().stderr_text.c_str(), stderr);
+    std::fflush(stderr);
+    return std::nullopt;
+  }
+  if (parsed->help) {
+    std::fputs(be::HelpText(feature).c_str(), stdout);
+    std::fflush(stdout);
+    return std::nullopt;
+  }
+  if (parsed->onthrow || parsed->onuncaught) {
+    AttachError("onthrow= and onuncaught= cannot be used when loading into a running JVM");
+    return std::nullopt;
+  }
+  // The application runs already: nothing may hold it until a debugger comes.
+  parsed->suspend = false;
+  return std::move(*parsed);
+}
+
+}  // namespace
+
+// onjcmd=y: HotSpot's `jcmd <pid> VM.start_java_debugging` (JDK 17 to 23) looks
+// this up in the agent library named "jdwp" and prints "Debugging has been
+// started." (first_start) or "Debugging is already active.", then the transport
+// and address; a returned text is printed as "Debugging has not been started: <text>".
+extern "C" JNIEXPORT const char* JNICALL debugInit_startDebuggingViaCommand(JNIEnv* jni, jthread thread,
+                                                                           const char** transport_name,
+                                                                           const char** address,
+                                                                           jboolean* first_start) {
+  Agent* agent = jdwpx::backend::g_agent;
+  if (!agent) return "Not yet initialized. Try again later.";
+  // The text handed back must outlive this call: one buffer, jcmds come one at a time.
+  static std::string error_text;
+  try {
+    bool first = false;
+    auto error = agent->StartOnDemand(jni, thread, nullptr, &first);
+    if (first_start) *first_start = first ? JNI_TRUE : JNI_FALSE;
+    if (error) {
+      error_text = *error;
+      return error_text.c_str();
+    }
+    const auto& o = agent->context().options;
+    if (transport_name && address) {
+      *transport_name = o.transport.c_str();
+      *address = o.address ? o.address->c_str() : nullptr;
+    }
+    return nullptr;
+  } catch (...) {
+    return "jdwpx failed to start";
+  }
+}
+
+// jcmd <pid> JVMTI.agent_load <path to libjdwpx.so> ["<options>"]: starts a
+// dormant jdwpx (onjcmd=y; the options, if any, replace the transport spec), or
+// loads jdwpx into a JVM started without it (late attach, limited mode). Never
+// exits the JVM: every error is a return code and a line on stderr.
+extern "C" JNIEXPORT jint JNICALL Agent_OnAttach(JavaVM* vm, char* options, void*) {
+  namespace be = jdwpx::backend;
+  try {
+    PinLibrary();
+    JNIEnv* jni = nullptr;
+    if (vm->GetEnv(reinterpret_cast<void**>(&jni), JNI_VERSION_1_2) != JNI_OK || !jni) return kAttachFailed;
+    if (Agent* agent = be::g_agent) {
+      jvmtiEnv* jvmti = agent->context().jvmti.raw();
+      std::optional<be::Options> spec;
+      if (options && *options) {
+        spec = ParseAttachOptions(options, be::JdkFeatureVersion(jvmti));
+        if (!spec) return kAttachBadOptions;
+      }
+      if (!agent->context().options.onjcmd && !agent->late()) {
+        AttachError("jdwpx is already loaded and running (" + agent->ActiveState() +
+                    "); load it with onjcmd=y to start it by jcmd");
+        return kAttachAlreadyActive;
+      }
+      bool first = false;
+      jthread thread = CurrentThread(jvmti);
+      auto error = agent->StartOnDemand(jni, thread, spec ? &*spec : nullptr, &first);
+      if (thread) jni->DeleteLocalRef(thread);
+      if (error) {
+        AttachError("debugging has not been started: " + *error);
+        return agent->vm_initialized() ? kAttachStartFailed : kAttachFailed;
+      }
+      if (!first) {
+        AttachError("debugging is already active (" + agent->ActiveState() + ")");
+        return kAttachAlreadyActive;
+      }
+      return kAttachOk;
+    }
+    if (be::g_loaded) {
+      AttachError("jdwpx failed to load before; it cannot be loaded again");
+      return kAttachFailed;
+    }
+    // Late attach: a JVM that never had jdwpx.
+    jvmtiEnv* jvmti = nullptr;
+    if (vm->GetEnv(reinterpret_cast<void**>(&jvmti), JVMTI_VERSION_1_2) != JNI_OK || !jvmti) {
+      AttachError("unable to access JVMTI Version 1.2");
+      return kAttachFailed;
+    }
+    auto parsed = ParseAttachOptions(options, be::JdkFeatureVersion(jvmti));
+    if (!parsed) {
+      jvmti->DisposeEnvironment();
+      return kAttachBadOptions;
+    }
+    be::ConfigureLogging(std::string(be::LogLevelName(parsed->log_level)), parsed->logfile.value_or(""));
+    jdwpx::vmcore::SetJavaVm(vm);
+    auto* agent = new Agent(vm, jvmti, std::move(*parsed), /*late=*/true);
+    if (!agent->Initialize()) {
+      AttachError("unable to get the JVMTI capabilities and events a debugger needs");
+      jvmti->DisposeEnvironment();
+      delete agent;
+      return kAttachFailed;
+    }
+    be::g_loaded = true;
+    be::g_agent = agent;
+    jthread thread = CurrentThread(jvmti);
+    auto error = agent->StartLate(jni, thread);
+    if (thread) jni->DeleteLocalRef(thread);
+    if (error) {
+      // The agent stays loaded but idle; a later load reports it (g_loaded).
+      AttachError("debugging has not been started: " + *error);
+      return kAttachStartFailed;
+    }
+    return kAttachOk;
+  } catch (...) {
+    std::fprintf(stderr, "ERROR: JDWP agent failed to attach\n");
+    return kAttachFailed;
   }
 }
 

@@ -1,4 +1,17 @@
-// The composition root: one Agent per process, created in Agent_OnLoad.
+// The composition root: one Agent per process, created in Agent_OnLoad, or in
+// Agent_OnAttach when jcmd loads jdwpx into a JVM started without it.
+//
+// Ways to start (Options and README "Debugging a running JVM"):
+//   at VMInit                the usual start
+//   onthrow= / onuncaught=   on that exception (InstallStartTrigger)
+//   onjcmd=y                 dormant until `jcmd VM.start_java_debugging`
+//                            (debugInit_startDebuggingViaCommand) or
+//                            `jcmd JVMTI.agent_load` (Agent_OnAttach): no port,
+//                            no event enabled but VMInit/VMDeath until then
+//   late attach              Agent_OnAttach in a JVM without jdwpx: the live
+//                            phase's capabilities only (StartLate)
+// The application already runs in every way but the first: a start that
+// fails there is reported and the JVM runs on, never exits.
 //
 // Threads (all agent threads, hidden from the debugger):
 //   I/O             runs the transport (accept, read, write); a plain native
@@ -34,7 +47,8 @@ namespace jdwpx::backend {
 
 class Agent : public transport::Listener {
  public:
-  Agent(JavaVM* vm, jvmtiEnv* jvmti, Options options);
+  // `late`: created by Agent_OnAttach in a running JVM (see StartLate).
+  Agent(JavaVM* vm, jvmtiEnv* jvmti, Options options, bool late = false);
 
   // Capabilities and callbacks; false when the VM cannot host the agent.
   bool Initialize();
@@ -46,6 +60,19 @@ class Agent : public transport::Listener {
   void OnStartTrigger(jvmtiEnv* trigger_env, JNIEnv* jni, jthread thread, jmethodID method, jlocation location,
                       jobject exception, jmethodID catch_method, jlocation catch_location);
   void OnVmInit(JNIEnv* jni, jthread thread);
+
+  // onjcmd=y: starts the dormant agent on a jcmd thread. `spec`, when given,
+  // replaces the transport, address, server, allow and timeout of the load-time
+  // options. Returns the reason it did not start, nullopt on success; `first`
+  // is false when it had started before (nothing is done then).
+  std::optional<std::string> StartOnDemand(JNIEnv* jni, jthread thread, const Options* spec, bool* first);
+  // Late attach (Agent_OnAttach without Agent_OnLoad): starts at once with the
+  // capabilities the live phase grants, and logs what is missing.
+  std::optional<std::string> StartLate(JNIEnv* jni, jthread thread);
+  // Why another start cannot be made now (listening, or a debugger attached).
+  std::string ActiveState();
+  bool vm_initialized() const { return vm_initialized_; }
+  bool late() const { return late_; }
   void OnVmDeath(JNIEnv* jni);
 
   Context& context() { return ctx_; }
@@ -81,7 +108,14 @@ class Agent : public transport::Listener {
   };
   // Starts the transport (listen + launch=, or attach) and the agent threads, then
   // reports VMStart, or `trigger` when the start was deferred to an exception.
-  void StartSession(JNIEnv* jni, jthread thread, const StartingException* trigger);
+  // False when the transport did not start (reported on stderr, reason in start_error_).
+  bool StartSession(JNIEnv* jni, jthread thread, const StartingException* trigger);
+  // Events that only a started agent needs (thread start/end, breakpoints,
+  // frame pops, virtual thread ends): a dormant agent costs the VM nothing.
+  bool EnableSessionEvents();
+  // Whether the application already runs when the agent starts (every start but
+  // the one at VMInit): a failed start must then leave the process alive.
+  bool StartsLate() const { return ctx_.options.onthrow || ctx_.options.onuncaught || ctx_.options.onjcmd || late_; }
   // The transport could not start: stock exits when the application has not run
   // yet, and only reports it on a deferred start. True when it returns.
   bool TransportStartFailed(JNIEnv* jni, const transport::TransportError& error);
@@ -93,6 +127,7 @@ class Agent : public transport::Listener {
     enum Kind { kPacket, kAttached, kDetached } kind;
     std::vector<uint8_t> bytes;
     uint64_t session = 0;  // the transport connection it came from
+    bool to_dormant = false;  // kDetached: the agent goes dormant (no listening again)
   };
   // Serves the transport connection `session` from now on (nothing else must be
   // served); opens the event manager's new session.
@@ -137,6 +172,16 @@ class Agent : public transport::Listener {
   // the first matching one starts the agent, once.
   std::atomic<bool> vm_initialized_{false};
   std::atomic<bool> started_{false};
+  bool late_ = false;              // loaded by Agent_OnAttach
+  bool virtual_threads_ = false;   // can_support_virtual_threads granted
+  std::mutex start_mu_;            // jcmd starts, one at a time
+  std::string start_error_;        // why the last StartSession failed
+  // Started by jcmd with onjcmd=y in its options (or server=n): when the debugger
+  // leaves, the transport shuts down and the agent waits for the next jcmd start.
+  std::atomic<bool> dormant_after_session_{false};
+  bool threads_started_ = false;   // the command and event threads (they outlive sessions)
+  bool io_running_ = false;        // the I/O thread is in Run() (mu_, detached_cv_)
+  std::vector<std::unique_ptr<transport::Transport>> retired_transports_;
   std::string trigger_signature_;  // "Ljava/lang/Foo;" for onthrow=java.lang.Foo
   std::optional<int> exit_code_;
   JNIEnv* command_jni_ = nullptr;

@@ -168,6 +168,37 @@ std::string EventManager::ClassNameOf(jclass klass) {
 
 // ---- requests ---------------------------------------------------------------
 
+// The JVMTI capability an event kind cannot do without, when not granted (only
+// ever so after a late attach); nullptr when the kind can be requested.
+const char* EventManager::MissingCapability(EventKind kind) {
+  auto granted = ctx_.jvmti.GetCapabilities();
+  if (!granted) return nullptr;
+  const jvmtiCapabilities& g = *granted;
+  switch (kind) {
+    case EventKind::kSingleStep: return g.can_generate_single_step_events ? nullptr : "can_generate_single_step_events";
+    case EventKind::kBreakpoint: return g.can_generate_breakpoint_events ? nullptr : "can_generate_breakpoint_events";
+    // Exception requests are accepted and never fire: every JDI client asks for
+    // them when it attaches (jdb: uncaught Throwable) and JDI makes any error
+    // there fatal to the client. StartLate logs that they are missing.
+    case EventKind::kFieldAccess:
+      return g.can_generate_field_access_events ? nullptr : "can_generate_field_access_events";
+    case EventKind::kFieldModification:
+      return g.can_generate_field_modification_events ? nullptr : "can_generate_field_modification_events";
+    case EventKind::kMethodEntry:
+      return g.can_generate_method_entry_events ? nullptr : "can_generate_method_entry_events";
+    case EventKind::kMethodExit:
+    case EventKind::kMethodExitWithReturnValue:
+      return g.can_generate_method_exit_events ? nullptr : "can_generate_method_exit_events";
+    case EventKind::kMonitorContendedEnter:
+    case EventKind::kMonitorContendedEntered:
+    case EventKind::kMonitorWait:
+    case EventKind::kMonitorWaited:
+      return g.can_generate_monitor_events ? nullptr : "can_generate_monitor_events";
+    default:
+      return nullptr;
+  }
+}
+
 jdwp::Result<int32_t> EventManager::Set(JNIEnv* jni, const jdwp::EventRequest::Set::Request& req) {
   switch (req.event_kind) {
     case EventKind::kSingleStep:
@@ -195,6 +226,10 @@ jdwp::Result<int32_t> EventManager::Set(JNIEnv* jni, const jdwp::EventRequest::S
       return jdwp::Fail(ErrorCode::kInvalidEventType, "unknown event kind");
   }
   if (static_cast<uint8_t>(req.suspend_policy) > 2) return jdwp::Fail(ErrorCode::kIllegalArgument, "bad suspend policy");
+  if (const char* missing = MissingCapability(req.event_kind)) {
+    // A late attach: the JVM grants a running agent no breakpoints, steps...
+    return jdwp::Fail(ErrorCode::kNotImplemented, std::string("the JVM did not grant ") + missing);
+  }
 
   auto r = std::make_unique<Request>();
   r->kind = req.event_kind;

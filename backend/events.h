@@ -44,6 +44,8 @@ class EventManager {
 
   // Commands (command thread).
   jdwp::Result<int32_t> Set(JNIEnv* jni, const jdwp::EventRequest::Set::Request& req);
+  // Names the JVMTI capability `kind` needs and the VM did not grant (late attach).
+  const char* MissingCapability(jdwp::EventKind kind);
   jdwp::Result<void> Clear(JNIEnv* jni, jdwp::EventKind kind, int32_t request_id);
   void ClearAllBreakpoints(JNIEnv* jni);
   void Hold();

@@ -138,7 +138,6 @@ tl::expected<Options, OptionsError> ParseOptions(std::string_view text, int jdk_
   const auto bad_option = [&](std::string_view pattern) { return Fail(Substitute(pattern, all)); };
 
   int transport_count = 0;
-  bool onjcmd = false;
   std::string_view rest = all;
   while (!rest.empty()) {
     const auto name = NextToken(rest, '=', kNameCapacity);
@@ -241,8 +240,10 @@ tl::expected<Options, OptionsError> ParseOptions(std::string_view text, int jdk_
         target = &options.stdalloc;
       } else if (*name == "tracebytes") {
         target = &options.trace_bytes;
-      } else if (*name == "onjcmd" && jdk_feature_version < 25) {
-        target = &onjcmd;
+      } else if (*name == "onjcmd") {
+        // Stock has it before JDK 24 only; jdwpx on every JDK (the jcmd
+        // JVMTI.agent_load start works everywhere).
+        target = &options.onjcmd;
       } else if (*name == "pause" || *name == "coredump" || *name == "errorexit" ||
                  (*name == "datadump" && jdk_feature_version >= 25)) {
         target = &ignored;
@@ -263,13 +264,11 @@ tl::expected<Options, OptionsError> ParseOptions(std::string_view text, int jdk_
                 Substitute(messages::kInvalidOption, all));
   }
   if ((options.onthrow || options.onuncaught) && !options.launch) return bad_option(messages::kLaunchRequired);
-  if (onjcmd) {
+  if (options.onjcmd) {
     if (options.launch) return bad_option(messages::kOnjcmdWithLaunch);
     if (!options.server) return bad_option(messages::kOnjcmdNeedsServer);
+    options.suspend = false;  // as stock: the application runs on until the start
   }
-
-  // Accepted by stock but not implemented by jdwpx: refuse rather than ignore.
-  if (onjcmd) return Fail(Substitute(messages::kOptionNotSupported, "onjcmd"));
   return options;
 }
 

@@ -34,6 +34,9 @@ struct Options {
   // (java.lang.Foo, as written) is thrown; needs launch=, as stock.
   std::optional<std::string> onthrow;
   bool onuncaught = false;             // the same, on the first uncaught exception
+  // Start nothing (dormant: no port, no events) until `jcmd VM.start_java_debugging`
+  // or `jcmd JVMTI.agent_load`; needs server=y, excludes launch=, forces suspend=n.
+  bool onjcmd = false;
   bool quiet = false;                  // suppresses the "Listening for transport" line
   bool mutf8 = false;                  // strings on the wire in modified UTF-8 (stock's mutf8=y)
   std::optional<std::string> logfile;  // stock writes <logfile>.<pid>
@@ -64,11 +67,12 @@ struct OptionsError {
 // `jdk_feature_version` is the running JVM's feature version (17, 21, 25...);
 // at OnLoad it is the major field of JVMTI GetVersionNumber (JDK 9+ encode it there):
 // (version & JVMTI_VERSION_MASK_MAJOR) >> JVMTI_VERSION_SHIFT_MAJOR.
-// it decides includevirtualthreads= (19+), onjcmd= (before 25) and datadump= (25+).
+// it decides includevirtualthreads= (19+) and datadump= (25+); onjcmd= is
+// accepted on every JDK (stock: before 24 only).
 //
 // Besides the options in `Options`, stock's hidden debugging options are
 // accepted with stock's syntax and ignored: assert=y|n|fatal, pause=, coredump=,
-// errorexit=, debugflags=; onjcmd=y passes stock's checks and is then refused.
+// errorexit=, debugflags=.
 [[nodiscard]] tl::expected<Options, OptionsError> ParseOptions(
     std::string_view text, int jdk_feature_version,
     std::optional<std::string_view> environment_options = std::nullopt);

@@ -1,4 +1,5 @@
-# Fails unless the dynamic symbol table of LIB defines exactly the agent entry points.
+# Fails unless the dynamic symbol table of LIB defines exactly the agent entry points
+# and the one HotSpot's `jcmd VM.start_java_debugging` looks up (onjcmd=y).
 execute_process(COMMAND nm -D --defined-only ${LIB} OUTPUT_VARIABLE out RESULT_VARIABLE rc)
 if(NOT rc EQUAL 0)
   message(FATAL_ERROR "nm failed on ${LIB}")
@@ -10,7 +11,7 @@ foreach(line IN LISTS lines)
   list(APPEND names ${name})
 endforeach()
 list(SORT names)
-set(expected Agent_OnLoad Agent_OnUnload)
+set(expected Agent_OnAttach Agent_OnLoad Agent_OnUnload debugInit_startDebuggingViaCommand)
 if(NOT names STREQUAL expected)
   message(FATAL_ERROR "exported symbols: '${names}', expected '${expected}'")
 endif()

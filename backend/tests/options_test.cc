@@ -407,18 +407,26 @@ TEST(Version, IncludeVirtualThreadsFromJdk19) {
   ExpectSyntaxError(WithBase("includevirtualthreads="), kJdk25);
 }
 
-TEST(Version, OnjcmdBeforeJdk25ThenRefused) {
+TEST(Version, OnjcmdOnEveryJdk) {
   const std::string with_launch = WithBase("onjcmd=y,launch=x");
   EXPECT_EQ(MustFail(with_launch, kJdk17).stderr_text,
             "ERROR: JDWP Cannot combine onjcmd and launch suboptions: -agentlib:jdwp=" + with_launch + "\n");
   const std::string client = "transport=dt_socket,server=n,suspend=n,address=0,onjcmd=y";
   EXPECT_EQ(MustFail(client, kJdk21).stderr_text,
             "ERROR: JDWP Can only use onjcmd with server=y: -agentlib:jdwp=" + client + "\n");
-  EXPECT_EQ(MustFail(WithBase("onjcmd=y"), kJdk17).stderr_text,
-            "ERROR: JDWP option 'onjcmd' is not supported by jdwpx yet\n");
-  MustParse(WithBase("onjcmd=n"), kJdk17);
-  ExpectSyntaxError(WithBase("onjcmd=y"), kJdk25);
-  ExpectSyntaxError(with_launch, kJdk25);
+  // As stock, onjcmd=y makes suspend=n whatever suspend= says.
+  const Options o = MustParse(WithBase("suspend=y,onjcmd=y"), kJdk17);
+  EXPECT_TRUE(o.onjcmd);
+  EXPECT_FALSE(o.suspend);
+  EXPECT_FALSE(MustParse(WithBase("onjcmd=n"), kJdk17).onjcmd);
+  EXPECT_TRUE(MustParse(WithBase("onjcmd=y"), kJdk25).onjcmd);  // jdwpx extension: stock has no onjcmd on 24+
+  // onthrow/onuncaught need launch=, which onjcmd excludes: launch= is asked for first, as stock.
+  const std::string with_onthrow = WithBase("onjcmd=y,onthrow=java.lang.Error");
+  EXPECT_EQ(MustFail(with_onthrow, kJdk17).stderr_text,
+            "ERROR: JDWP Specify launch=<command line> when using onthrow or onuncaught suboption: -agentlib:jdwp=" +
+                with_onthrow + "\n");
+  EXPECT_EQ(MustFail(with_launch, kJdk25).stderr_text,
+            "ERROR: JDWP Cannot combine onjcmd and launch suboptions: -agentlib:jdwp=" + with_launch + "\n");
 }
 
 TEST(Version, DatadumpFromJdk25) {
