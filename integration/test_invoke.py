@@ -429,6 +429,87 @@ class Invoke(unittest.TestCase):
         c.ok(ThreadReference.Resume, c.object_id(s.worker))
         self.assertEqual(counts(), (1, 1))
 
+    def invoke_commands(self):
+        """(name, command, data without the options) of each invoke command, calling a method of InvokeFixture."""
+        s, c = self.s, self.c
+        s.invoke_static("retObject")  # loads Point
+        point = c.class_by_signature("LInvokeFixture$Point;")
+        greeter = c.class_by_signature("LInvokeFixture$Greeter;")
+        thread = c.object_id(s.thread)
+        return [
+            ("ClassType.InvokeMethod", ClassType.InvokeMethod,
+             c.type_id(s.fixture) + thread + c.method_id(s.method("retVoid")) + i32(0)),
+            ("ClassType.NewInstance", ClassType.NewInstance,
+             c.type_id(point) + thread + c.method_id(s.method("<init>", point, "(II)V")) + i32(2) + tagged("I", 1)
+             + tagged("I", 2)),
+            ("ObjectReference.InvokeMethod", ObjectReference.InvokeMethod,
+             c.object_id(s.static("instance")[1]) + thread + c.type_id(s.fixture)
+             + c.method_id(s.method("instanceName")) + i32(0)),
+            ("InterfaceType.InvokeMethod", InterfaceType.InvokeMethod,
+             c.type_id(greeter) + thread + c.method_id(s.method("hello", greeter)) + i32(1) + tagged("L", 0)),
+        ]
+
+    def test_invoke_waits_while_the_thread_is_suspended_again(self):
+        # As stock and the spec: an invoke starts with a resume that acts exactly
+        # like ThreadReference.Resume (single-threaded) or VirtualMachine.Resume.
+        # A thread stopped by an event and suspended again (count 2) runs the
+        # call, and the reply comes, only once that suspension is resumed too.
+        s, c = self.s, self.c
+        count = lambda t: c.ok(ThreadReference.SuspendCount, c.object_id(t)).int()
+        calls = lambda: s.static("calls")[1]
+        for name, command, data in self.invoke_commands():
+            for options in (0, INVOKE_SINGLE_THREADED):
+                with self.subTest(command=name, options=options):
+                    self.assertEqual((count(s.main), count(s.worker)), (1, 1))
+                    c.ok(ThreadReference.Suspend, c.object_id(s.main))
+                    calls_before = calls()
+                    pid = c.send_command(command, data + i32(options))
+                    # Answered while the invoke waits (Client.command fails on any other reply).
+                    self.assertEqual(count(s.main), 1)
+                    self.assertEqual(count(s.worker), 1 if options else 0)
+                    self.assertEqual(calls(), calls_before, "the call has not run")
+                    resume = c.send_command(ThreadReference.Resume, c.object_id(s.main))
+                    replies = {}
+                    while len(replies) < 2:
+                        p = c.read_packet()
+                        if p.is_reply:
+                            replies[p.id] = p
+                        else:
+                            c.events.append(p.data)
+                    self.assertEqual(ename(replies[resume].kind), "NONE")
+                    self.assertEqual(ename(replies[pid].kind), "NONE")
+                    r = Reader(replies[pid].data, c.sizes)
+                    if command == ClassType.NewInstance:
+                        self.assertEqual(chr(r.byte()), "L")
+                        self.assertNotEqual(r.id(), 0)
+                    else:
+                        r.value()
+                    self.assertEqual((chr(r.byte()), r.id()), ("L", 0), "no exception")
+                    if command == ClassType.InvokeMethod:
+                        self.assertEqual(calls(), calls_before + 1)
+                    # The call's own suspension is back; the extra one was resumed.
+                    self.assertEqual((count(s.main), count(s.worker)), (1, 1))
+
+    def test_every_thread_suspended_after_a_call_that_resumed_all(self):
+        # The spec and stock: after an invoke without INVOKE_SINGLE_THREADED every
+        # thread is suspended, whatever its state before the call.
+        s, c = self.s, self.c
+        count = lambda t: c.ok(ThreadReference.SuspendCount, c.object_id(t)).int()
+        commands = self.invoke_commands()
+        c.ok(ThreadReference.Resume, c.object_id(s.worker))
+        self.assertEqual((count(s.main), count(s.worker)), (1, 0))
+        for name, command, data in commands:
+            with self.subTest(command=name):
+                error, _ = c.command(command, data + i32(INVOKE_SINGLE_THREADED))
+                self.assertEqual(ename(error), "NONE")
+                self.assertEqual((count(s.main), count(s.worker)), (1, 0))
+                error, _ = c.command(command, data + i32(0))
+                self.assertEqual(ename(error), "NONE")
+                self.assertEqual((count(s.main), count(s.worker)), (1, 1))
+                c.ok(ThreadReference.Resume, c.object_id(s.worker))
+        c.ok(ThreadReference.Suspend, c.object_id(s.worker))
+        self.assertEqual((count(s.main), count(s.worker)), (1, 1))
+
     def test_commands_during_invoke_and_second_invoke(self):
         s, c = self.s, self.c
         method = s.method("sleepMs")
