@@ -609,6 +609,261 @@ class InvokeThroughJdi(unittest.TestCase):
         self.run_client("eclipse")
 
 
+# What JDI gives for each (invoker, method) pair of jdi/InterfaceInvokeJdi.java under stock.
+INTERFACE_MATRIX = {
+    ('ClassType(Impl)', 'Impl.<init>'): 'IllegalArgumentException',
+    ('ClassType(Impl)', 'Impl.aTop'): 'IllegalArgumentException',
+    ('ClassType(Impl)', 'Impl.dTop'): 'IllegalArgumentException',
+    ('ClassType(Impl)', 'Impl.sImpl'): '=Impl.sImpl',
+    ('ClassType(Impl)', 'Plain.sPlain'): 'IllegalArgumentException',
+    ('ClassType(Impl)', 'Sub.dOver'): 'IllegalArgumentException',
+    ('ClassType(Impl)', 'Sub.dSub'): 'IllegalArgumentException',
+    ('ClassType(Impl)', 'Sub.pSub'): 'IllegalArgumentException',
+    ('ClassType(Impl)', 'Sub.sSub'): 'InternalException(23)',
+    ('ClassType(Impl)', 'Top.<clinit>'): 'IllegalArgumentException',
+    ('ClassType(Impl)', 'Top.aTop'): 'IllegalArgumentException',
+    ('ClassType(Impl)', 'Top.dOver'): 'IllegalArgumentException',
+    ('ClassType(Impl)', 'Top.dTop'): 'IllegalArgumentException',
+    ('ClassType(Impl)', 'Top.pTop'): 'IllegalArgumentException',
+    ('ClassType(Impl)', 'Top.psTop'): 'InternalException(23)',
+    ('ClassType(Impl)', 'Top.sTop'): 'InternalException(23)',
+    ('ClassType(Impl)', 'Top.viaPrivate'): 'IllegalArgumentException',
+    ('ClassType(Plain)', 'Impl.<init>'): 'IllegalArgumentException',
+    ('ClassType(Plain)', 'Impl.aTop'): 'IllegalArgumentException',
+    ('ClassType(Plain)', 'Impl.dTop'): 'IllegalArgumentException',
+    ('ClassType(Plain)', 'Impl.sImpl'): 'IllegalArgumentException',
+    ('ClassType(Plain)', 'Plain.sPlain'): '=Plain.sPlain',
+    ('ClassType(Plain)', 'Sub.dOver'): 'IllegalArgumentException',
+    ('ClassType(Plain)', 'Sub.dSub'): 'IllegalArgumentException',
+    ('ClassType(Plain)', 'Sub.pSub'): 'IllegalArgumentException',
+    ('ClassType(Plain)', 'Sub.sSub'): 'IllegalArgumentException',
+    ('ClassType(Plain)', 'Top.<clinit>'): 'IllegalArgumentException',
+    ('ClassType(Plain)', 'Top.aTop'): 'IllegalArgumentException',
+    ('ClassType(Plain)', 'Top.dOver'): 'IllegalArgumentException',
+    ('ClassType(Plain)', 'Top.dTop'): 'IllegalArgumentException',
+    ('ClassType(Plain)', 'Top.pTop'): 'IllegalArgumentException',
+    ('ClassType(Plain)', 'Top.psTop'): 'IllegalArgumentException',
+    ('ClassType(Plain)', 'Top.sTop'): 'IllegalArgumentException',
+    ('ClassType(Plain)', 'Top.viaPrivate'): 'IllegalArgumentException',
+    ('InterfaceType(Sub)', 'Impl.<init>'): 'IllegalArgumentException',
+    ('InterfaceType(Sub)', 'Impl.aTop'): 'IllegalArgumentException',
+    ('InterfaceType(Sub)', 'Impl.dTop'): 'IllegalArgumentException',
+    ('InterfaceType(Sub)', 'Impl.sImpl'): 'IllegalArgumentException',
+    ('InterfaceType(Sub)', 'Plain.sPlain'): 'IllegalArgumentException',
+    ('InterfaceType(Sub)', 'Sub.dOver'): 'IllegalArgumentException',
+    ('InterfaceType(Sub)', 'Sub.dSub'): 'IllegalArgumentException',
+    ('InterfaceType(Sub)', 'Sub.pSub'): 'IllegalArgumentException',
+    ('InterfaceType(Sub)', 'Sub.sSub'): '=Sub.sSub',
+    ('InterfaceType(Sub)', 'Top.<clinit>'): 'IllegalArgumentException',
+    ('InterfaceType(Sub)', 'Top.aTop'): 'IllegalArgumentException',
+    ('InterfaceType(Sub)', 'Top.dOver'): 'IllegalArgumentException',
+    ('InterfaceType(Sub)', 'Top.dTop'): 'IllegalArgumentException',
+    ('InterfaceType(Sub)', 'Top.pTop'): 'IllegalArgumentException',
+    ('InterfaceType(Sub)', 'Top.psTop'): 'IllegalArgumentException',
+    ('InterfaceType(Sub)', 'Top.sTop'): 'IllegalArgumentException',
+    ('InterfaceType(Sub)', 'Top.viaPrivate'): 'IllegalArgumentException',
+    ('InterfaceType(Top)', 'Impl.<init>'): 'IllegalArgumentException',
+    ('InterfaceType(Top)', 'Impl.aTop'): 'IllegalArgumentException',
+    ('InterfaceType(Top)', 'Impl.dTop'): 'IllegalArgumentException',
+    ('InterfaceType(Top)', 'Impl.sImpl'): 'IllegalArgumentException',
+    ('InterfaceType(Top)', 'Plain.sPlain'): 'IllegalArgumentException',
+    ('InterfaceType(Top)', 'Sub.dOver'): 'IllegalArgumentException',
+    ('InterfaceType(Top)', 'Sub.dSub'): 'IllegalArgumentException',
+    ('InterfaceType(Top)', 'Sub.pSub'): 'IllegalArgumentException',
+    ('InterfaceType(Top)', 'Sub.sSub'): 'IllegalArgumentException',
+    ('InterfaceType(Top)', 'Top.<clinit>'): 'IllegalArgumentException',
+    ('InterfaceType(Top)', 'Top.aTop'): 'IllegalArgumentException',
+    ('InterfaceType(Top)', 'Top.dOver'): 'IllegalArgumentException',
+    ('InterfaceType(Top)', 'Top.dTop'): 'IllegalArgumentException',
+    ('InterfaceType(Top)', 'Top.pTop'): 'IllegalArgumentException',
+    ('InterfaceType(Top)', 'Top.psTop'): '=Top.psTop',
+    ('InterfaceType(Top)', 'Top.sTop'): '=Top.sTop',
+    ('InterfaceType(Top)', 'Top.viaPrivate'): 'IllegalArgumentException',
+    ('Object(Impl)', 'Impl.<init>'): 'IllegalArgumentException',
+    ('Object(Impl)', 'Impl.aTop'): '=Impl.aTop',
+    ('Object(Impl)', 'Impl.dTop'): '=Impl.dTop',
+    ('Object(Impl)', 'Impl.sImpl'): '=Impl.sImpl',
+    ('Object(Impl)', 'Plain.sPlain'): 'IllegalArgumentException',
+    ('Object(Impl)', 'Sub.dOver'): '=Sub.dOver',
+    ('Object(Impl)', 'Sub.dSub'): '=Sub.dSub',
+    ('Object(Impl)', 'Sub.pSub'): '=Sub.pSub',
+    ('Object(Impl)', 'Sub.sSub'): 'InternalException(23)',
+    ('Object(Impl)', 'Top.<clinit>'): 'IllegalArgumentException',
+    ('Object(Impl)', 'Top.aTop'): '=Impl.aTop',
+    ('Object(Impl)', 'Top.dOver'): '=Sub.dOver',
+    ('Object(Impl)', 'Top.dTop'): '=Impl.dTop',
+    ('Object(Impl)', 'Top.pTop'): '=Top.pTop',
+    ('Object(Impl)', 'Top.psTop'): 'InternalException(23)',
+    ('Object(Impl)', 'Top.sTop'): 'InternalException(23)',
+    ('Object(Impl)', 'Top.viaPrivate'): '=Top.pTop+Top.psTop',
+    ('Object(Impl),nonvirtual', 'Impl.<init>'): 'IllegalArgumentException',
+    ('Object(Impl),nonvirtual', 'Impl.aTop'): '=Impl.aTop',
+    ('Object(Impl),nonvirtual', 'Impl.dTop'): '=Impl.dTop',
+    ('Object(Impl),nonvirtual', 'Impl.sImpl'): '=Impl.sImpl',
+    ('Object(Impl),nonvirtual', 'Plain.sPlain'): 'IllegalArgumentException',
+    ('Object(Impl),nonvirtual', 'Sub.dOver'): '=Sub.dOver',
+    ('Object(Impl),nonvirtual', 'Sub.dSub'): '=Sub.dSub',
+    ('Object(Impl),nonvirtual', 'Sub.pSub'): '=Sub.pSub',
+    ('Object(Impl),nonvirtual', 'Sub.sSub'): 'InternalException(23)',
+    ('Object(Impl),nonvirtual', 'Top.<clinit>'): 'IllegalArgumentException',
+    ('Object(Impl),nonvirtual', 'Top.aTop'): 'IllegalArgumentException',
+    ('Object(Impl),nonvirtual', 'Top.dOver'): '=Top.dOver',
+    ('Object(Impl),nonvirtual', 'Top.dTop'): '=Top.dTop',
+    ('Object(Impl),nonvirtual', 'Top.pTop'): '=Top.pTop',
+    ('Object(Impl),nonvirtual', 'Top.psTop'): 'InternalException(23)',
+    ('Object(Impl),nonvirtual', 'Top.sTop'): 'InternalException(23)',
+    ('Object(Impl),nonvirtual', 'Top.viaPrivate'): '=Top.pTop+Top.psTop',
+}
+
+# The same through Eclipse's JDI, which sends InterfaceType.InvokeMethod for an
+# interface's instance methods too: stock calls them with no receiver (the
+# default and private ones that ignore `this` return, the abstract Top.aTop
+# kills the VM, so the rest of stock's table is VMDisconnectedException). The
+# spec's InterfaceType.InvokeMethod invokes static methods only: ours refuses
+# them (INVALID_METHODID, which Eclipse's JDI throws as IllegalArgumentException).
+# Every other pair is what stock gives before it dies.
+INTERFACE_MATRIX_ECLIPSE = {
+    ('ClassType(Impl)', 'Impl.<init>'): 'IllegalArgumentException',
+    ('ClassType(Impl)', 'Impl.aTop'): 'IllegalArgumentException',
+    ('ClassType(Impl)', 'Impl.dTop'): 'IllegalArgumentException',
+    ('ClassType(Impl)', 'Impl.sImpl'): '=Impl.sImpl',
+    ('ClassType(Impl)', 'Plain.sPlain'): 'IllegalArgumentException',
+    ('ClassType(Impl)', 'Sub.dOver'): 'IllegalArgumentException',
+    ('ClassType(Impl)', 'Sub.dSub'): 'IllegalArgumentException',
+    ('ClassType(Impl)', 'Sub.pSub'): 'IllegalArgumentException',
+    ('ClassType(Impl)', 'Sub.sSub'): 'IllegalArgumentException',
+    ('ClassType(Impl)', 'Top.<clinit>'): 'IllegalArgumentException',
+    ('ClassType(Impl)', 'Top.aTop'): 'IllegalArgumentException',
+    ('ClassType(Impl)', 'Top.dOver'): 'IllegalArgumentException',
+    ('ClassType(Impl)', 'Top.dTop'): 'IllegalArgumentException',
+    ('ClassType(Impl)', 'Top.pTop'): 'IllegalArgumentException',
+    ('ClassType(Impl)', 'Top.psTop'): 'IllegalArgumentException',
+    ('ClassType(Impl)', 'Top.sTop'): 'IllegalArgumentException',
+    ('ClassType(Impl)', 'Top.viaPrivate'): 'IllegalArgumentException',
+    ('ClassType(Plain)', 'Impl.<init>'): 'IllegalArgumentException',
+    ('ClassType(Plain)', 'Impl.aTop'): 'IllegalArgumentException',
+    ('ClassType(Plain)', 'Impl.dTop'): 'IllegalArgumentException',
+    ('ClassType(Plain)', 'Impl.sImpl'): 'IllegalArgumentException',
+    ('ClassType(Plain)', 'Plain.sPlain'): '=Plain.sPlain',
+    ('ClassType(Plain)', 'Sub.dOver'): 'IllegalArgumentException',
+    ('ClassType(Plain)', 'Sub.dSub'): 'IllegalArgumentException',
+    ('ClassType(Plain)', 'Sub.pSub'): 'IllegalArgumentException',
+    ('ClassType(Plain)', 'Sub.sSub'): 'IllegalArgumentException',
+    ('ClassType(Plain)', 'Top.<clinit>'): 'IllegalArgumentException',
+    ('ClassType(Plain)', 'Top.aTop'): 'IllegalArgumentException',
+    ('ClassType(Plain)', 'Top.dOver'): 'IllegalArgumentException',
+    ('ClassType(Plain)', 'Top.dTop'): 'IllegalArgumentException',
+    ('ClassType(Plain)', 'Top.pTop'): 'IllegalArgumentException',
+    ('ClassType(Plain)', 'Top.psTop'): 'IllegalArgumentException',
+    ('ClassType(Plain)', 'Top.sTop'): 'IllegalArgumentException',
+    ('ClassType(Plain)', 'Top.viaPrivate'): 'IllegalArgumentException',
+    ('InterfaceType(Sub)', 'Impl.<init>'): 'IllegalArgumentException',
+    ('InterfaceType(Sub)', 'Impl.aTop'): 'IllegalArgumentException',
+    ('InterfaceType(Sub)', 'Impl.dTop'): 'IllegalArgumentException',
+    ('InterfaceType(Sub)', 'Impl.sImpl'): 'IllegalArgumentException',
+    ('InterfaceType(Sub)', 'Plain.sPlain'): 'IllegalArgumentException',
+    ('InterfaceType(Sub)', 'Sub.dOver'): 'IllegalArgumentException',
+    ('InterfaceType(Sub)', 'Sub.dSub'): 'IllegalArgumentException',
+    ('InterfaceType(Sub)', 'Sub.pSub'): 'IllegalArgumentException',
+    ('InterfaceType(Sub)', 'Sub.sSub'): '=Sub.sSub',
+    ('InterfaceType(Sub)', 'Top.<clinit>'): 'IllegalArgumentException',
+    ('InterfaceType(Sub)', 'Top.aTop'): 'IllegalArgumentException',
+    ('InterfaceType(Sub)', 'Top.dOver'): 'IllegalArgumentException',
+    ('InterfaceType(Sub)', 'Top.dTop'): 'IllegalArgumentException',
+    ('InterfaceType(Sub)', 'Top.pTop'): 'IllegalArgumentException',
+    ('InterfaceType(Sub)', 'Top.psTop'): 'IllegalArgumentException',
+    ('InterfaceType(Sub)', 'Top.sTop'): 'IllegalArgumentException',
+    ('InterfaceType(Sub)', 'Top.viaPrivate'): 'IllegalArgumentException',
+    ('InterfaceType(Top)', 'Impl.<init>'): 'IllegalArgumentException',
+    ('InterfaceType(Top)', 'Impl.aTop'): 'IllegalArgumentException',
+    ('InterfaceType(Top)', 'Impl.dTop'): 'IllegalArgumentException',
+    ('InterfaceType(Top)', 'Impl.sImpl'): 'IllegalArgumentException',
+    ('InterfaceType(Top)', 'Plain.sPlain'): 'IllegalArgumentException',
+    ('InterfaceType(Top)', 'Sub.dOver'): 'IllegalArgumentException',
+    ('InterfaceType(Top)', 'Sub.dSub'): 'IllegalArgumentException',
+    ('InterfaceType(Top)', 'Sub.pSub'): 'IllegalArgumentException',
+    ('InterfaceType(Top)', 'Sub.sSub'): 'IllegalArgumentException',
+    ('InterfaceType(Top)', 'Top.<clinit>'): 'IllegalArgumentException',
+    ('InterfaceType(Top)', 'Top.aTop'): 'IllegalArgumentException',
+    ('InterfaceType(Top)', 'Top.dOver'): 'IllegalArgumentException',
+    ('InterfaceType(Top)', 'Top.dTop'): 'IllegalArgumentException',
+    ('InterfaceType(Top)', 'Top.pTop'): 'IllegalArgumentException',
+    ('InterfaceType(Top)', 'Top.psTop'): '=Top.psTop',
+    ('InterfaceType(Top)', 'Top.sTop'): '=Top.sTop',
+    ('InterfaceType(Top)', 'Top.viaPrivate'): 'IllegalArgumentException',
+    ('Object(Impl)', 'Impl.<init>'): 'IllegalArgumentException',
+    ('Object(Impl)', 'Impl.aTop'): '=Impl.aTop',
+    ('Object(Impl)', 'Impl.dTop'): '=Impl.dTop',
+    ('Object(Impl)', 'Impl.sImpl'): '=Impl.sImpl',
+    ('Object(Impl)', 'Plain.sPlain'): 'IllegalArgumentException',
+    ('Object(Impl)', 'Sub.dOver'): '=Sub.dOver',
+    ('Object(Impl)', 'Sub.dSub'): '=Sub.dSub',
+    ('Object(Impl)', 'Sub.pSub'): '=Sub.pSub',
+    ('Object(Impl)', 'Sub.sSub'): '=Sub.sSub',
+    ('Object(Impl)', 'Top.<clinit>'): 'IllegalArgumentException',
+    ('Object(Impl)', 'Top.aTop'): '=Impl.aTop',
+    ('Object(Impl)', 'Top.dOver'): '=Sub.dOver',
+    ('Object(Impl)', 'Top.dTop'): '=Impl.dTop',
+    ('Object(Impl)', 'Top.pTop'): '=Top.pTop',
+    ('Object(Impl)', 'Top.psTop'): '=Top.psTop',
+    ('Object(Impl)', 'Top.sTop'): '=Top.sTop',
+    ('Object(Impl)', 'Top.viaPrivate'): '=Top.pTop+Top.psTop',
+    ('Object(Impl),nonvirtual', 'Impl.<init>'): 'IllegalArgumentException',
+    ('Object(Impl),nonvirtual', 'Impl.aTop'): '=Impl.aTop',
+    ('Object(Impl),nonvirtual', 'Impl.dTop'): '=Impl.dTop',
+    ('Object(Impl),nonvirtual', 'Impl.sImpl'): '=Impl.sImpl',
+    ('Object(Impl),nonvirtual', 'Plain.sPlain'): 'IllegalArgumentException',
+    ('Object(Impl),nonvirtual', 'Sub.dOver'): '=Sub.dOver',
+    ('Object(Impl),nonvirtual', 'Sub.dSub'): '=Sub.dSub',
+    ('Object(Impl),nonvirtual', 'Sub.pSub'): '=Sub.pSub',
+    ('Object(Impl),nonvirtual', 'Sub.sSub'): '=Sub.sSub',
+    ('Object(Impl),nonvirtual', 'Top.<clinit>'): 'IllegalArgumentException',
+    ('Object(Impl),nonvirtual', 'Top.aTop'): 'IllegalArgumentException',
+    ('Object(Impl),nonvirtual', 'Top.dOver'): '=Top.dOver',
+    ('Object(Impl),nonvirtual', 'Top.dTop'): '=Top.dTop',
+    ('Object(Impl),nonvirtual', 'Top.pTop'): '=Top.pTop',
+    ('Object(Impl),nonvirtual', 'Top.psTop'): '=Top.psTop',
+    ('Object(Impl),nonvirtual', 'Top.sTop'): '=Top.sTop',
+    ('Object(Impl),nonvirtual', 'Top.viaPrivate'): '=Top.pTop+Top.psTop',
+}
+
+
+class InterfaceMethodsThroughJdi(unittest.TestCase):
+    """Static, default, private and abstract methods of an interface and a
+    sub-interface through InterfaceType, ClassType and ObjectReference.invokeMethod
+    (jdi/InterfaceInvokeJdi.java): every pair as stock answers it."""
+
+    def test_jdk_jdi(self):
+        self.run_client("jdk")
+
+    def test_eclipse_jdi(self):
+        if harness.config().agent == "stock":
+            self.skipTest("stock kills the VM here (see INTERFACE_MATRIX_ECLIPSE)")
+        self.run_client("eclipse")
+
+    def run_client(self, client):
+        cfg = harness.config()
+        classpath, main = harness.jdi_driver(self, cfg, client, "InterfaceInvokeJdi", "InterfaceInvokeEclipse")
+        line = harness.fixture_line("InterfaceInvoke.java", "// @bp-interface")
+        with harness.Debuggee(cfg, "InterfaceInvoke", options="transport=dt_socket,server=y,address=0,suspend=n") as debuggee:
+            debuggee.wait_for_output(r"(?m)^ready ", 60)
+            rc, out, err = harness.run_java(cfg, ["-cp", os.pathsep.join(classpath)], main,
+                                            [str(debuggee.port), str(line)], timeout=120)
+            report = f"--- driver stdout:\n{out}\n--- driver stderr:\n{err}\n--- debuggee:\n{debuggee.stdout}{debuggee.stderr}"
+            got = {(invoker, method): outcome
+                   for invoker, method, outcome in re.findall(r"(?m)^CASE (\S+) (\S+) (\S+)$", out)}
+            if os.environ.get("JDWPX_DUMP_MATRIX"):
+                print("\n".join(f"    ({i!r}, {m!r}): {o!r}," for (i, m), o in sorted(got.items())))
+            self.assertIn("RESULT ok", out, report)
+            matrix = INTERFACE_MATRIX if client == "jdk" else INTERFACE_MATRIX_ECLIPSE
+            for key, expected in matrix.items():
+                with self.subTest(invoker=key[0], method=key[1]):
+                    self.assertEqual(got.get(key), expected)
+            self.assertEqual(sorted(got), sorted(matrix), "the same pairs")
+            self.assertEqual(rc, 0, report)
+            debuggee.wait_for_output(r"(?m)^done$", 60)
+
+
 class InvokeDisconnect(unittest.TestCase):
     def setUp(self):
         self.cfg = harness.config()

@@ -381,7 +381,11 @@ void RegisterObjects(Dispatcher& d, Context& ctx, JNIEnv** jni_slot) {
   d.BindAsync<CT::InvokeMethod>([c, J](const CT::InvokeMethod::Request& req, Dispatcher::Later<CT::InvokeMethod::Reply> later) {
     auto t = ResolveInvokeTarget(*c, J(), req.clazz, req.method_id);
     if (!t) return later.Fail(t.error());
-    bool member = J()->IsAssignableFrom(t->klass, t->facts.declaring);
+    // A member of the class or of a superclass (the spec, and stock's check): a
+    // static method of a superinterface is not inherited, so not one.
+    bool member = J()->IsSameObject(t->klass, t->facts.declaring) ||
+                  (J()->IsAssignableFrom(t->klass, t->facts.declaring) &&
+                   c->TypeTagOf(t->facts.declaring) != jdwp::TypeTag::kInterface);
     J()->DeleteLocalRef(t->facts.declaring);
     if (!member || !t->facts.is_static) return later.Fail({ErrorCode::kInvalidMethodid, "not a static method of this class"});
     StartInvoke(*c, J(), req.thread, CallKind::kStatic, nullptr, t->klass, t->method, req.arguments, req.options, later);
