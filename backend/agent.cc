@@ -1,5 +1,6 @@
 #include "backend/agent.h"
 
+#include <dlfcn.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -66,6 +67,39 @@ void GuardThread(const char* what, JNIEnv* jni, jthread thread, Fn fn,
   Guard(what, fn);
   if (token && agent->context().threads.ExitCallback(token)) agent->events().SuspendDeferred(jni, token);
   if (token && thread_ends) agent->context().threads.ForgetSelf(jni, token);
+}
+
+// The application's own Thread.resume() of a thread the debugger suspended
+// (JDK 19 and older): as stock, which stops Thread.resume with an internal
+// breakpoint, the caller waits until the debugger resumes that thread, which
+// stays suspended meanwhile. Thread.resume0 is bound to JVM_ResumeThread (the
+// JDK's Thread.c registers it early, in the primordial phase, when no JVMTI
+// function may name the method): the bind of that address is redirected to
+// this wrapper around it (a RegisterNatives of our own would make the VM warn).
+using JvmResumeThread = void(JNICALL*)(JNIEnv*, jobject);
+void* g_jvm_resume_thread_symbol = nullptr;  // dlsym("JVM_ResumeThread"), at load
+JvmResumeThread g_jvm_resume_thread = nullptr;  // what Thread.resume0 was bound to
+
+void JNICALL AppResume0(JNIEnv* jni, jobject target) {
+  Agent* agent = g_agent;
+  if (!agent) return g_jvm_resume_thread(jni, target);
+  auto self = agent->context().jvmti.GetCurrentThread();
+  if (!self) return g_jvm_resume_thread(jni, target);
+  bool resumed = false;
+  GuardThread("Thread.resume", jni, *self, [&](Agent& a) {
+    a.context().threads.HoldAppResume(jni, static_cast<jthread>(target), [&] {
+      resumed = true;
+      g_jvm_resume_thread(jni, target);
+    });
+  }, OnAgentThread::kHandle);
+  if (!resumed) g_jvm_resume_thread(jni, target);
+  jni->DeleteLocalRef(*self);
+}
+
+void JNICALL CbNativeMethodBind(jvmtiEnv*, JNIEnv*, jthread, jmethodID, void* address, void** new_address) {
+  if (!address || address != g_jvm_resume_thread_symbol || g_jvm_resume_thread) return;
+  g_jvm_resume_thread = reinterpret_cast<JvmResumeThread>(address);
+  *new_address = reinterpret_cast<void*>(&AppResume0);
 }
 
 void JNICALL CbVmInit(jvmtiEnv*, JNIEnv* jni, jthread thread) {
@@ -285,6 +319,16 @@ bool Agent::Initialize() {
   caps.can_force_early_return = potential.can_force_early_return;
   caps.can_get_owned_monitor_stack_depth_info = potential.can_get_owned_monitor_stack_depth_info;
   caps.can_generate_all_class_hook_events = potential.can_generate_all_class_hook_events;
+  // Thread.resume0's bind (CbNativeMethodBind), when there is one to hold up.
+  g_jvm_resume_thread_symbol = dlsym(RTLD_DEFAULT, "JVM_ResumeThread");
+  if (!g_jvm_resume_thread_symbol) {
+    // libjvm loaded without RTLD_GLOBAL (an embedding launcher): found by one of its JVMTI functions.
+    Dl_info info{};
+    if (dladdr(reinterpret_cast<void*>(env->functions->GetVersionNumber), &info) && info.dli_fname)
+      if (void* libjvm = dlopen(info.dli_fname, RTLD_NOW | RTLD_NOLOAD)) g_jvm_resume_thread_symbol = dlsym(libjvm, "JVM_ResumeThread");
+  }
+  caps.can_generate_native_method_bind_events =
+      g_jvm_resume_thread_symbol ? potential.can_generate_native_method_bind_events : 0;
   // JDK 21+: without it, virtual threads cannot be suspended nor their frames read.
   bool virtual_threads = ctx_.jvmti.HasVirtualThreads() && vmcore::Jvmti::CanSupportVirtualThreads(potential);
   vmcore::Jvmti::SetCanSupportVirtualThreads(caps, virtual_threads);
@@ -310,6 +354,7 @@ bool Agent::Initialize() {
   cb.MonitorWaited = CbMonitorWaited;
   cb.MonitorContendedEnter = CbMonitorContendedEnter;
   cb.MonitorContendedEntered = CbMonitorContendedEntered;
+  cb.NativeMethodBind = CbNativeMethodBind;
   all.virtual_thread_start = CbVirtualThreadStart;
   all.virtual_thread_end = CbVirtualThreadEnd;
   jint callbacks_size = virtual_threads ? static_cast<jint>(sizeof(all)) : static_cast<jint>(sizeof(cb));
@@ -318,6 +363,8 @@ bool Agent::Initialize() {
                        JVMTI_EVENT_BREAKPOINT, JVMTI_EVENT_FRAME_POP}) {
     if (!ctx_.jvmti.SetEventMode(true, e)) return false;
   }
+  if (caps.can_generate_native_method_bind_events && !ctx_.jvmti.SetEventMode(true, JVMTI_EVENT_NATIVE_METHOD_BIND))
+    Log().warn("cannot hold up Thread.resume of threads the debugger suspended");
   if (virtual_threads) {
     // Failing these only costs the listing and the cleanup, never the agent.
     if (!ctx_.jvmti.SetEventMode(true, vmcore::Jvmti::kEventVirtualThreadEnd))
@@ -400,6 +447,8 @@ void Agent::OnVmInit(JNIEnv* jni, jthread thread) {
     Log().error("cannot find core JDK classes; the debugger interface is disabled");
     return;
   }
+  // Thread.resume0 was bound long before (or never is: JDK 20+).
+  (void)ctx_.jvmti.SetEventMode(false, JVMTI_EVENT_NATIVE_METHOD_BIND);
   if (ctx_.options.onthrow || ctx_.options.onuncaught) {
     // Nothing starts before the exception (stock neither listens nor attaches).
     vm_initialized_ = true;

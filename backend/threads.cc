@@ -615,4 +615,15 @@ void ThreadControl::ResuspendAfterInvoke(JNIEnv* jni, jthread thread) {
   FreeGraveyard(jni);
 }
 
+void ThreadControl::HoldAppResume(JNIEnv* jni, jthread target, const std::function<void()>& resume) {
+  std::unique_lock lock(mu_);
+  // Looked up again at each wake-up: an ended thread's State may be dropped meanwhile.
+  cv_.wait(lock, [&] {
+    for (auto& s : states_)
+      if (jni->IsSameObject(s->thread, target)) return s->count == 0;
+    return true;
+  });
+  resume();
+}
+
 }  // namespace jdwpx::backend

@@ -179,6 +179,12 @@ class ThreadControl {
   // only when that suspension is resumed too.
   jdwp::Result<void> StartInvoke(JNIEnv* jni, jthread thread, bool single_threaded,
                                  std::function<void(JNIEnv*)> work);
+  // The application's own Thread.resume() (JDK 19 and older; agent.cc binds
+  // Thread.resume0 to a wrapper): waits while the debugger counts a suspension
+  // of `target`, then runs `resume` with mu_ held, so that no debugger
+  // suspension comes between the check and the resume (stock holds suspends up
+  // meanwhile). The caller is in a callback bracket: we never JVMTI-suspend it.
+  void HoldAppResume(JNIEnv* jni, jthread target, const std::function<void()>& resume);
   // Called by the reporter thread after an invoke: suspends the invoking thread
   // again, or every thread (whatever its state before) after a call that resumed all.
   void ResuspendAfterInvoke(JNIEnv* jni, jthread thread);
