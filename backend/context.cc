@@ -132,9 +132,13 @@ jdwp::TaggedObjectId Context::TaggedId(JNIEnv* jni, jobject obj) {
 }
 
 jdwp::Location Context::LocationOf(JNIEnv* jni, jmethodID method, jlocation index) {
-  members.AddMethod(method);
+  // As stock: a place in the old version of a redefined method (obsolete, not
+  // in the class's method list) carries method ID 0, which JDI turns into an
+  // obsolete Method; the class and the code index stay.
+  const bool obsolete = jvmti.IsMethodObsolete(method).value_or(false);
+  if (!obsolete) members.AddMethod(method);
   jdwp::Location loc;
-  loc.method_id = ToWire(method);
+  loc.method_id = obsolete ? jdwp::MethodId{} : ToWire(method);
   loc.index = static_cast<uint64_t>(index);
   {
     std::lock_guard lock(cache_mu_);
