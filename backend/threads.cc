@@ -615,6 +615,26 @@ void ThreadControl::ResuspendAfterInvoke(JNIEnv* jni, jthread thread) {
   FreeGraveyard(jni);
 }
 
+void ThreadControl::RunInvokedCode(JNIEnv* jni, jthread self, const std::function<void()>& run) {
+  State* s = SelfState(jni, self);
+  int depth = 0;
+  {
+    std::lock_guard lock(mu_);
+    // A suspension deferred before the call (a narrow window) keeps the bracket:
+    // it is applied at the callback's end, as before.
+    if (!s->deferred) depth = std::exchange(s->in_callback, 0);
+  }
+  run();
+  bool suspended = false;
+  {
+    std::lock_guard lock(mu_);
+    s->in_callback += depth;
+    suspended = s->suspended;
+  }
+  // JVMTI-suspended during the call: it takes effect at this call, holding no lock.
+  if (suspended) (void)jvmti_.GetThreadState(self);
+}
+
 void ThreadControl::HoldAppResume(JNIEnv* jni, jthread target, const std::function<void()>& resume) {
   std::unique_lock lock(mu_);
   // Looked up again at each wake-up: an ended thread's State may be dropped meanwhile.

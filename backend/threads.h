@@ -179,6 +179,11 @@ class ThreadControl {
   // only when that suspension is resumed too.
   jdwp::Result<void> StartInvoke(JNIEnv* jni, jthread thread, bool single_threaded,
                                  std::function<void(JNIEnv*)> work);
+  // Around the invoked method's own code, on the invoking thread (InvokeMethod):
+  // it runs Java code there, so it is no longer "in a callback" whose
+  // suspensions wait for its end: another thread's SUSPEND_ALL event (or a
+  // VirtualMachine.Suspend) stops it, as stock. `run` takes none of our locks.
+  void RunInvokedCode(JNIEnv* jni, jthread self, const std::function<void()>& run);
   // The application's own Thread.resume() (JDK 19 and older; agent.cc binds
   // Thread.resume0 to a wrapper): waits while the debugger counts a suspension
   // of `target`, then runs `resume` with mu_ held, so that no debugger

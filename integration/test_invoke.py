@@ -25,6 +25,7 @@ import os
 import re
 import socket
 import struct
+import time
 import unittest
 
 import harness
@@ -863,6 +864,48 @@ class InterfaceMethodsThroughJdi(unittest.TestCase):
             self.assertEqual(rc, 0, report)
             debuggee.wait_for_output(r"(?m)^done$", 60)
 
+
+class InvokeWithItsOwnSession(unittest.TestCase):
+    def setUp(self):
+        self.cfg = harness.config()
+
+    def test_another_threads_suspend_all_event_stops_the_invoking_thread(self):
+        # As stock: while main runs an invoked method, the worker's SUSPEND_ALL
+        # breakpoint suspends every thread, main (in the invoked code) included.
+        s = InvokeSession(self)
+        try:
+            c = s.client
+            s.clear_breakpoint(s.bp_request)
+            worker_loop = [m for m in c.methods(s.fixture) if m.name.startswith("lambda$main")][0].id
+            r = c.ok(Method.LineTable, c.type_id(s.fixture) + c.method_id(worker_loop))
+            r.long(), r.long(), r.int()
+            location = bytes([1]) + c.type_id(s.fixture) + c.method_id(worker_loop) + i64(r.long())
+            data = (c.type_id(s.fixture) + c.object_id(s.thread) + c.method_id(s.method("busyUntilReleased"))
+                    + i32(0) + i32(0))
+            invoke = c.send_command(ClassType.InvokeMethod, data)
+            busy = lambda: s.static("busy")[1]
+            # The call runs (Client.command fails on its reply, which cannot come yet).
+            deadline = time.monotonic() + READ_TIMEOUT_S
+            while busy() == 0:
+                self.assertLess(time.monotonic(), deadline, "the invoked method never ran")
+            request = c.ok(EventRequest.Set, bytes([EVENT_BREAKPOINT, SUSPEND_ALL]) + i32(1)
+                           + bytes([MOD_LOCATION_ONLY]) + location).int()
+            self.assertEqual(s.wait_breakpoint(request), s.worker)
+            first = busy()
+            for _ in range(20):
+                c.ok(VirtualMachine.AllThreads)
+            self.assertEqual(busy(), first, "the invoking thread ran on under a SUSPEND_ALL event")
+            s.clear_breakpoint(request)
+            s.release()
+            c.send_command(VirtualMachine.Resume)
+            replies = set()
+            while invoke not in replies:
+                p = c.read_packet()
+                if p.is_reply:
+                    self.assertEqual(ename(p.kind), "NONE")
+                    replies.add(p.id)
+        finally:
+            s.close()
 
 class InvokeDisconnect(unittest.TestCase):
     def setUp(self):
