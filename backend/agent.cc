@@ -72,6 +72,39 @@ void GuardThread(const char* what, JNIEnv* jni, jthread thread, Fn fn,
   if (token && thread_ends) agent->context().threads.ForgetSelf(jni, token);
 }
 
+// The application's own Thread.resume() of a thread the debugger suspended
+// (JDK 19 and older): as stock, which stops Thread.resume with an internal
+// breakpoint, the caller waits until the debugger resumes that thread, which
+// stays suspended meanwhile. Thread.resume0 is bound to JVM_ResumeThread (the
+// JDK's Thread.c registers it early, in the primordial phase, when no JVMTI
+// function may name the method): the bind of that address is redirected to
+// this wrapper around it (a RegisterNatives of our own would make the VM warn).
+using JvmResumeThread = void(JNICALL*)(JNIEnv*, jobject);
+void* g_jvm_resume_thread_symbol = nullptr;  // dlsym("JVM_ResumeThread"), at load
+JvmResumeThread g_jvm_resume_thread = nullptr;  // what Thread.resume0 was bound to
+
+void JNICALL AppResume0(JNIEnv* jni, jobject target) {
+  Agent* agent = g_agent;
+  if (!agent) return g_jvm_resume_thread(jni, target);
+  auto self = agent->context().jvmti.GetCurrentThread();
+  if (!self) return g_jvm_resume_thread(jni, target);
+  bool resumed = false;
+  GuardThread("Thread.resume", jni, *self, [&](Agent& a) {
+    a.context().threads.HoldAppResume(jni, static_cast<jthread>(target), [&] {
+      resumed = true;
+      g_jvm_resume_thread(jni, target);
+    });
+  }, OnAgentThread::kHandle);
+  if (!resumed) g_jvm_resume_thread(jni, target);
+  jni->DeleteLocalRef(*self);
+}
+
+void JNICALL CbNativeMethodBind(jvmtiEnv*, JNIEnv*, jthread, jmethodID, void* address, void** new_address) {
+  if (!address || address != g_jvm_resume_thread_symbol || g_jvm_resume_thread) return;
+  g_jvm_resume_thread = reinterpret_cast<JvmResumeThread>(address);
+  *new_address = reinterpret_cast<void*>(&AppResume0);
+}
+
 void JNICALL CbVmInit(jvmtiEnv*, JNIEnv* jni, jthread thread) {
   GuardThread("VMInit", jni, thread, [&](Agent& a) { a.OnVmInit(jni, thread); });
 }
@@ -346,6 +379,16 @@ bool Agent::Initialize() {
   caps.can_force_early_return = potential.can_force_early_return;
   caps.can_get_owned_monitor_stack_depth_info = potential.can_get_owned_monitor_stack_depth_info;
   caps.can_generate_all_class_hook_events = potential.can_generate_all_class_hook_events;
+  // Thread.resume0's bind (CbNativeMethodBind), when there is one to hold up.
+  g_jvm_resume_thread_symbol = dlsym(RTLD_DEFAULT, "JVM_ResumeThread");
+  if (!g_jvm_resume_thread_symbol) {
+    // libjvm loaded without RTLD_GLOBAL (an embedding launcher): found by one of its JVMTI functions.
+    Dl_info info{};
+    if (dladdr(reinterpret_cast<void*>(env->functions->GetVersionNumber), &info) && info.dli_fname)
+      if (void* libjvm = dlopen(info.dli_fname, RTLD_NOW | RTLD_NOLOAD)) g_jvm_resume_thread_symbol = dlsym(libjvm, "JVM_ResumeThread");
+  }
+  caps.can_generate_native_method_bind_events =
+      g_jvm_resume_thread_symbol ? potential.can_generate_native_method_bind_events : 0;
   // JDK 21+: without it, virtual threads cannot be suspended nor their frames read.
   bool virtual_threads = ctx_.jvmti.HasVirtualThreads() && vmcore::Jvmti::CanSupportVirtualThreads(potential);
   vmcore::Jvmti::SetCanSupportVirtualThreads(caps, virtual_threads);
@@ -372,6 +415,7 @@ bool Agent::Initialize() {
   cb.MonitorWaited = CbMonitorWaited;
   cb.MonitorContendedEnter = CbMonitorContendedEnter;
   cb.MonitorContendedEntered = CbMonitorContendedEntered;
+  cb.NativeMethodBind = CbNativeMethodBind;
   all.virtual_thread_start = CbVirtualThreadStart;
   all.virtual_thread_end = CbVirtualThreadEnd;
   jint callbacks_size = virtual_threads ? static_cast<jint>(sizeof(all)) : static_cast<jint>(sizeof(cb));
@@ -379,6 +423,8 @@ bool Agent::Initialize() {
   for (jvmtiEvent e : {JVMTI_EVENT_VM_INIT, JVMTI_EVENT_VM_DEATH}) {
     if (!ctx_.jvmti.SetEventMode(true, e)) return false;
   }
+  if (caps.can_generate_native_method_bind_events && !ctx_.jvmti.SetEventMode(true, JVMTI_EVENT_NATIVE_METHOD_BIND))
+    Log().warn("cannot hold up Thread.resume of threads the debugger suspended");
   // Dormant (onjcmd=y) until started; a late attach enables them as it starts.
   if (ctx_.options.onjcmd || late_) return true;
   return EnableSessionEvents();
@@ -499,6 +545,8 @@ void Agent::OnVmInit(JNIEnv* jni, jthread thread) {
     Log().error("cannot find core JDK classes; the debugger interface is disabled");
     return;
   }
+  // Thread.resume0 was bound long before (or never is: JDK 20+).
+  (void)ctx_.jvmti.SetEventMode(false, JVMTI_EVENT_NATIVE_METHOD_BIND);
   vm_initialized_ = true;
   if (ctx_.options.onthrow || ctx_.options.onuncaught || ctx_.options.onjcmd) {
     // Nothing starts before the exception or the jcmd (stock neither listens nor attaches).

@@ -153,9 +153,13 @@ jdwp::TaggedObjectId Context::TaggedId(JNIEnv* jni, jobject obj) {
 }
 
 jdwp::Location Context::LocationOf(JNIEnv* jni, jmethodID method, jlocation index) {
-  members.AddMethod(method);
+  // As stock: a place in the old version of a redefined method (obsolete, not
+  // in the class's method list) carries method ID 0, which JDI turns into an
+  // obsolete Method; the class and the code index stay.
+  const bool obsolete = jvmti.IsMethodObsolete(method).value_or(false);
+  if (!obsolete) members.AddMethod(method);
   jdwp::Location loc;
-  loc.method_id = ToWire(method);
+  loc.method_id = obsolete ? jdwp::MethodId{} : ToWire(method);
   loc.index = static_cast<uint64_t>(index);
   auto klass = jvmti.GetMethodDeclaringClass(method);
   if (!klass) return loc;
@@ -220,7 +224,59 @@ int32_t Context::LineOf(jmethodID method, jlocation location) {
 void Context::ForgetMethodCaches() {
   std::lock_guard lock(cache_mu_);
   line_tables_.clear();
+  step_lines_.clear();
   ++method_caches_generation_;
+}
+
+void Context::SetDefaultStratum(std::string stratum) {
+  std::lock_guard lock(cache_mu_);
+  default_stratum_ = std::move(stratum);
+  step_lines_.clear();
+}
+
+std::shared_ptr<const Smap> Context::SourceMapOf(jclass klass) {
+  auto text = jvmti.GetSourceDebugExtension(klass);
+  if (!text) return nullptr;
+  auto map = Smap::Parse(*text);
+  return map ? std::make_shared<const Smap>(std::move(*map)) : nullptr;
+}
+
+bool Context::AnySourceMapName(jclass klass, const std::function<bool(std::string_view)>& matches) {
+  auto map = SourceMapOf(klass);
+  return map && map->AnySourceName(matches);
+}
+
+int32_t Context::StepLineOf(JNIEnv* jni, jmethodID method, jlocation location) {
+  StepLines cached;
+  std::string stratum;
+  uint64_t generation;
+  {
+    std::lock_guard lock(cache_mu_);
+    if (auto it = step_lines_.find(method); it != step_lines_.end()) cached = it->second;
+    stratum = default_stratum_;
+    generation = method_caches_generation_;
+  }
+  if (!cached.lines) {
+    auto java = LineTable(method);
+    auto klass = jvmti.GetMethodDeclaringClass(method);
+    if (klass) {
+      cached.map = SourceMapOf(*klass);
+      jni->DeleteLocalRef(*klass);
+    }
+    std::vector<Smap::LineEntry> entries;
+    entries.reserve(java->size());
+    for (const auto& e : *java) entries.push_back({e.start, e.line});
+    cached.lines = std::make_shared<const std::vector<Smap::LineEntry>>(
+        cached.map ? cached.map->StepLines(stratum, entries) : std::move(entries));
+    std::lock_guard lock(cache_mu_);
+    if (generation == method_caches_generation_ && stratum == default_stratum_) step_lines_[method] = cached;
+  }
+  int32_t line = -1;
+  for (const auto& e : *cached.lines) {
+    if (e.start > location) break;
+    line = e.line;
+  }
+  return line;
 }
 
 // A frame ID is the thread's generation (unique across threads, new at every

@@ -10,11 +10,13 @@
 #include <memory>
 #include <mutex>
 #include <string>
+#include <string_view>
 #include <unordered_map>
 #include <vector>
 
 #include "backend/ids.h"
 #include "backend/options.h"
+#include "backend/smap.h"
 #include "backend/threads.h"
 #include "jdwp/error.h"
 #include "jdwp/types.h"
@@ -55,9 +57,9 @@ struct Context {
   EventManager* events = nullptr;
   std::atomic<bool> vm_dead{false};
   int jdk_feature_version = 17;
-  // VirtualMachine.SetDefaultStratum ("" = each type's own default); stored only,
-  // as stock. Command thread only.
-  std::string default_stratum;
+  // VirtualMachine.SetDefaultStratum ("" = each type's own default): line steps
+  // follow that stratum's lines in classes with a source map (StepLineOf).
+  void SetDefaultStratum(std::string stratum);
 
   // Sends one whole packet to the debugger (dropped when none is attached).
   std::function<void(std::vector<uint8_t>)> send;
@@ -103,6 +105,12 @@ struct Context {
   int32_t LineOf(jmethodID method, jlocation location);
   // After RedefineClasses: a method keeps its jmethodID but may have new code.
   void ForgetMethodCaches();
+  // The line a step compares at `location`: the Java line, or in a class whose
+  // source map (JSR-45, smap.h) makes the default stratum another one, a number
+  // per line of that stratum (as stock); -1 when unknown.
+  int32_t StepLineOf(JNIEnv* jni, jmethodID method, jlocation location);
+  // Whether `matches` holds for a source name of any stratum of `klass`'s source map.
+  bool AnySourceMapName(jclass klass, const std::function<bool(std::string_view)>& matches);
 
   // Frame IDs: valid while the thread stays suspended (its generation unchanged).
   jdwp::FrameId FrameIdOf(JNIEnv* jni, jthread thread, int32_t depth);
@@ -116,6 +124,14 @@ struct Context {
   std::unordered_map<jmethodID, std::shared_ptr<const std::vector<vmcore::LineEntry>>> line_tables_;
   uint64_t method_caches_generation_ = 0;  // bumped by ForgetMethodCaches (cache_mu_)
   std::unordered_map<jmethodID, jdwp::TypeTag> declaring_tags_;
+  std::string default_stratum_;  // cache_mu_
+  // Per method: its class's source map (null: none), and the step lines under default_stratum_.
+  struct StepLines {
+    std::shared_ptr<const Smap> map;
+    std::shared_ptr<const std::vector<Smap::LineEntry>> lines;
+  };
+  std::unordered_map<jmethodID, StepLines> step_lines_;  // cache_mu_; cleared with the line tables
+  std::shared_ptr<const Smap> SourceMapOf(jclass klass);
 };
 
 }  // namespace jdwpx::backend

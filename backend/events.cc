@@ -313,7 +313,7 @@ jdwp::Result<int32_t> EventManager::Set(JNIEnv* jni, const jdwp::EventRequest::S
               if (loc) {
                 step->start_method = loc->first;
                 step->start_location = loc->second;
-                step->start_line = ctx_.LineOf(loc->first, loc->second);
+                step->start_line = ctx_.StepLineOf(jni, loc->first, loc->second);
               }
             }
             r->step = std::move(step);
@@ -684,7 +684,11 @@ bool EventManager::Matches(JNIEnv* jni, Request& r, jthread thread, jclass klass
           } else if constexpr (std::is_same_v<T, mod::SourceNameMatch>) {
             if (!klass) return false;
             auto source = ctx_.jvmti.GetSourceFileName(klass);
-            return source && PatternMatches(x.source_name_pattern, ToWireString(*source));
+            if (source && PatternMatches(x.source_name_pattern, ToWireString(*source))) return true;
+            // As stock: the source names of the class's strata (JSR-45 source map) match too.
+            return ctx_.AnySourceMapName(klass, [&](std::string_view name) {
+              return PatternMatches(x.source_name_pattern, std::string(name));
+            });
           } else {
             return true;  // Conditional: reserved by the spec, accepted and ignored (as stock)
           }
@@ -919,7 +923,7 @@ bool EventManager::StepCompletes(JNIEnv* jni, Step& step, jthread thread, jmetho
   if (step.depth == jdwp::StepDepth::kOut) return false;
   if (step.size == jdwp::StepSize::kMin) return true;
   if (step.start_line == -1) return true;  // from a place without line numbers, as stock
-  int32_t line = method == step.start_method ? ctx_.LineOf(method, location) : -1;
+  int32_t line = method == step.start_method ? ctx_.StepLineOf(jni, method, location) : -1;
   return line != step.start_line;
 }
 
@@ -978,7 +982,7 @@ void EventManager::OnSingleStep(JNIEnv* jni, jthread thread, jmethodID method, j
       if (count) step.start_depth = *count;
       step.start_method = method;
       step.start_location = location;
-      step.start_line = ctx_.LineOf(method, location);
+      step.start_line = ctx_.StepLineOf(jni, method, location);
       if (step.depth == jdwp::StepDepth::kOut && step.start_depth > 0) {
         jvmtiError e = ctx_.jvmti.raw()->NotifyFramePop(thread, 0);
         if (e == JVMTI_ERROR_NONE || e == JVMTI_ERROR_DUPLICATE) {
@@ -1008,7 +1012,7 @@ void EventManager::OnSingleStep(JNIEnv* jni, jthread thread, jmethodID method, j
     // The step is done: the thread runs freely until the debugger steps again.
     step.start_method = method;
     step.start_location = location;
-    step.start_line = ctx_.LineOf(method, location);
+    step.start_line = ctx_.StepLineOf(jni, method, location);
     if (auto count = ctx_.jvmti.GetFrameCount(thread)) step.start_depth = *count;
     if (step_request->expired) StopStepping(jni, step);
     if (klass) jni->DeleteLocalRef(klass);
@@ -1504,7 +1508,7 @@ bool EventManager::AfterFramesPopped(JNIEnv* jni, jthread thread) {
     if (auto top = ctx_.jvmti.GetFrameLocation(thread, 0)) {
       step.start_method = top->first;
       step.start_location = top->second;
-      step.start_line = ctx_.LineOf(top->first, top->second);
+      step.start_line = ctx_.StepLineOf(jni, top->first, top->second);
     }
     return true;
   }

@@ -313,13 +313,17 @@ void ThreadControl::ResumeUnknownVirtualLocked() {
 
 jdwp::Result<void> ThreadControl::ResumeAll(JNIEnv* jni) {
   std::lock_guard lock(mu_);
+  ResumeAllLocked(jni);
+  return {};
+}
+
+void ThreadControl::ResumeAllLocked(JNIEnv* jni) {
   if (suspend_all_count_ > 0) --suspend_all_count_;
   for (auto& s : states_) {
     if (s->count == 0) continue;
     if (--s->count == 0) (void)ResumeLocked(jni, *s);
   }
   if (suspend_all_count_ == 0) ResumeUnknownVirtualLocked();
-  return {};
 }
 
 bool ThreadControl::WaitUntilSuspended(JNIEnv* jni, jthread thread, std::chrono::milliseconds timeout) {
@@ -357,7 +361,7 @@ void ThreadControl::ResumeEverything(JNIEnv* jni) {
   suspend_all_count_ = 0;
   for (auto& s : states_) {
     s->count = 0;
-    s->invoke_took_count = false;
+    s->invoke_resuspend = false;
     (void)ResumeLocked(jni, *s);
   }
   ResumeUnknownVirtualLocked();
@@ -534,7 +538,8 @@ void ThreadControl::Park(JNIEnv* jni, void* token) {
   auto* s = static_cast<State*>(token);
   std::unique_lock lock(mu_);
   while (true) {
-    cv_.wait(lock, [&] { return s->count == 0 || s->invoke; });
+    // A pending invoke runs only once the thread is resumed (as stock).
+    cv_.wait(lock, [&] { return s->count == 0; });
     if (s->invoke) {
       auto work = std::move(s->invoke);
       s->invoke = nullptr;
@@ -561,57 +566,93 @@ jdwp::Result<void> ThreadControl::StartInvoke(JNIEnv* jni, jthread thread, bool 
   if (s.invoking || s.invoke) return jdwp::Fail(ErrorCode::kAlreadyInvoking, "thread is already invoking");
   if (!s.parked || s.count == 0) return jdwp::Fail(ErrorCode::kInvalidThread, "thread not suspended by an event");
   s.invoke = std::move(work);
-  // As stock: the thread runs the call as if resumed (one suspension fewer), so
-  // an event inside the call stops it and a Resume lets the call go on;
-  // ResuspendAfterInvoke gives the suspension back.
-  --s.count;
-  s.invoke_took_count = true;
-  if (!single_threaded) {
-    for (auto& other : states_) {
-      if (other.get() == &s || other->count != 1 || !other->suspended) continue;
-      if (jvmti_.ResumeThread(other->thread)) {
-        other->suspended = false;
-        s.resumed_for_invoke.push_back(jni->NewGlobalRef(other->thread));
-      }
-    }
-    // So do the virtual threads never met, all suspended once by the VM-level
-    // suspension (those counted, known ones, stay as the loop above left them).
-    if (all_virtual_suspended_ && suspend_all_count_ == 1) {
-      ResumeUnknownVirtualLocked();
-      s.resumed_virtual_for_invoke = true;
-    }
-  }
-  if (s.suspended) {
-    (void)jvmti_.ResumeThread(s.thread);
-    s.suspended = false;
+  s.invoke_single = single_threaded;
+  s.invoke_resuspend = true;
+  // As stock (and the spec): the call starts with a resume that acts exactly
+  // like ThreadReference.Resume or VirtualMachine.Resume. A thread whose count
+  // stays above 0 (the invoking one included) stays suspended, and an event
+  // inside the call stops the thread again; Park runs the call at count 0.
+  if (single_threaded) {
+    if (--s.count == 0) (void)ResumeLocked(jni, s);
+  } else {
+    ResumeAllLocked(jni);
   }
   cv_.notify_all();
   return {};
 }
 
 void ThreadControl::ResuspendAfterInvoke(JNIEnv* jni, jthread thread) {
-  std::lock_guard lock(mu_);
-  State& s = StateOf(jni, thread);
-  for (jobject t : s.resumed_for_invoke) {
-    for (auto& other : states_) {
-      if (jni->IsSameObject(other->thread, t) && other->count > 0) (void)SuspendLocked(jni, *other);
-    }
-    jni->DeleteGlobalRef(t);
+  bool all = false;
+  {
+    std::lock_guard lock(mu_);
+    State& s = StateOf(jni, thread);
+    all = s.invoke_resuspend && !s.invoke_single;
   }
-  s.resumed_for_invoke.clear();
-  if (s.resumed_virtual_for_invoke && suspend_all_count_ > 0) SuspendUnknownVirtualLocked();
-  s.resumed_virtual_for_invoke = false;
-  // The reply is sent right after this: the debugger may invoke again before the
-  // invoking thread is back in Park, and must not be told it is still invoking.
-  s.invoking = false;
-  // Back in the Park of the event that stopped it (an event inside the call
-  // parked it again and cleared the flag on its way out).
-  s.parked = true;
-  // Unless the session ended meanwhile (ResumeEverything), the suspension lent to the call comes back.
-  if (s.invoke_took_count) ++s.count;
-  s.invoke_took_count = false;
-  // The invoking thread waits for the reporter, holding no lock.
-  if (s.count > 0) (void)ForceSuspendLocked(s);
+  // As stock: a call that resumed every thread ends with every thread suspended,
+  // whatever its state before (VirtualMachine.Suspend; JDI counts on it).
+  std::vector<jthread> threads;
+  bool carrier_listed = false;
+  if (all) {
+    if (auto listed = DebuggeeThreads(jni)) threads = std::move(*listed);
+    if (virtual_threads_ && !vthreads_seen_.load())
+      carrier_listed = std::any_of(threads.begin(), threads.end(), [&](jthread t) { return IsCarrier(jni, t); });
+  }
+  {
+    std::lock_guard lock(mu_);
+    State& s = StateOf(jni, thread);
+    // The reply is sent right after this: the debugger may invoke again before the
+    // invoking thread is back in Park, and must not be told it is still invoking.
+    s.invoking = false;
+    // Back in the Park of the event that stopped it (an event inside the call
+    // parked it again and cleared the flag on its way out).
+    s.parked = true;
+    // Unless the session ended meanwhile (ResumeEverything), the suspensions come back.
+    if (s.invoke_resuspend) {
+      if (!s.invoke_single) {
+        SuspendAllLocked(jni, threads, carrier_listed);
+        threads.clear();
+        if (s.count == 0) ++s.count;  // the list missed it (ending)
+      } else {
+        ++s.count;
+      }
+    }
+    s.invoke_resuspend = false;
+    // The invoking thread waits for the reporter, holding no lock.
+    if (s.count > 0) (void)ForceSuspendLocked(s);
+  }
+  for (jthread t : threads) jni->DeleteLocalRef(t);
+  FreeGraveyard(jni);
+}
+
+void ThreadControl::RunInvokedCode(JNIEnv* jni, jthread self, const std::function<void()>& run) {
+  State* s = SelfState(jni, self);
+  int depth = 0;
+  {
+    std::lock_guard lock(mu_);
+    // A suspension deferred before the call (a narrow window) keeps the bracket:
+    // it is applied at the callback's end, as before.
+    if (!s->deferred) depth = std::exchange(s->in_callback, 0);
+  }
+  run();
+  bool suspended = false;
+  {
+    std::lock_guard lock(mu_);
+    s->in_callback += depth;
+    suspended = s->suspended;
+  }
+  // JVMTI-suspended during the call: it takes effect at this call, holding no lock.
+  if (suspended) (void)jvmti_.GetThreadState(self);
+}
+
+void ThreadControl::HoldAppResume(JNIEnv* jni, jthread target, const std::function<void()>& resume) {
+  std::unique_lock lock(mu_);
+  // Looked up again at each wake-up: an ended thread's State may be dropped meanwhile.
+  cv_.wait(lock, [&] {
+    for (auto& s : states_)
+      if (jni->IsSameObject(s->thread, target)) return s->count == 0;
+    return true;
+  });
+  resume();
 }
 
 }  // namespace jdwpx::backend

@@ -172,12 +172,26 @@ class ThreadControl {
     bool on_;
   };
 
-  // InvokeMethod: hands `work` to a thread waiting in Park().
-  // Other threads are resumed for the call unless single_threaded. `work` runs on
-  // the target thread; `done` runs there afterwards, once the suspensions are back.
+  // InvokeMethod: hands `work` to a thread waiting in Park(), then resumes as
+  // stock does: the thread alone (single_threaded, as ThreadReference.Resume) or
+  // every thread (as VirtualMachine.Resume). `work` runs on the target thread
+  // once its count is 0: a thread also suspended by the debugger runs the call
+  // only when that suspension is resumed too.
   jdwp::Result<void> StartInvoke(JNIEnv* jni, jthread thread, bool single_threaded,
                                  std::function<void(JNIEnv*)> work);
-  // Called by the reporter thread after an invoke: suspends the invoking thread again.
+  // Around the invoked method's own code, on the invoking thread (InvokeMethod):
+  // it runs Java code there, so it is no longer "in a callback" whose
+  // suspensions wait for its end: another thread's SUSPEND_ALL event (or a
+  // VirtualMachine.Suspend) stops it, as stock. `run` takes none of our locks.
+  void RunInvokedCode(JNIEnv* jni, jthread self, const std::function<void()>& run);
+  // The application's own Thread.resume() (JDK 19 and older; agent.cc binds
+  // Thread.resume0 to a wrapper): waits while the debugger counts a suspension
+  // of `target`, then runs `resume` with mu_ held, so that no debugger
+  // suspension comes between the check and the resume (stock holds suspends up
+  // meanwhile). The caller is in a callback bracket: we never JVMTI-suspend it.
+  void HoldAppResume(JNIEnv* jni, jthread target, const std::function<void()>& resume);
+  // Called by the reporter thread after an invoke: suspends the invoking thread
+  // again, or every thread (whatever its state before) after a call that resumed all.
   void ResuspendAfterInvoke(JNIEnv* jni, jthread thread);
 
  private:
@@ -192,9 +206,10 @@ class ThreadControl {
     bool parked = false;  // between PrepareToPark and the end of Park
     std::function<void(JNIEnv*)> invoke;
     bool invoking = false;
-    bool invoke_took_count = false;  // StartInvoke took one suspension for the call; ResumeEverything drops it
-    std::vector<jobject> resumed_for_invoke;  // global refs of threads resumed for the call
-    bool resumed_virtual_for_invoke = false;  // ResumeAllVirtualThreads for the call
+    // The call resumed as ThreadReference.Resume (single-threaded) or VirtualMachine.Resume
+    // would; its end suspends in the same scope again, unless the session ended meanwhile.
+    bool invoke_single = false;
+    bool invoke_resuspend = false;  // ResumeEverything clears it
     bool is_virtual = false;
     // One of the agent's own threads (the debugger can name one, e.g. from
     // ReferenceType.Instances of Thread): counted if asked, never suspended.
@@ -224,6 +239,7 @@ class ThreadControl {
   void UnlistCurrentVirtual(JNIEnv* jni);
   jdwp::Result<void> SuspendLocked(JNIEnv* jni, State& s);
   jdwp::Result<void> ResumeLocked(JNIEnv* jni, State& s);
+  void ResumeAllLocked(JNIEnv* jni);
 
   vmcore::Jvmti jvmti_;
   std::mutex mu_;

@@ -25,6 +25,7 @@ import os
 import re
 import socket
 import struct
+import time
 import unittest
 
 import harness
@@ -429,6 +430,87 @@ class Invoke(unittest.TestCase):
         c.ok(ThreadReference.Resume, c.object_id(s.worker))
         self.assertEqual(counts(), (1, 1))
 
+    def invoke_commands(self):
+        """(name, command, data without the options) of each invoke command, calling a method of InvokeFixture."""
+        s, c = self.s, self.c
+        s.invoke_static("retObject")  # loads Point
+        point = c.class_by_signature("LInvokeFixture$Point;")
+        greeter = c.class_by_signature("LInvokeFixture$Greeter;")
+        thread = c.object_id(s.thread)
+        return [
+            ("ClassType.InvokeMethod", ClassType.InvokeMethod,
+             c.type_id(s.fixture) + thread + c.method_id(s.method("retVoid")) + i32(0)),
+            ("ClassType.NewInstance", ClassType.NewInstance,
+             c.type_id(point) + thread + c.method_id(s.method("<init>", point, "(II)V")) + i32(2) + tagged("I", 1)
+             + tagged("I", 2)),
+            ("ObjectReference.InvokeMethod", ObjectReference.InvokeMethod,
+             c.object_id(s.static("instance")[1]) + thread + c.type_id(s.fixture)
+             + c.method_id(s.method("instanceName")) + i32(0)),
+            ("InterfaceType.InvokeMethod", InterfaceType.InvokeMethod,
+             c.type_id(greeter) + thread + c.method_id(s.method("hello", greeter)) + i32(1) + tagged("L", 0)),
+        ]
+
+    def test_invoke_waits_while_the_thread_is_suspended_again(self):
+        # As stock and the spec: an invoke starts with a resume that acts exactly
+        # like ThreadReference.Resume (single-threaded) or VirtualMachine.Resume.
+        # A thread stopped by an event and suspended again (count 2) runs the
+        # call, and the reply comes, only once that suspension is resumed too.
+        s, c = self.s, self.c
+        count = lambda t: c.ok(ThreadReference.SuspendCount, c.object_id(t)).int()
+        calls = lambda: s.static("calls")[1]
+        for name, command, data in self.invoke_commands():
+            for options in (0, INVOKE_SINGLE_THREADED):
+                with self.subTest(command=name, options=options):
+                    self.assertEqual((count(s.main), count(s.worker)), (1, 1))
+                    c.ok(ThreadReference.Suspend, c.object_id(s.main))
+                    calls_before = calls()
+                    pid = c.send_command(command, data + i32(options))
+                    # Answered while the invoke waits (Client.command fails on any other reply).
+                    self.assertEqual(count(s.main), 1)
+                    self.assertEqual(count(s.worker), 1 if options else 0)
+                    self.assertEqual(calls(), calls_before, "the call has not run")
+                    resume = c.send_command(ThreadReference.Resume, c.object_id(s.main))
+                    replies = {}
+                    while len(replies) < 2:
+                        p = c.read_packet()
+                        if p.is_reply:
+                            replies[p.id] = p
+                        else:
+                            c.events.append(p.data)
+                    self.assertEqual(ename(replies[resume].kind), "NONE")
+                    self.assertEqual(ename(replies[pid].kind), "NONE")
+                    r = Reader(replies[pid].data, c.sizes)
+                    if command == ClassType.NewInstance:
+                        self.assertEqual(chr(r.byte()), "L")
+                        self.assertNotEqual(r.id(), 0)
+                    else:
+                        r.value()
+                    self.assertEqual((chr(r.byte()), r.id()), ("L", 0), "no exception")
+                    if command == ClassType.InvokeMethod:
+                        self.assertEqual(calls(), calls_before + 1)
+                    # The call's own suspension is back; the extra one was resumed.
+                    self.assertEqual((count(s.main), count(s.worker)), (1, 1))
+
+    def test_every_thread_suspended_after_a_call_that_resumed_all(self):
+        # The spec and stock: after an invoke without INVOKE_SINGLE_THREADED every
+        # thread is suspended, whatever its state before the call.
+        s, c = self.s, self.c
+        count = lambda t: c.ok(ThreadReference.SuspendCount, c.object_id(t)).int()
+        commands = self.invoke_commands()
+        c.ok(ThreadReference.Resume, c.object_id(s.worker))
+        self.assertEqual((count(s.main), count(s.worker)), (1, 0))
+        for name, command, data in commands:
+            with self.subTest(command=name):
+                error, _ = c.command(command, data + i32(INVOKE_SINGLE_THREADED))
+                self.assertEqual(ename(error), "NONE")
+                self.assertEqual((count(s.main), count(s.worker)), (1, 0))
+                error, _ = c.command(command, data + i32(0))
+                self.assertEqual(ename(error), "NONE")
+                self.assertEqual((count(s.main), count(s.worker)), (1, 1))
+                c.ok(ThreadReference.Resume, c.object_id(s.worker))
+        c.ok(ThreadReference.Suspend, c.object_id(s.worker))
+        self.assertEqual((count(s.main), count(s.worker)), (1, 1))
+
     def test_commands_during_invoke_and_second_invoke(self):
         s, c = self.s, self.c
         method = s.method("sleepMs")
@@ -527,6 +609,303 @@ class InvokeThroughJdi(unittest.TestCase):
     def test_eclipse_jdi(self):
         self.run_client("eclipse")
 
+
+# What JDI gives for each (invoker, method) pair of jdi/InterfaceInvokeJdi.java under stock.
+INTERFACE_MATRIX = {
+    ('ClassType(Impl)', 'Impl.<init>'): 'IllegalArgumentException',
+    ('ClassType(Impl)', 'Impl.aTop'): 'IllegalArgumentException',
+    ('ClassType(Impl)', 'Impl.dTop'): 'IllegalArgumentException',
+    ('ClassType(Impl)', 'Impl.sImpl'): '=Impl.sImpl',
+    ('ClassType(Impl)', 'Plain.sPlain'): 'IllegalArgumentException',
+    ('ClassType(Impl)', 'Sub.dOver'): 'IllegalArgumentException',
+    ('ClassType(Impl)', 'Sub.dSub'): 'IllegalArgumentException',
+    ('ClassType(Impl)', 'Sub.pSub'): 'IllegalArgumentException',
+    ('ClassType(Impl)', 'Sub.sSub'): 'InternalException(23)',
+    ('ClassType(Impl)', 'Top.<clinit>'): 'IllegalArgumentException',
+    ('ClassType(Impl)', 'Top.aTop'): 'IllegalArgumentException',
+    ('ClassType(Impl)', 'Top.dOver'): 'IllegalArgumentException',
+    ('ClassType(Impl)', 'Top.dTop'): 'IllegalArgumentException',
+    ('ClassType(Impl)', 'Top.pTop'): 'IllegalArgumentException',
+    ('ClassType(Impl)', 'Top.psTop'): 'InternalException(23)',
+    ('ClassType(Impl)', 'Top.sTop'): 'InternalException(23)',
+    ('ClassType(Impl)', 'Top.viaPrivate'): 'IllegalArgumentException',
+    ('ClassType(Plain)', 'Impl.<init>'): 'IllegalArgumentException',
+    ('ClassType(Plain)', 'Impl.aTop'): 'IllegalArgumentException',
+    ('ClassType(Plain)', 'Impl.dTop'): 'IllegalArgumentException',
+    ('ClassType(Plain)', 'Impl.sImpl'): 'IllegalArgumentException',
+    ('ClassType(Plain)', 'Plain.sPlain'): '=Plain.sPlain',
+    ('ClassType(Plain)', 'Sub.dOver'): 'IllegalArgumentException',
+    ('ClassType(Plain)', 'Sub.dSub'): 'IllegalArgumentException',
+    ('ClassType(Plain)', 'Sub.pSub'): 'IllegalArgumentException',
+    ('ClassType(Plain)', 'Sub.sSub'): 'IllegalArgumentException',
+    ('ClassType(Plain)', 'Top.<clinit>'): 'IllegalArgumentException',
+    ('ClassType(Plain)', 'Top.aTop'): 'IllegalArgumentException',
+    ('ClassType(Plain)', 'Top.dOver'): 'IllegalArgumentException',
+    ('ClassType(Plain)', 'Top.dTop'): 'IllegalArgumentException',
+    ('ClassType(Plain)', 'Top.pTop'): 'IllegalArgumentException',
+    ('ClassType(Plain)', 'Top.psTop'): 'IllegalArgumentException',
+    ('ClassType(Plain)', 'Top.sTop'): 'IllegalArgumentException',
+    ('ClassType(Plain)', 'Top.viaPrivate'): 'IllegalArgumentException',
+    ('InterfaceType(Sub)', 'Impl.<init>'): 'IllegalArgumentException',
+    ('InterfaceType(Sub)', 'Impl.aTop'): 'IllegalArgumentException',
+    ('InterfaceType(Sub)', 'Impl.dTop'): 'IllegalArgumentException',
+    ('InterfaceType(Sub)', 'Impl.sImpl'): 'IllegalArgumentException',
+    ('InterfaceType(Sub)', 'Plain.sPlain'): 'IllegalArgumentException',
+    ('InterfaceType(Sub)', 'Sub.dOver'): 'IllegalArgumentException',
+    ('InterfaceType(Sub)', 'Sub.dSub'): 'IllegalArgumentException',
+    ('InterfaceType(Sub)', 'Sub.pSub'): 'IllegalArgumentException',
+    ('InterfaceType(Sub)', 'Sub.sSub'): '=Sub.sSub',
+    ('InterfaceType(Sub)', 'Top.<clinit>'): 'IllegalArgumentException',
+    ('InterfaceType(Sub)', 'Top.aTop'): 'IllegalArgumentException',
+    ('InterfaceType(Sub)', 'Top.dOver'): 'IllegalArgumentException',
+    ('InterfaceType(Sub)', 'Top.dTop'): 'IllegalArgumentException',
+    ('InterfaceType(Sub)', 'Top.pTop'): 'IllegalArgumentException',
+    ('InterfaceType(Sub)', 'Top.psTop'): 'IllegalArgumentException',
+    ('InterfaceType(Sub)', 'Top.sTop'): 'IllegalArgumentException',
+    ('InterfaceType(Sub)', 'Top.viaPrivate'): 'IllegalArgumentException',
+    ('InterfaceType(Top)', 'Impl.<init>'): 'IllegalArgumentException',
+    ('InterfaceType(Top)', 'Impl.aTop'): 'IllegalArgumentException',
+    ('InterfaceType(Top)', 'Impl.dTop'): 'IllegalArgumentException',
+    ('InterfaceType(Top)', 'Impl.sImpl'): 'IllegalArgumentException',
+    ('InterfaceType(Top)', 'Plain.sPlain'): 'IllegalArgumentException',
+    ('InterfaceType(Top)', 'Sub.dOver'): 'IllegalArgumentException',
+    ('InterfaceType(Top)', 'Sub.dSub'): 'IllegalArgumentException',
+    ('InterfaceType(Top)', 'Sub.pSub'): 'IllegalArgumentException',
+    ('InterfaceType(Top)', 'Sub.sSub'): 'IllegalArgumentException',
+    ('InterfaceType(Top)', 'Top.<clinit>'): 'IllegalArgumentException',
+    ('InterfaceType(Top)', 'Top.aTop'): 'IllegalArgumentException',
+    ('InterfaceType(Top)', 'Top.dOver'): 'IllegalArgumentException',
+    ('InterfaceType(Top)', 'Top.dTop'): 'IllegalArgumentException',
+    ('InterfaceType(Top)', 'Top.pTop'): 'IllegalArgumentException',
+    ('InterfaceType(Top)', 'Top.psTop'): '=Top.psTop',
+    ('InterfaceType(Top)', 'Top.sTop'): '=Top.sTop',
+    ('InterfaceType(Top)', 'Top.viaPrivate'): 'IllegalArgumentException',
+    ('Object(Impl)', 'Impl.<init>'): 'IllegalArgumentException',
+    ('Object(Impl)', 'Impl.aTop'): '=Impl.aTop',
+    ('Object(Impl)', 'Impl.dTop'): '=Impl.dTop',
+    ('Object(Impl)', 'Impl.sImpl'): '=Impl.sImpl',
+    ('Object(Impl)', 'Plain.sPlain'): 'IllegalArgumentException',
+    ('Object(Impl)', 'Sub.dOver'): '=Sub.dOver',
+    ('Object(Impl)', 'Sub.dSub'): '=Sub.dSub',
+    ('Object(Impl)', 'Sub.pSub'): '=Sub.pSub',
+    ('Object(Impl)', 'Sub.sSub'): 'InternalException(23)',
+    ('Object(Impl)', 'Top.<clinit>'): 'IllegalArgumentException',
+    ('Object(Impl)', 'Top.aTop'): '=Impl.aTop',
+    ('Object(Impl)', 'Top.dOver'): '=Sub.dOver',
+    ('Object(Impl)', 'Top.dTop'): '=Impl.dTop',
+    ('Object(Impl)', 'Top.pTop'): '=Top.pTop',
+    ('Object(Impl)', 'Top.psTop'): 'InternalException(23)',
+    ('Object(Impl)', 'Top.sTop'): 'InternalException(23)',
+    ('Object(Impl)', 'Top.viaPrivate'): '=Top.pTop+Top.psTop',
+    ('Object(Impl),nonvirtual', 'Impl.<init>'): 'IllegalArgumentException',
+    ('Object(Impl),nonvirtual', 'Impl.aTop'): '=Impl.aTop',
+    ('Object(Impl),nonvirtual', 'Impl.dTop'): '=Impl.dTop',
+    ('Object(Impl),nonvirtual', 'Impl.sImpl'): '=Impl.sImpl',
+    ('Object(Impl),nonvirtual', 'Plain.sPlain'): 'IllegalArgumentException',
+    ('Object(Impl),nonvirtual', 'Sub.dOver'): '=Sub.dOver',
+    ('Object(Impl),nonvirtual', 'Sub.dSub'): '=Sub.dSub',
+    ('Object(Impl),nonvirtual', 'Sub.pSub'): '=Sub.pSub',
+    ('Object(Impl),nonvirtual', 'Sub.sSub'): 'InternalException(23)',
+    ('Object(Impl),nonvirtual', 'Top.<clinit>'): 'IllegalArgumentException',
+    ('Object(Impl),nonvirtual', 'Top.aTop'): 'IllegalArgumentException',
+    ('Object(Impl),nonvirtual', 'Top.dOver'): '=Top.dOver',
+    ('Object(Impl),nonvirtual', 'Top.dTop'): '=Top.dTop',
+    ('Object(Impl),nonvirtual', 'Top.pTop'): '=Top.pTop',
+    ('Object(Impl),nonvirtual', 'Top.psTop'): 'InternalException(23)',
+    ('Object(Impl),nonvirtual', 'Top.sTop'): 'InternalException(23)',
+    ('Object(Impl),nonvirtual', 'Top.viaPrivate'): '=Top.pTop+Top.psTop',
+}
+
+# The same through Eclipse's JDI, which sends InterfaceType.InvokeMethod for an
+# interface's instance methods too: stock calls them with no receiver (the
+# default and private ones that ignore `this` return, the abstract Top.aTop
+# kills the VM, so the rest of stock's table is VMDisconnectedException). The
+# spec's InterfaceType.InvokeMethod invokes static methods only: ours refuses
+# them (INVALID_METHODID, which Eclipse's JDI throws as IllegalArgumentException).
+# Every other pair is what stock gives before it dies.
+INTERFACE_MATRIX_ECLIPSE = {
+    ('ClassType(Impl)', 'Impl.<init>'): 'IllegalArgumentException',
+    ('ClassType(Impl)', 'Impl.aTop'): 'IllegalArgumentException',
+    ('ClassType(Impl)', 'Impl.dTop'): 'IllegalArgumentException',
+    ('ClassType(Impl)', 'Impl.sImpl'): '=Impl.sImpl',
+    ('ClassType(Impl)', 'Plain.sPlain'): 'IllegalArgumentException',
+    ('ClassType(Impl)', 'Sub.dOver'): 'IllegalArgumentException',
+    ('ClassType(Impl)', 'Sub.dSub'): 'IllegalArgumentException',
+    ('ClassType(Impl)', 'Sub.pSub'): 'IllegalArgumentException',
+    ('ClassType(Impl)', 'Sub.sSub'): 'IllegalArgumentException',
+    ('ClassType(Impl)', 'Top.<clinit>'): 'IllegalArgumentException',
+    ('ClassType(Impl)', 'Top.aTop'): 'IllegalArgumentException',
+    ('ClassType(Impl)', 'Top.dOver'): 'IllegalArgumentException',
+    ('ClassType(Impl)', 'Top.dTop'): 'IllegalArgumentException',
+    ('ClassType(Impl)', 'Top.pTop'): 'IllegalArgumentException',
+    ('ClassType(Impl)', 'Top.psTop'): 'IllegalArgumentException',
+    ('ClassType(Impl)', 'Top.sTop'): 'IllegalArgumentException',
+    ('ClassType(Impl)', 'Top.viaPrivate'): 'IllegalArgumentException',
+    ('ClassType(Plain)', 'Impl.<init>'): 'IllegalArgumentException',
+    ('ClassType(Plain)', 'Impl.aTop'): 'IllegalArgumentException',
+    ('ClassType(Plain)', 'Impl.dTop'): 'IllegalArgumentException',
+    ('ClassType(Plain)', 'Impl.sImpl'): 'IllegalArgumentException',
+    ('ClassType(Plain)', 'Plain.sPlain'): '=Plain.sPlain',
+    ('ClassType(Plain)', 'Sub.dOver'): 'IllegalArgumentException',
+    ('ClassType(Plain)', 'Sub.dSub'): 'IllegalArgumentException',
+    ('ClassType(Plain)', 'Sub.pSub'): 'IllegalArgumentException',
+    ('ClassType(Plain)', 'Sub.sSub'): 'IllegalArgumentException',
+    ('ClassType(Plain)', 'Top.<clinit>'): 'IllegalArgumentException',
+    ('ClassType(Plain)', 'Top.aTop'): 'IllegalArgumentException',
+    ('ClassType(Plain)', 'Top.dOver'): 'IllegalArgumentException',
+    ('ClassType(Plain)', 'Top.dTop'): 'IllegalArgumentException',
+    ('ClassType(Plain)', 'Top.pTop'): 'IllegalArgumentException',
+    ('ClassType(Plain)', 'Top.psTop'): 'IllegalArgumentException',
+    ('ClassType(Plain)', 'Top.sTop'): 'IllegalArgumentException',
+    ('ClassType(Plain)', 'Top.viaPrivate'): 'IllegalArgumentException',
+    ('InterfaceType(Sub)', 'Impl.<init>'): 'IllegalArgumentException',
+    ('InterfaceType(Sub)', 'Impl.aTop'): 'IllegalArgumentException',
+    ('InterfaceType(Sub)', 'Impl.dTop'): 'IllegalArgumentException',
+    ('InterfaceType(Sub)', 'Impl.sImpl'): 'IllegalArgumentException',
+    ('InterfaceType(Sub)', 'Plain.sPlain'): 'IllegalArgumentException',
+    ('InterfaceType(Sub)', 'Sub.dOver'): 'IllegalArgumentException',
+    ('InterfaceType(Sub)', 'Sub.dSub'): 'IllegalArgumentException',
+    ('InterfaceType(Sub)', 'Sub.pSub'): 'IllegalArgumentException',
+    ('InterfaceType(Sub)', 'Sub.sSub'): '=Sub.sSub',
+    ('InterfaceType(Sub)', 'Top.<clinit>'): 'IllegalArgumentException',
+    ('InterfaceType(Sub)', 'Top.aTop'): 'IllegalArgumentException',
+    ('InterfaceType(Sub)', 'Top.dOver'): 'IllegalArgumentException',
+    ('InterfaceType(Sub)', 'Top.dTop'): 'IllegalArgumentException',
+    ('InterfaceType(Sub)', 'Top.pTop'): 'IllegalArgumentException',
+    ('InterfaceType(Sub)', 'Top.psTop'): 'IllegalArgumentException',
+    ('InterfaceType(Sub)', 'Top.sTop'): 'IllegalArgumentException',
+    ('InterfaceType(Sub)', 'Top.viaPrivate'): 'IllegalArgumentException',
+    ('InterfaceType(Top)', 'Impl.<init>'): 'IllegalArgumentException',
+    ('InterfaceType(Top)', 'Impl.aTop'): 'IllegalArgumentException',
+    ('InterfaceType(Top)', 'Impl.dTop'): 'IllegalArgumentException',
+    ('InterfaceType(Top)', 'Impl.sImpl'): 'IllegalArgumentException',
+    ('InterfaceType(Top)', 'Plain.sPlain'): 'IllegalArgumentException',
+    ('InterfaceType(Top)', 'Sub.dOver'): 'IllegalArgumentException',
+    ('InterfaceType(Top)', 'Sub.dSub'): 'IllegalArgumentException',
+    ('InterfaceType(Top)', 'Sub.pSub'): 'IllegalArgumentException',
+    ('InterfaceType(Top)', 'Sub.sSub'): 'IllegalArgumentException',
+    ('InterfaceType(Top)', 'Top.<clinit>'): 'IllegalArgumentException',
+    ('InterfaceType(Top)', 'Top.aTop'): 'IllegalArgumentException',
+    ('InterfaceType(Top)', 'Top.dOver'): 'IllegalArgumentException',
+    ('InterfaceType(Top)', 'Top.dTop'): 'IllegalArgumentException',
+    ('InterfaceType(Top)', 'Top.pTop'): 'IllegalArgumentException',
+    ('InterfaceType(Top)', 'Top.psTop'): '=Top.psTop',
+    ('InterfaceType(Top)', 'Top.sTop'): '=Top.sTop',
+    ('InterfaceType(Top)', 'Top.viaPrivate'): 'IllegalArgumentException',
+    ('Object(Impl)', 'Impl.<init>'): 'IllegalArgumentException',
+    ('Object(Impl)', 'Impl.aTop'): '=Impl.aTop',
+    ('Object(Impl)', 'Impl.dTop'): '=Impl.dTop',
+    ('Object(Impl)', 'Impl.sImpl'): '=Impl.sImpl',
+    ('Object(Impl)', 'Plain.sPlain'): 'IllegalArgumentException',
+    ('Object(Impl)', 'Sub.dOver'): '=Sub.dOver',
+    ('Object(Impl)', 'Sub.dSub'): '=Sub.dSub',
+    ('Object(Impl)', 'Sub.pSub'): '=Sub.pSub',
+    ('Object(Impl)', 'Sub.sSub'): '=Sub.sSub',
+    ('Object(Impl)', 'Top.<clinit>'): 'IllegalArgumentException',
+    ('Object(Impl)', 'Top.aTop'): '=Impl.aTop',
+    ('Object(Impl)', 'Top.dOver'): '=Sub.dOver',
+    ('Object(Impl)', 'Top.dTop'): '=Impl.dTop',
+    ('Object(Impl)', 'Top.pTop'): '=Top.pTop',
+    ('Object(Impl)', 'Top.psTop'): '=Top.psTop',
+    ('Object(Impl)', 'Top.sTop'): '=Top.sTop',
+    ('Object(Impl)', 'Top.viaPrivate'): '=Top.pTop+Top.psTop',
+    ('Object(Impl),nonvirtual', 'Impl.<init>'): 'IllegalArgumentException',
+    ('Object(Impl),nonvirtual', 'Impl.aTop'): '=Impl.aTop',
+    ('Object(Impl),nonvirtual', 'Impl.dTop'): '=Impl.dTop',
+    ('Object(Impl),nonvirtual', 'Impl.sImpl'): '=Impl.sImpl',
+    ('Object(Impl),nonvirtual', 'Plain.sPlain'): 'IllegalArgumentException',
+    ('Object(Impl),nonvirtual', 'Sub.dOver'): '=Sub.dOver',
+    ('Object(Impl),nonvirtual', 'Sub.dSub'): '=Sub.dSub',
+    ('Object(Impl),nonvirtual', 'Sub.pSub'): '=Sub.pSub',
+    ('Object(Impl),nonvirtual', 'Sub.sSub'): '=Sub.sSub',
+    ('Object(Impl),nonvirtual', 'Top.<clinit>'): 'IllegalArgumentException',
+    ('Object(Impl),nonvirtual', 'Top.aTop'): 'IllegalArgumentException',
+    ('Object(Impl),nonvirtual', 'Top.dOver'): '=Top.dOver',
+    ('Object(Impl),nonvirtual', 'Top.dTop'): '=Top.dTop',
+    ('Object(Impl),nonvirtual', 'Top.pTop'): '=Top.pTop',
+    ('Object(Impl),nonvirtual', 'Top.psTop'): '=Top.psTop',
+    ('Object(Impl),nonvirtual', 'Top.sTop'): '=Top.sTop',
+    ('Object(Impl),nonvirtual', 'Top.viaPrivate'): '=Top.pTop+Top.psTop',
+}
+
+
+class InterfaceMethodsThroughJdi(unittest.TestCase):
+    """Static, default, private and abstract methods of an interface and a
+    sub-interface through InterfaceType, ClassType and ObjectReference.invokeMethod
+    (jdi/InterfaceInvokeJdi.java): every pair as stock answers it."""
+
+    def test_jdk_jdi(self):
+        self.run_client("jdk")
+
+    def test_eclipse_jdi(self):
+        if harness.config().agent == "stock":
+            self.skipTest("stock kills the VM here (see INTERFACE_MATRIX_ECLIPSE)")
+        self.run_client("eclipse")
+
+    def run_client(self, client):
+        cfg = harness.config()
+        classpath, main = harness.jdi_driver(self, cfg, client, "InterfaceInvokeJdi", "InterfaceInvokeEclipse")
+        line = harness.fixture_line("InterfaceInvoke.java", "// @bp-interface")
+        with harness.Debuggee(cfg, "InterfaceInvoke", options="transport=dt_socket,server=y,address=0,suspend=n") as debuggee:
+            debuggee.wait_for_output(r"(?m)^ready ", 60)
+            rc, out, err = harness.run_java(cfg, ["-cp", os.pathsep.join(classpath)], main,
+                                            [str(debuggee.port), str(line)], timeout=120)
+            report = f"--- driver stdout:\n{out}\n--- driver stderr:\n{err}\n--- debuggee:\n{debuggee.stdout}{debuggee.stderr}"
+            got = {(invoker, method): outcome
+                   for invoker, method, outcome in re.findall(r"(?m)^CASE (\S+) (\S+) (\S+)$", out)}
+            if os.environ.get("JDWPX_DUMP_MATRIX"):
+                print("\n".join(f"    ({i!r}, {m!r}): {o!r}," for (i, m), o in sorted(got.items())))
+            self.assertIn("RESULT ok", out, report)
+            matrix = INTERFACE_MATRIX if client == "jdk" else INTERFACE_MATRIX_ECLIPSE
+            for key, expected in matrix.items():
+                with self.subTest(invoker=key[0], method=key[1]):
+                    self.assertEqual(got.get(key), expected)
+            self.assertEqual(sorted(got), sorted(matrix), "the same pairs")
+            self.assertEqual(rc, 0, report)
+            debuggee.wait_for_output(r"(?m)^done$", 60)
+
+
+class InvokeWithItsOwnSession(unittest.TestCase):
+    def setUp(self):
+        self.cfg = harness.config()
+
+    def test_another_threads_suspend_all_event_stops_the_invoking_thread(self):
+        # As stock: while main runs an invoked method, the worker's SUSPEND_ALL
+        # breakpoint suspends every thread, main (in the invoked code) included.
+        s = InvokeSession(self)
+        try:
+            c = s.client
+            s.clear_breakpoint(s.bp_request)
+            worker_loop = [m for m in c.methods(s.fixture) if m.name.startswith("lambda$main")][0].id
+            r = c.ok(Method.LineTable, c.type_id(s.fixture) + c.method_id(worker_loop))
+            r.long(), r.long(), r.int()
+            location = bytes([1]) + c.type_id(s.fixture) + c.method_id(worker_loop) + i64(r.long())
+            data = (c.type_id(s.fixture) + c.object_id(s.thread) + c.method_id(s.method("busyUntilReleased"))
+                    + i32(0) + i32(0))
+            invoke = c.send_command(ClassType.InvokeMethod, data)
+            busy = lambda: s.static("busy")[1]
+            # The call runs (Client.command fails on its reply, which cannot come yet).
+            deadline = time.monotonic() + READ_TIMEOUT_S
+            while busy() == 0:
+                self.assertLess(time.monotonic(), deadline, "the invoked method never ran")
+            request = c.ok(EventRequest.Set, bytes([EVENT_BREAKPOINT, SUSPEND_ALL]) + i32(1)
+                           + bytes([MOD_LOCATION_ONLY]) + location).int()
+            self.assertEqual(s.wait_breakpoint(request), s.worker)
+            first = busy()
+            for _ in range(20):
+                c.ok(VirtualMachine.AllThreads)
+            self.assertEqual(busy(), first, "the invoking thread ran on under a SUSPEND_ALL event")
+            s.clear_breakpoint(request)
+            s.release()
+            c.send_command(VirtualMachine.Resume)
+            replies = set()
+            while invoke not in replies:
+                p = c.read_packet()
+                if p.is_reply:
+                    self.assertEqual(ename(p.kind), "NONE")
+                    replies.add(p.id)
+        finally:
+            s.close()
 
 class InvokeDisconnect(unittest.TestCase):
     def setUp(self):

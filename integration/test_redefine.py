@@ -16,6 +16,7 @@ line and steps through its new lines. The program's output shows the new code.
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 import tempfile
 import unittest
@@ -104,6 +105,69 @@ class Redefine(unittest.TestCase):
 
     def test_eclipse_jdi(self):
         self.run_client("eclipse")
+
+
+class RedefineObsolete(unittest.TestCase):
+    """Locations in the old version of a redefined method (jdi/RedefineStepJdi.java):
+    as stock, method ID 0 (JDI's obsolete method), never an ID that the class's
+    method list lacks; and a line step in progress while the class is redefined ends."""
+
+    def test_obsolete_frames_and_steps(self):
+        cfg = harness.config()
+        with tempfile.TemporaryDirectory(prefix="redefine-step-") as tmp:
+            with open(os.path.join(harness.FIXTURES_SRC, "RedefineStep.java"), encoding="utf-8") as f:
+                text = f.read()
+            variants = []
+            for factor in (3, 5):
+                folder = os.path.join(tmp, str(factor))
+                os.makedirs(folder)
+                src = os.path.join(folder, "RedefineStep.java")
+                with open(src, "w", encoding="utf-8") as f:
+                    f.write(text.replace("int b = a * 2;", f"int b = a * {factor};"))
+                subprocess.run([cfg.javac, "-g", "--release", "17", "-d", folder, src], check=True)
+                variants.append(os.path.join(folder, "RedefineStep.class"))
+            line = lambda marker: harness.fixture_line("RedefineStep.java", marker)
+            classpath, main = harness.jdi_driver(self, cfg, "jdk", "RedefineStepJdi", "RedefineStepJdi")
+            with harness.Debuggee(cfg, "RedefineStep",
+                                  options="transport=dt_socket,server=y,address=0,suspend=n") as debuggee:
+                debuggee.wait_for_output(r"(?m)^ready$", 60)
+                rc, out, err = harness.run_java(cfg, ["-cp", os.pathsep.join(classpath)], main,
+                                                [str(debuggee.port), *variants, str(line("// @work-first")),
+                                                 str(line("// @work-block"))], timeout=120)
+                debuggee_rc = debuggee.wait(60) if cfg.agent != "stock" else None
+                report = (f"--- driver stdout:\n{out}\n--- driver stderr:\n{err}\n"
+                          f"--- debuggee stdout:\n{debuggee.stdout}\n--- debuggee stderr:\n{debuggee.stderr}")
+                checks = dict(re.findall(r"(?m)^CHECK (\S+) (.*)$", out))
+                # An obsolete method's location: method ID 0, the class, the code index.
+                obsolete = "obsolete-in-RedefineStep@"
+                expected = {
+                    "a-before": f"work:{line('// @work-first')}",
+                    "a-frame0": obsolete + "0",
+                    "a-frame1": f"main:{line('// @main-1')}",
+                    # The line step from `int a = n + 1` ends where the next line starts.
+                    "a-step": obsolete + "4",
+                    "b-before": f"work:{line('// @work-block')}",
+                    # block(k) returned into the old work: the step ends at `int b = ...`.
+                    "b-step": obsolete + "8",
+                    "b-step-frame1": f"main:{line('// @main-2')}",
+                }
+                if cfg.agent == "stock":
+                    # Stock cannot tell the lines of an obsolete method: its line step
+                    # ends after one instruction (index 1). And a step in progress
+                    # that returns into an obsolete frame kills the VM ("JDWP exit
+                    # error ... getting frame location", stepControl.c). Ours follows
+                    # the spec: a line step ends where the line changes.
+                    self.assertEqual(checks.get("a-step"), obsolete + "1", report)
+                    for name in ("a-before", "a-frame0", "a-frame1", "b-before"):
+                        self.assertEqual(checks.get(name), expected[name], report)
+                    self.assertIn("getting frame location", debuggee.stdout + debuggee.stderr, report)
+                    return
+                self.assertEqual(checks, expected, report)
+                self.assertIn("RESULT ok", out, report)
+                printed = [l for l in debuggee.stdout.splitlines() if not l.startswith(("Listening", "ready"))]
+                # The old code runs on in each obsolete frame (factors 2, then 3).
+                self.assertEqual(printed, ["result 4", "result 6", "done"], report)
+                self.assertEqual(debuggee_rc, 0, report)
 
 
 if __name__ == "__main__":

@@ -147,5 +147,79 @@ class Stepping(unittest.TestCase):
         self.run_table("eclipse")
 
 
+class StrataSteps(unittest.TestCase):
+    """JSR-45 strata (the StrataStep fixture loads StrataTarget with a source map
+    whose default stratum, Mini, maps two Java lines to each of its lines): as
+    stock, ClassPrepare's SourceNameMatch matches a stratum's source name, and
+    with the Mini stratum the default a line step ends where the Mini line
+    changes, not at the next Java line."""
+
+    def test_source_name_match_and_line_steps_of_a_stratum(self):
+        from jdwp_client import Client, ClassType, EventRequest, Method, Reader, ThreadReference, VirtualMachine
+        from jdwp_client import i32, i64, jdwp_string
+        cfg = harness.config()
+        line = lambda marker: harness.fixture_line("StrataTarget.java", marker)
+        options = "transport=dt_socket,server=y,address=0,suspend=n"
+        with harness.Debuggee(cfg, "StrataStep", args=[str(line("// @s1"))], options=options) as debuggee:
+            debuggee.wait_for_output(r"(?m)^ready$", 60)
+            c = Client(debuggee.port, timeout=60)
+            try:
+                fixture = c.class_by_signature("LStrataStep;")
+                statics = c.fields(fixture)
+                set_static = lambda name: c.ok(ClassType.SetValues, c.type_id(fixture) + i32(1)
+                                               + c.encode_id(statics[name].id, "field") + b"\x01")
+                # ClassPrepare (8), SUSPEND_ALL, SourceNameMatch (12) on the Mini file's name only.
+                c.ok(EventRequest.Set, bytes([8, 2]) + i32(1) + bytes([12]) + jdwp_string("*.mini"))
+                set_static("go")
+                event = Reader(c.read_event(), c.sizes)
+                event.byte(), event.int()
+                self.assertEqual(event.byte(), 8)
+                event.int(), event.id()
+                event.byte()
+                target = event.id("referenceType")
+                self.assertEqual(event.string(), "LStrataTarget;")
+                c.ok(VirtualMachine.SetDefaultStratum, jdwp_string("Mini"))
+                run = c.method_named(target, "run")
+                r = c.ok(Method.LineTable, c.type_id(target) + c.method_id(run))
+                r.long(), r.long()
+                index_of, line_of = {}, {}
+                for _ in range(r.int()):
+                    index, number = r.long(), r.int()
+                    index_of.setdefault(number, index)
+                    line_of[index] = number
+                location = bytes([1]) + c.type_id(target) + c.method_id(run) + i64(index_of[line("// @s1")])
+                request = c.ok(EventRequest.Set, bytes([2, 2]) + i32(1) + bytes([7]) + location).int()
+                c.ok(VirtualMachine.Resume)
+                while True:
+                    event = Reader(c.read_event(), c.sizes)
+                    event.byte(), event.int()
+                    if event.byte() == 2 and event.int() == request:
+                        thread = event.id()
+                        break
+                c.ok(EventRequest.Clear, bytes([2]) + i32(request))
+                ended = []
+                for _ in range(2):
+                    # SingleStep (1), SUSPEND_ALL: Step (10) thread, LINE (1), OVER (1); Count 1.
+                    step = c.ok(EventRequest.Set, bytes([1, 2]) + i32(2) + bytes([10]) + c.object_id(thread)
+                                + i32(1) + i32(1) + bytes([1]) + i32(1)).int()
+                    c.ok(VirtualMachine.Resume)
+                    event = Reader(c.read_event(), c.sizes)
+                    event.byte(), event.int()
+                    self.assertEqual(event.byte(), 1)
+                    self.assertEqual(event.int(), step)
+                    event.id()
+                    _, _, method, index = event.location()
+                    self.assertEqual(method, run)
+                    ended.append(line_of.get(index))
+                    c.ok(EventRequest.Clear, bytes([1]) + i32(step))
+                # Mini line 2 starts at @s3, line 3 at @s5.
+                self.assertEqual(ended, [line("// @s3"), line("// @s5")])
+                set_static("released")
+                c.ok(VirtualMachine.Resume)
+                debuggee.wait_for_output(r"(?m)^done true$", 60)
+            finally:
+                c.close()
+
+
 if __name__ == "__main__":
     harness.main()

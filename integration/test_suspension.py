@@ -185,5 +185,71 @@ class Suspension(unittest.TestCase):
                 c.close()
 
 
+class AppResume(unittest.TestCase):
+    """The application's own Thread.resume() of a thread the debugger suspended
+    (JDK 19 and older; the AppResume fixture): as stock, the caller blocks in
+    resume() until the debugger resumes the thread, which stays suspended."""
+
+    def setUp(self):
+        self.cfg = harness.config()
+
+    def test_app_resume_waits_for_the_debugger(self):
+        options = "transport=dt_socket,server=y,address=0,suspend=n"
+        with harness.Debuggee(self.cfg, "AppResume", options=options) as debuggee:
+            ready = debuggee.wait_for_output(r"(?m)^ready (\S+)$", WAIT_S).group(1)
+            if ready != "resume":
+                self.skipTest("this JDK has no Thread.resume")
+            c = Client(debuggee.port, timeout=WAIT_S)
+            try:
+                fixture = c.class_by_signature("LAppResume;")
+                mark = c.method_named(fixture, "mark")
+                r = c.ok(Method.LineTable, c.type_id(fixture) + c.method_id(mark))
+                r.long(), r.long()
+                lines = {}
+                for _ in range(r.int()):
+                    index, line = r.long(), r.int()
+                    lines.setdefault(line, index)
+                location = (bytes([TYPE_TAG_CLASS]) + c.type_id(fixture) + c.method_id(mark)
+                            + i64(lines[harness.fixture_line("AppResume.java", "// @bp-mark")]))
+                request = c.ok(EventRequest.Set, bytes([BREAKPOINT, 1]) + i32(1) + bytes([MOD_LOCATION_ONLY])
+                               + location).int()
+                event = c.read_event()
+                self.assertEqual(event[5], BREAKPOINT)
+                target = int.from_bytes(event[10:10 + c.sizes["object"]], "big")
+                c.ok(EventRequest.Clear, bytes([BREAKPOINT]) + i32(request))
+                main = c.thread_named("main")
+                thread_class = c.class_by_signature("Ljava/lang/Thread;")
+                resume = c.method_named(thread_class, "resume", "()V")
+                statics = c.fields(fixture)
+                marks = lambda: c.static_values(fixture, [statics["marks"].id])[0][1]
+                marks_at_stop = marks()
+                c.ok(ClassType.SetValues, c.type_id(fixture) + i32(1) + c.encode_id(statics["go"].id, "field")
+                     + b"\x01")
+                debuggee.wait_for_output(r"(?m)^resuming$", WAIT_S)
+                # Wait until main is inside Thread.resume (a frame of it on main's stack).
+                deadline = time.monotonic() + WAIT_S
+                while True:
+                    c.ok(ThreadReference.Suspend, c.object_id(main))
+                    methods = [location[2] for _, location in c.frames(main)]
+                    c.ok(ThreadReference.Resume, c.object_id(main))
+                    if resume in methods:
+                        break
+                    self.assertNotIn("resume returned", debuggee.stdout)
+                    self.assertLess(time.monotonic(), deadline, "main never entered Thread.resume")
+                # main waits there; the target is still suspended and has not run.
+                self.assertEqual(c.ok(ThreadReference.SuspendCount, c.object_id(target)).int(), 1)
+                r = c.ok(ThreadReference.Status, c.object_id(target))
+                r.int()
+                self.assertEqual(r.int(), 1, "the target is still suspended (SUSPEND_STATUS_SUSPENDED)")
+                self.assertEqual(marks(), marks_at_stop)
+                self.assertNotIn("resume returned", debuggee.stdout)
+                # The debugger's resume lets the application's resume return.
+                c.ok(ThreadReference.Resume, c.object_id(target))
+                debuggee.wait_for_output(r"(?m)^resume returned$", WAIT_S)
+                self.assertEqual(debuggee.wait(WAIT_S), 0)
+            finally:
+                c.close()
+
+
 if __name__ == "__main__":
     harness.main()

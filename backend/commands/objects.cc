@@ -31,44 +31,54 @@ struct InvokeResult {
 
 enum class CallKind { kStatic, kVirtual, kNonvirtual, kConstructor };
 
-// Runs on the invoking thread: the call itself, by return kind.
-InvokeResult CallMethod(Context& c, JNIEnv* jni, CallKind kind, jobject obj, jclass klass, jmethodID m,
+// Runs on the invoking thread: the call itself, by return kind. Only the JNI
+// call runs as the thread's own code (RunInvokedCode: suspensions stop it
+// there); the results get their IDs after, in the callback bracket again.
+InvokeResult CallMethod(Context& c, JNIEnv* jni, jthread self, CallKind kind, jobject obj, jclass klass, jmethodID m,
                         const std::vector<jvalue>& args, char ret) {
   InvokeResult out;
   const jvalue* a = args.empty() ? nullptr : args.data();
   if (kind == CallKind::kConstructor) ret = 'L';
+  jvalue v{};
+  jobject r = nullptr;
+  jthrowable pending = nullptr;
 #define JDWPX_CALL(Type)                                                               \
   (kind == CallKind::kStatic       ? jni->CallStatic##Type##MethodA(klass, m, a)       \
    : kind == CallKind::kNonvirtual ? jni->CallNonvirtual##Type##MethodA(obj, klass, m, a) \
                                    : jni->Call##Type##MethodA(obj, m, a))
-  switch (ret) {
-    case 'V': JDWPX_CALL(Void); out.value = jdwp::Value::Void(); break;
-    case 'Z': out.value = jdwp::Value::Boolean(JDWPX_CALL(Boolean)); break;
-    case 'B': out.value = jdwp::Value::Byte(JDWPX_CALL(Byte)); break;
-    case 'C': out.value = jdwp::Value::Char(JDWPX_CALL(Char)); break;
-    case 'S': out.value = jdwp::Value::Short(JDWPX_CALL(Short)); break;
-    case 'I': out.value = jdwp::Value::Int(JDWPX_CALL(Int)); break;
-    case 'J': out.value = jdwp::Value::Long(JDWPX_CALL(Long)); break;
-    case 'F': out.value = jdwp::Value::Float(JDWPX_CALL(Float)); break;
-    case 'D': out.value = jdwp::Value::Double(JDWPX_CALL(Double)); break;
-    default: {
-      jobject r = kind == CallKind::kConstructor ? jni->NewObjectA(klass, m, a) : JDWPX_CALL(Object);
-      jthrowable pending = jni->ExceptionOccurred();
-      if (pending) jni->ExceptionClear();
-      out.value = c.ObjectValue(jni, r);
-      if (pending) {
-        out.exception = c.TaggedId(jni, pending);
-        out.value = jdwp::Value::Object(jdwp::Tag::kObject, jdwp::ObjectId{});
-      }
-      return out;
+  c.threads.RunInvokedCode(jni, self, [&] {
+    switch (ret) {
+      case 'V': JDWPX_CALL(Void); break;
+      case 'Z': v.z = JDWPX_CALL(Boolean); break;
+      case 'B': v.b = JDWPX_CALL(Byte); break;
+      case 'C': v.c = JDWPX_CALL(Char); break;
+      case 'S': v.s = JDWPX_CALL(Short); break;
+      case 'I': v.i = JDWPX_CALL(Int); break;
+      case 'J': v.j = JDWPX_CALL(Long); break;
+      case 'F': v.f = JDWPX_CALL(Float); break;
+      case 'D': v.d = JDWPX_CALL(Double); break;
+      default: r = kind == CallKind::kConstructor ? jni->NewObjectA(klass, m, a) : JDWPX_CALL(Object); break;
     }
-  }
+    pending = jni->ExceptionOccurred();
+    if (pending) jni->ExceptionClear();
+  });
 #undef JDWPX_CALL
-  jthrowable pending = jni->ExceptionOccurred();
-  if (pending) {
-    jni->ExceptionClear();
-    out.exception = c.TaggedId(jni, pending);
+  switch (ret) {
+    case 'V': out.value = jdwp::Value::Void(); break;
+    case 'Z': out.value = jdwp::Value::Boolean(v.z); break;
+    case 'B': out.value = jdwp::Value::Byte(v.b); break;
+    case 'C': out.value = jdwp::Value::Char(v.c); break;
+    case 'S': out.value = jdwp::Value::Short(v.s); break;
+    case 'I': out.value = jdwp::Value::Int(v.i); break;
+    case 'J': out.value = jdwp::Value::Long(v.j); break;
+    case 'F': out.value = jdwp::Value::Float(v.f); break;
+    case 'D': out.value = jdwp::Value::Double(v.d); break;
+    default:
+      out.value = c.ObjectValue(jni, r);
+      if (pending) out.value = jdwp::Value::Object(jdwp::Tag::kObject, jdwp::ObjectId{});
+      break;
   }
+  if (pending) out.exception = c.TaggedId(jni, pending);
   return out;
 }
 
@@ -125,7 +135,7 @@ void StartInvoke(Context& c, JNIEnv* jni, jdwp::ThreadId thread_id, CallKind kin
     std::vector<uint8_t> packet;
     {
       vmcore::LocalFrame frame(tjni, 32);
-      InvokeResult result = CallMethod(*cp, tjni, kind, gobj, gklass, m, *args, ret);
+      InvokeResult result = CallMethod(*cp, tjni, static_cast<jthread>(gthread), kind, gobj, gklass, m, *args, ret);
       Reply reply{};
       if constexpr (requires { reply.return_value; }) {
         reply.return_value = result.value;
@@ -383,7 +393,11 @@ void RegisterObjects(Dispatcher& d, Context& ctx, JNIEnv** jni_slot) {
   d.BindAsync<CT::InvokeMethod>([c, J](const CT::InvokeMethod::Request& req, Dispatcher::Later<CT::InvokeMethod::Reply> later) {
     auto t = ResolveInvokeTarget(*c, J(), req.clazz, req.method_id);
     if (!t) return later.Fail(t.error());
-    bool member = J()->IsAssignableFrom(t->klass, t->facts.declaring);
+    // A member of the class or of a superclass (the spec, and stock's check): a
+    // static method of a superinterface is not inherited, so not one.
+    bool member = J()->IsSameObject(t->klass, t->facts.declaring) ||
+                  (J()->IsAssignableFrom(t->klass, t->facts.declaring) &&
+                   c->TypeTagOf(t->facts.declaring) != jdwp::TypeTag::kInterface);
     J()->DeleteLocalRef(t->facts.declaring);
     if (!member || !t->facts.is_static) return later.Fail({ErrorCode::kInvalidMethodid, "not a static method of this class"});
     StartInvoke(*c, J(), req.thread, CallKind::kStatic, nullptr, t->klass, t->method, req.arguments, req.options, later);

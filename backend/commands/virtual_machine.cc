@@ -280,7 +280,7 @@ void RegisterVirtualMachine(Dispatcher& d, Context& ctx, Agent& agent, JNIEnv** 
 
   d.Bind<VM::SetDefaultStratum>([c](const VM::SetDefaultStratum::Request& req)
                                     -> jdwp::Result<VM::SetDefaultStratum::Reply> {
-    c->default_stratum = req.stratum_id;
+    c->SetDefaultStratum(req.stratum_id);
     return VM::SetDefaultStratum::Reply{};
   });
 

@@ -1,0 +1,94 @@
+// Locations in the old version of a redefined method, through com.sun.jdi
+// (test_redefine.py). Drives fixtures/RedefineStep (server=y, suspend=n):
+//  A. stopped at @work-first, the class is redefined (work's body changed):
+//     the frame is in an obsolete method (the location's method ID is 0, as
+//     stock sends it), main's frame is not; a line step from there ends in the
+//     old code, reported in the obsolete method.
+//  B. a step over block() is in progress (the thread spins in block) while the
+//     class is redefined again; the step still ends, in the obsolete method.
+// Prints "CHECK <name> <value>" lines that test_redefine.py compares.
+//
+// Usage: RedefineStepJdi <port> <variant1.class> <variant2.class> <firstLine> <blockLine>
+import com.sun.jdi.*;
+import com.sun.jdi.event.*;
+import com.sun.jdi.request.*;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+
+public final class RedefineStepJdi {
+    static VirtualMachine vm;
+
+    public static void main(String[] args) throws Exception {
+        vm = SocketAttach.attach(Bootstrap.virtualMachineManager(), Integer.parseInt(args[0]));
+        byte[] variant1 = Files.readAllBytes(Path.of(args[1]));
+        byte[] variant2 = Files.readAllBytes(Path.of(args[2]));
+        int firstLine = Integer.parseInt(args[3]);
+        int blockLine = Integer.parseInt(args[4]);
+        EventRequestManager erm = vm.eventRequestManager();
+        ClassType fixture = (ClassType) vm.classesByName("RedefineStep").get(0);
+
+        // A: stopped in work, then redefined.
+        BreakpointRequest bp = erm.createBreakpointRequest(fixture.locationsOfLine(firstLine).get(0));
+        bp.enable();
+        fixture.setValue(fixture.fieldByName("go"), vm.mirrorOf(true));
+        ThreadReference thread = ((BreakpointEvent) next(BreakpointEvent.class)).thread();
+        bp.disable();
+        erm.deleteEventRequest(bp);
+        check("a-before", describe(thread.frame(0).location()));
+        vm.redefineClasses(Map.of(fixture, variant1));
+        check("a-frame0", describe(thread.frame(0).location()));
+        check("a-frame1", describe(thread.frame(1).location()));
+        StepRequest step = erm.createStepRequest(thread, StepRequest.STEP_LINE, StepRequest.STEP_OVER);
+        step.addCountFilter(1);
+        step.enable();
+        vm.resume();
+        check("a-step", describe(((StepEvent) next(StepEvent.class)).location()));
+        erm.deleteEventRequest(step);
+        fixture.setValue(fixture.fieldByName("releases"), vm.mirrorOf(1));
+
+        // B: a step over block() in progress while the class is redefined again.
+        bp = erm.createBreakpointRequest(fixture.locationsOfLine(blockLine).get(0));
+        bp.enable();
+        vm.resume();
+        thread = ((BreakpointEvent) next(BreakpointEvent.class)).thread();
+        erm.deleteEventRequest(bp);
+        check("b-before", describe(thread.frame(0).location()));
+        step = erm.createStepRequest(thread, StepRequest.STEP_LINE, StepRequest.STEP_OVER);
+        step.addCountFilter(1);
+        step.enable();
+        vm.resume();
+        // The thread spins in block(2) (not suspended): redefine meanwhile, then let it return.
+        vm.redefineClasses(Map.of(fixture, variant2));
+        fixture.setValue(fixture.fieldByName("releases"), vm.mirrorOf(2));
+        StepEvent stepped = (StepEvent) next(StepEvent.class);
+        check("b-step", describe(stepped.location()));
+        check("b-step-frame1", describe(stepped.thread().frame(1).location()));
+        erm.deleteEventRequest(step);
+        vm.resume();
+        vm.eventQueue().remove(60_000);  // VMDeath / disconnect as the program ends
+        System.out.println("RESULT ok");
+    }
+
+    static String describe(Location l) {
+        Method m = l.method();
+        return m.isObsolete() ? "obsolete-in-" + l.declaringType().name() + "@" + l.codeIndex()
+                            : m.name() + ":" + l.lineNumber();
+    }
+
+    static void check(String name, String value) {
+        System.out.println("CHECK " + name + " " + value);
+    }
+
+    static Event next(Class<? extends Event> kind) throws InterruptedException {
+        while (true) {
+            EventSet set = vm.eventQueue().remove(60_000);
+            if (set == null) throw new IllegalStateException("no " + kind.getSimpleName() + " in 60 s");
+            for (Event e : set) {
+                if (kind.isInstance(e)) return e;
+            }
+            set.resume();
+        }
+    }
+}
