@@ -243,6 +243,9 @@ Agent::Agent(JavaVM* vm, jvmtiEnv* jvmti, Options options)
       log->trace("-> {}", jdwp::DescribePacket(packet));
     if (transport_) transport_->Send(std::move(packet));
   };
+  events_.post_command = [this](std::function<void(JNIEnv*)> task) {
+    Post({Message::kTask, {}, std::move(task)});
+  };
   RegisterVirtualMachine(dispatcher_, ctx_, *this, &command_jni_);
   RegisterReferenceTypes(dispatcher_, ctx_, &command_jni_);
   RegisterObjects(dispatcher_, ctx_, &command_jni_);
@@ -594,10 +597,10 @@ void Agent::OnAttached(const std::string& peer) {
   }
   // Events may flow from now on; the command thread sees the attach in order.
   events_.BeginSession();
-  Post({Message::kAttached, {}});
+  Post({Message::kAttached, {}, {}});
 }
 
-void Agent::OnPacket(std::vector<uint8_t> packet) { Post({Message::kPacket, std::move(packet)}); }
+void Agent::OnPacket(std::vector<uint8_t> packet) { Post({Message::kPacket, std::move(packet), {}}); }
 
 void Agent::OnDetached(const std::string& reason) {
   Log().info("debugger detached: {}", reason);
@@ -610,7 +613,7 @@ void Agent::OnDetached(const std::string& reason) {
       std::fflush(stdout);
     }
   }
-  Post({Message::kDetached, {}});
+  Post({Message::kDetached, {}, {}});
   {
     std::lock_guard lock(mu_);
     detached_ = true;
@@ -647,6 +650,11 @@ void Agent::RunCommands(JNIEnv* jni) {
       case Message::kDetached:
         EndSession(jni);
         break;
+      case Message::kTask: {
+        vmcore::LocalFrame frame(jni, 64);
+        message.task(jni);
+        break;
+      }
     }
     {
       std::lock_guard lock(mu_);

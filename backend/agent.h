@@ -14,6 +14,7 @@
 #include <atomic>
 #include <condition_variable>
 #include <deque>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -77,8 +78,9 @@ class Agent : public transport::Listener {
   [[noreturn]] void ExitNoTransports();
 
   struct Message {
-    enum Kind { kPacket, kAttached, kDetached } kind;
+    enum Kind { kPacket, kAttached, kDetached, kTask } kind;
     std::vector<uint8_t> bytes;
+    std::function<void(JNIEnv*)> task;  // kTask: work of the agent's own (Context::post_command)
   };
   // Flushes and closes the debugger connection, waiting (bounded) for the detach.
   void CloseConnectionAndWait();
