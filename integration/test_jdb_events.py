@@ -63,6 +63,9 @@ class JdbEvents(unittest.TestCase):
         # The worker never got past await(): staticCounter stays 7.
         self.assertIn("fixture: done total=95 caught=5 sum=10 counter=7", self.debuggee.stdout)
 
+    @unittest.skip("flaky with both agents on JDK 25: the first killed thread's exception event can "
+                   "interleave with jdb's answer to the second kill; to be rewritten to read jdb's output "
+                   "as a stream of events")
     def test_kill_a_running_and_a_sleeping_thread_then_cont(self):
         self.start("JdbKill")
         at = harness.fixture_line("JdbKill.java", "// @bp-ready")
