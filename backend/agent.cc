@@ -299,6 +299,9 @@ Agent::Agent(JavaVM* vm, jvmtiEnv* jvmti, Options options, bool late)
     trigger_signature_ = "L" + name + ";";
   }
   ctx_.send = [this](std::vector<uint8_t> packet) { SendTo(session_.load(), std::move(packet)); };
+  events_.post_command = [this](std::function<void(JNIEnv*)> task) {
+    Post({Message::kTask, {}, 0, false, std::move(task)});
+  };
   RegisterVirtualMachine(dispatcher_, ctx_, *this, &command_jni_);
   RegisterReferenceTypes(dispatcher_, ctx_, &command_jni_);
   RegisterObjects(dispatcher_, ctx_, &command_jni_);
@@ -1012,6 +1015,11 @@ void Agent::RunCommands(JNIEnv* jni) {
         if (message.session == session_.load()) EndSession(jni);
         if (!message.to_dormant) AnnounceListeningAgain();
         break;
+      case Message::kTask: {
+        vmcore::LocalFrame frame(jni, 64);
+        message.task(jni);
+        break;
+      }
     }
     {
       std::lock_guard lock(mu_);

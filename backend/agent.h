@@ -31,6 +31,7 @@
 #include <atomic>
 #include <condition_variable>
 #include <deque>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -124,10 +125,11 @@ class Agent : public transport::Listener {
   [[noreturn]] void ExitNoTransports();
 
   struct Message {
-    enum Kind { kPacket, kAttached, kDetached } kind;
+    enum Kind { kPacket, kAttached, kDetached, kTask } kind;
     std::vector<uint8_t> bytes;
     uint64_t session = 0;  // the transport connection it came from
     bool to_dormant = false;  // kDetached: the agent goes dormant (no listening again)
+    std::function<void(JNIEnv*)> task;  // kTask: work of the agent's own (Context::post_command)
   };
   // Serves the transport connection `session` from now on (nothing else must be
   // served); opens the event manager's new session.

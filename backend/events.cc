@@ -9,6 +9,7 @@
 #include "backend/class_names.h"
 #include "backend/errors.h"
 #include "backend/log.h"
+#include "backend/request_rules.h"
 #include "backend/values.h"
 #include "backend/wire_string.h"
 #include "jdwp/codec.h"
@@ -60,6 +61,7 @@ struct EventManager::Request {
   std::vector<jobject> refs;        // global refs owned by the request (threads, classes, instances)
   std::vector<jobject> resolved;    // per modifier position: the resolved reference, or null
   bool expired = false;
+  bool release_posted = false;  // an expired method request, handed to the command thread (ReleaseExpired)
   bool hooked = false;  // a method request served by the method hooks (method_hooks.h)
   // Breakpoint location
   jmethodID bp_method = nullptr;
@@ -76,6 +78,9 @@ struct EventManager::Item {
   SuspendPolicy policy = SuspendPolicy::kNone;
   jobject thread = nullptr;      // global ref, event thread (may be null)
   bool resuspend_after_invoke = false;
+  // A SUSPEND_ALL composite (but VMStart: stock reports it apart): once sent,
+  // the events after it wait for a resume (events.h).
+  bool blocks_events = false;
   void* deferred_token = nullptr;  // apply a deferred suspension (ThreadControl state)
   uint64_t epoch = 0;
   // Completion signal for a waiting event thread.
@@ -153,10 +158,12 @@ EventManager::EventManager(Context& ctx) : ctx_(ctx), hooks_(ctx) {}
 EventManager::~EventManager() = default;
 
 jobject EventManager::FrameThis(jthread thread, jmethodID method) {
-  // As stock: slot 0 of a non-static method's top frame (null when static or unreadable).
+  // As stock: the `this` of a non-static method's top frame (null when static
+  // or unreadable), a native frame's too: its receiver, which GetLocalInstance
+  // reads where slot 0 (GetLocalObject) is opaque.
   auto modifiers = ctx_.jvmti.GetMethodModifiers(method);
   if (!modifiers || (*modifiers & 0x0008) != 0) return nullptr;
-  auto self = ctx_.jvmti.GetLocalObject(thread, 0, 0);
+  auto self = ctx_.jvmti.GetLocalInstance(thread, 0);
   return self ? *self : nullptr;
 }
 
@@ -200,30 +207,17 @@ const char* EventManager::MissingCapability(EventKind kind) {
 }
 
 jdwp::Result<int32_t> EventManager::Set(JNIEnv* jni, const jdwp::EventRequest::Set::Request& req) {
-  switch (req.event_kind) {
-    case EventKind::kSingleStep:
-    case EventKind::kBreakpoint:
-    case EventKind::kException:
-    case EventKind::kThreadStart:
-    case EventKind::kThreadDeath:
-    case EventKind::kClassPrepare:
-    case EventKind::kVmDeath:
-    case EventKind::kFieldAccess:
-    case EventKind::kFieldModification:
-    case EventKind::kMethodEntry:
-    case EventKind::kMethodExit:
-    case EventKind::kMethodExitWithReturnValue:
-    case EventKind::kMonitorContendedEnter:
-    case EventKind::kMonitorContendedEntered:
-    case EventKind::kMonitorWait:
-    case EventKind::kMonitorWaited:
+  switch (SupportOf(req.event_kind)) {
+    case KindSupport::kRequest:
       break;
-    case EventKind::kClassUnload:
-      // Accepted (every JDI client requests it at attach) but not reported yet:
-      // class unloading is not tracked by this version.
-      break;
-    default:
-      return jdwp::Fail(ErrorCode::kInvalidEventType, "unknown event kind");
+    case KindSupport::kVmStart: {
+      // As stock: the VM has started, so a VMStart request is accepted with an
+      // ID (its filters unread) and never reports anything.
+      std::lock_guard lock(mu_);
+      return next_request_id_++;
+    }
+    case KindSupport::kInvalid:
+      return jdwp::Fail(ErrorCode::kInvalidEventType, "an event kind stock takes no request for");
   }
   if (static_cast<uint8_t>(req.suspend_policy) > 2) return jdwp::Fail(ErrorCode::kIllegalArgument, "bad suspend policy");
   if (const char* missing = MissingCapability(req.event_kind)) {
@@ -237,6 +231,18 @@ jdwp::Result<int32_t> EventManager::Set(JNIEnv* jni, const jdwp::EventRequest::S
   r->modifiers = req.modifiers;
   r->counts.assign(req.modifiers.size(), 0);
   r->resolved.assign(req.modifiers.size(), nullptr);
+  // A running thread suspended for its step's start (below): resumed when Set returns.
+  jthread step_thread_held = nullptr;
+  struct ResumeHeld {
+    EventManager* self;
+    JNIEnv* jni;
+    jthread* thread;
+    ~ResumeHeld() {
+      if (!*thread) return;
+      (void)self->ctx_.threads.Resume(jni, *thread);
+      jni->DeleteGlobalRef(*thread);
+    }
+  } resume_held{this, jni, &step_thread_held};
   auto own = [&](jobject local) {
     jobject g = jni->NewGlobalRef(local);
     r->refs.push_back(g);
@@ -250,6 +256,16 @@ jdwp::Result<int32_t> EventManager::Set(JNIEnv* jni, const jdwp::EventRequest::S
   for (size_t i = 0; i < req.modifiers.size(); ++i) {
     const auto& m = req.modifiers[i];
     jdwp::Result<void> status;
+    // As stock: a modifier's IDs are checked as it is read, then whether the
+    // kind takes it (LocationOnly's method is ours to check: after).
+    const bool allowed = ModifierAllowed(r->kind, m, ctx_.jdk_feature_version);
+    const bool ids_first = std::holds_alternative<mod::ThreadOnly>(m) || std::holds_alternative<mod::ClassOnly>(m) ||
+                           std::holds_alternative<mod::ExceptionOnly>(m) || std::holds_alternative<mod::FieldOnly>(m) ||
+                           std::holds_alternative<mod::InstanceOnly>(m) || std::holds_alternative<mod::Step>(m);
+    if (!allowed && !ids_first) {
+      cleanup();
+      return jdwp::Fail(ErrorCode::kIllegalArgument, "modifier not taken by this event kind");
+    }
     std::visit(
         [&](const auto& x) {
           using T = std::decay_t<decltype(x)>;
@@ -299,8 +315,16 @@ jdwp::Result<int32_t> EventManager::Set(JNIEnv* jni, const jdwp::EventRequest::S
             if (r->kind != EventKind::kSingleStep) return;
             auto t = ctx_.Thread(jni, x.thread, ThreadNeeds::kAlive);
             if (!t) { status = tl::unexpected(t.error()); return; }
-            if (ctx_.threads.SuspendCount(jni, *t) == 0)
-              { status = jdwp::Fail(ErrorCode::kThreadNotSuspended, "step thread not suspended"); return; }
+            // As stock: a thread that has not started or has ended has no step (INVALID_THREAD).
+            auto state = ctx_.jvmti.GetThreadState(*t);
+            if (!state || (*state & JVMTI_THREAD_STATE_ALIVE) == 0)
+              { status = jdwp::Fail(ErrorCode::kInvalidThread, "step thread not alive"); return; }
+            // As stock: a running thread is suspended while its step starts
+            // (where it is, and single steps on), then resumed.
+            if (ctx_.threads.SuspendCount(jni, *t) == 0 && ctx_.threads.Suspend(jni, *t)) {
+              step_thread_held = static_cast<jthread>(jni->NewGlobalRef(*t));
+              (void)ctx_.threads.WaitUntilSuspended(jni, *t, std::chrono::seconds(5));
+            }
             auto step = std::make_unique<Step>();
             step->thread = jni->NewGlobalRef(*t);
             step->size = x.size;
@@ -324,15 +348,16 @@ jdwp::Result<int32_t> EventManager::Set(JNIEnv* jni, const jdwp::EventRequest::S
       cleanup();
       return tl::unexpected(status.error());
     }
+    if (!allowed) {
+      cleanup();
+      return jdwp::Fail(ErrorCode::kIllegalArgument, "modifier not taken by this event kind");
+    }
   }
   if (r->kind == EventKind::kBreakpoint && !r->bp_method) {
     cleanup();
     return jdwp::Fail(ErrorCode::kIllegalArgument, "breakpoint without LocationOnly");
   }
-  if (r->kind == EventKind::kSingleStep && !r->step) {
-    cleanup();
-    return jdwp::Fail(ErrorCode::kIllegalArgument, "step without Step modifier");
-  }
+  // A SINGLE_STEP request without a Step modifier: stock takes it; it never reports.
   if (IsFieldEvent(r->kind) && !r->watch_field) {
     // JVMTI watches fields one by one: a watchpoint names its field (as stock).
     cleanup();
@@ -535,6 +560,61 @@ void EventManager::ClearAllBreakpoints(JNIEnv* jni) {
   UpdateEventModes(jni);
 }
 
+void EventManager::ReleaseExpired(JNIEnv* jni) {
+  if (!expired_pending_.exchange(false)) return;
+  bool post = false;
+  {
+    std::lock_guard lock(mu_);
+    bool deleted = false;  // or a method request expired: the event modes change
+    for (auto it = requests_.begin(); it != requests_.end();) {
+      Request& r = **it;
+      if (!r.expired) {
+        ++it;
+        continue;
+      }
+      if (IsMethodEvent(r.kind)) {
+        // The JVMTI events it needed go off now (UpdateEventModes skips expired
+        // requests); the method hooks change only with no Java code running
+        // (method_hooks.h): on the command thread, before any command that
+        // follows this event.
+        post |= !std::exchange(r.release_posted, true);
+        deleted = true;
+        ++it;
+        continue;
+      }
+      DeleteRequest(jni, r);
+      it = requests_.erase(it);
+      deleted = true;
+    }
+    if (deleted) UpdateEventModes(jni);
+  }
+  if (post && post_command) post_command([this](JNIEnv* env) { ReleaseExpiredMethodRequests(env); });
+}
+
+void EventManager::ReleaseExpiredMethodRequests(JNIEnv* jni) {
+  auto expired_method_request = [](const std::unique_ptr<Request>& r) {
+    return r->expired && IsMethodEvent(r->kind);
+  };
+  {
+    std::lock_guard lock(mu_);
+    if (std::none_of(requests_.begin(), requests_.end(), expired_method_request)) return;  // cleared meanwhile
+  }
+  // As Clear does: the other method requests may be hooked now.
+  ThreadControl::ScopedVmSuspension frozen(ctx_.threads, jni, true);
+  std::unique_lock lock(mu_);
+  for (auto it = requests_.begin(); it != requests_.end();) {
+    if (!expired_method_request(*it)) {
+      ++it;
+      continue;
+    }
+    DeleteRequest(jni, **it);
+    it = requests_.erase(it);
+  }
+  RefreshHooks(jni);
+  lock.unlock();
+  hooks_.TrackRunningFrames(jni);
+}
+
 void EventManager::SetGlobalMode(jvmtiEvent event, bool on) {
   // A JVMTI mode change costs the VM a recomputation over its threads: made
   // only when the mode changes (every request's Set and Clear come here).
@@ -621,10 +701,17 @@ void EventManager::Release() {
   queue_cv_.notify_all();
 }
 
+void EventManager::UnblockAfterResume() {
+  std::lock_guard lock(queue_mu_);
+  blocked_ = false;
+  queue_cv_.notify_all();
+}
+
 void EventManager::BeginSession() {
   (void)unloads_.TakeUnloaded();  // of no session's concern
   epoch_.fetch_add(1);
   attached_ = true;
+  UnblockAfterResume();
 }
 
 void EventManager::EndSession(JNIEnv* jni) {
@@ -640,6 +727,7 @@ void EventManager::EndSession(JNIEnv* jni) {
   // suspending nothing, their threads let go.
   std::lock_guard lock(queue_mu_);
   holding_ = false;
+  blocked_ = false;
   queue_cv_.notify_all();
 }
 
@@ -655,6 +743,7 @@ bool EventManager::Matches(JNIEnv* jni, Request& r, jthread thread, jclass klass
           if constexpr (std::is_same_v<T, mod::Count>) {
             if (--r.counts[i] > 0) return false;
             r.expired = true;
+            expired_pending_ = true;
             return true;
           } else if constexpr (std::is_same_v<T, mod::ThreadOnly>) {
             return thread && jni->IsSameObject(thread, r.resolved[i]);
@@ -725,6 +814,9 @@ void EventManager::EnqueueAndWait(std::unique_ptr<Item> item) {
 
 void EventManager::Report(JNIEnv* jni, jthread thread, std::vector<ev::EventData> events, SuspendPolicy policy,
                           const std::function<void()>& applied) {
+  // Before the event goes (as stock frees a request whose Count ran out right
+  // after matching it): what expired requests hold in the VM is let go.
+  ReleaseExpired(jni);
   if (events.empty()) return;
   // An agent thread is never suspended: as stock, its event (a ClassPrepare)
   // names no thread, and SUSPEND_EVENT_THREAD becomes SUSPEND_ALL.
@@ -740,11 +832,13 @@ void EventManager::Report(JNIEnv* jni, jthread thread, std::vector<ev::EventData
       else return false;
     }, e);
   });
+  const bool vm_start = events.size() == 1 && std::holds_alternative<ev::VMStart>(events.front());
   jdwp::Event::Composite::Request composite{policy, std::move(events)};
   auto body = jdwp::EncodeBody(composite);
   auto item = std::make_unique<Item>();
   item->packet = jdwp::MakeCommandPacket(next_packet_id_.fetch_add(1), jdwp::Event::Composite::kId, body);
   item->policy = policy != SuspendPolicy::kNone && !names_a_thread ? SuspendPolicy::kAll : policy;
+  item->blocks_events = item->policy == SuspendPolicy::kAll && !vm_start;
   item->epoch = epoch_.load();
   if (item->policy == SuspendPolicy::kNone || !thread) {
     if (thread) item->thread = jni->NewGlobalRef(thread);
@@ -779,7 +873,7 @@ void EventManager::SuspendDeferred(JNIEnv* jni, void* token) {
 }
 
 std::deque<std::unique_ptr<EventManager::Item>>::iterator EventManager::NextItemLocked() {
-  if (!holding_ || stopping_) return queue_.begin();
+  if ((!holding_ && !blocked_) || stopping_) return queue_.begin();
   // Held: an event waits, with its suspension (as stock, its thread waits in the
   // agent unsuspended); a thread's deferred suspension and the end of an
   // invocation (whose reply stock sends at once) are no events.
@@ -810,7 +904,14 @@ void EventManager::RunReporter(JNIEnv* jni) {
     } else if (current && item->policy != SuspendPolicy::kNone) {
       ctx_.threads.SuspendForEvent(jni, static_cast<jthread>(item->thread), item->policy);
     }
-    if (current && !item->packet.empty()) ctx_.send(std::move(item->packet));
+    if (current && !item->packet.empty()) {
+      if (item->blocks_events) {
+        // Before it is sent: a resume that answers it must find the block set.
+        std::lock_guard lock(queue_mu_);
+        blocked_ = true;
+      }
+      ctx_.send(std::move(item->packet));
+    }
     if (item->thread) jni->DeleteGlobalRef(item->thread);
     if (item->done) {
       std::lock_guard lock(*item->done_mu);
@@ -855,6 +956,7 @@ void EventManager::ReportStartingException(JNIEnv* jni, jthread thread, jmethodI
 
 void EventManager::ReportVmDeath(JNIEnv* jni) {
   Release();  // events held until now go first: VMDeath is the last
+  UnblockAfterResume();  // and those waiting for a resume
   std::vector<ev::EventData> events;
   SuspendPolicy policy = SuspendPolicy::kNone;
   {
@@ -1052,11 +1154,11 @@ std::optional<EventManager::EntryPlace> EventManager::AddEntryEvents(JNIEnv* jni
     for (auto& m : r->modifiers) wants_instance |= std::holds_alternative<mod::InstanceOnly>(m);
   }
   if (!wanted) return std::nullopt;
-  // As stock: the location of a method entry is the method's first index (0 for native ones).
+  // As stock: the location of a method entry is the method's first index (-1 for native ones).
   EntryPlace place;
   auto range = ctx_.jvmti.GetMethodLocation(method);
   place.has_code = range && range->first >= 0;
-  if (place.has_code) place.start = range->first;
+  place.start = place.has_code ? range->first : -1;
   jdwp::Location loc = ctx_.LocationOf(jni, method, place.start);
   jclass klass = nullptr;
   if (auto k = ctx_.jvmti.GetMethodDeclaringClass(method)) klass = *k;
@@ -1261,8 +1363,12 @@ void EventManager::ReportUnloads(JNIEnv* jni, jthread thread) {
           } else if (auto* exclude = std::get_if<mod::ClassExclude>(&r->modifiers[i])) {
             ok = !PatternMatches(exclude->class_pattern, name);
           } else if (std::holds_alternative<mod::Count>(r->modifiers[i])) {
-            if (--r->counts[i] > 0) ok = false;
-            else r->expired = true;
+            if (--r->counts[i] > 0) {
+              ok = false;
+            } else {
+              r->expired = true;
+              expired_pending_ = true;
+            }
           }
         }
         if (!ok) continue;
@@ -1452,18 +1558,25 @@ void EventManager::OnMonitorEvent(JNIEnv* jni, jthread thread, jobject object, E
     bool wanted = false;
     for (auto& r : requests_) wanted |= r->kind == kind && !r->expired;
     if (!wanted) return;
-    // As stock: the location is where the thread's top frame is.
+    // As stock: the location is where the thread's top frame is. The class
+    // filters see the monitor's class for a wait or waited (the top frame is
+    // Object.wait's), the code's class for a contended enter or entered; a
+    // contended enter with no Java frame (a thread's exit) has no class.
+    const bool wait_event = kind == EventKind::kMonitorWait || kind == EventKind::kMonitorWaited;
     jdwp::Location loc{};
-    jclass klass = nullptr;
+    jclass klass = wait_event && object ? jni->GetObjectClass(object) : nullptr;
     jmethodID frame_method = nullptr;
     if (auto frame = ctx_.jvmti.GetFrameLocation(thread, 0); frame && frame->first) {
       frame_method = frame->first;
       loc = ctx_.LocationOf(jni, frame->first, frame->second);
-      if (auto k = ctx_.jvmti.GetMethodDeclaringClass(frame->first)) klass = *k;
+      if (!wait_event) {
+        if (auto k = ctx_.jvmti.GetMethodDeclaringClass(frame->first)) klass = *k;
+      }
     }
     jdwp::ThreadId thread_id{};
     jdwp::TaggedObjectId object_id{};
-    // As stock: InstanceOnly tests the frame's `this`, not the monitor.
+    // As stock: InstanceOnly tests the top frame's `this` (for a wait, the
+    // receiver of the native Object.wait: the monitor).
     jobject instance = frame_method ? FrameThis(thread, frame_method) : nullptr;
     for (auto& r : requests_ | std::views::reverse) {
       if (r->kind != kind) continue;

@@ -11,6 +11,11 @@
 // never suspends itself) and then sends the packet, so a debugger always finds
 // the event thread suspended when it reads the event. Packets of a previous
 // session (epoch) are dropped instead of sent, and suspend nothing.
+// As stock's event helper does, once it has sent a SUSPEND_ALL composite the
+// reporter sends no other event until the debugger resumes a thread or the VM
+// (ThreadReference.Resume, VirtualMachine.Resume): events other threads met
+// meanwhile wait, so that a debugger is never handed a second stop while it
+// handles the first (jdb, for one, loses its prompt then).
 #pragma once
 
 #include <jni.h>
@@ -50,6 +55,11 @@ class EventManager {
   void ClearAllBreakpoints(JNIEnv* jni);
   void Hold();
   void Release();
+  // ThreadReference.Resume / VirtualMachine.Resume: events wait no more for one.
+  void UnblockAfterResume();
+
+  // Runs a task on the command thread, in order with the commands (set by the Agent).
+  std::function<void(std::function<void(JNIEnv*)>)> post_command;
 
   // Session lifecycle.
   void BeginSession();            // a debugger attached: new epoch
@@ -148,7 +158,7 @@ class EventManager {
   // The MethodEntry events of an entry of `method` on `thread`, for the entry
   // requests the hooks serve (`hooked`) or those JVMTI's events serve, newest
   // request first (mu_ held). Nothing when no such request exists; else where
-  // the entry is reported (the method's first index, 0 for a native one).
+  // the entry is reported (the method's first index, -1 for a native one).
   struct EntryPlace {
     jlocation start = 0;
     bool has_code = false;
@@ -157,6 +167,12 @@ class EventManager {
                                            std::vector<jdwp::events::EventData>& events,
                                            jdwp::SuspendPolicy& policy);
   void DeleteRequest(JNIEnv* jni, Request& r);  // mu_ held
+  // Requests whose Count ran out release what they hold in the VM (breakpoints,
+  // watches, event modes, method hooks) and are deleted, as stock deletes them.
+  // Called by Report (mu_ not held); the method requests go to the command
+  // thread (ReleaseExpiredMethodRequests), which changes the hooks as Clear does.
+  void ReleaseExpired(JNIEnv* jni);
+  void ReleaseExpiredMethodRequests(JNIEnv* jni);
   void StopStepping(JNIEnv* jni, Step& step);   // mu_ held
   void StopWatchingEntries(Step& step);          // mu_ held (see Step::watching_entries)
   void SingleStepAgain(Step& step);              // mu_ held: watching entries ends, single steps on
@@ -197,6 +213,8 @@ class EventManager {
   std::vector<Watch> watches_;
   std::vector<Watch>::iterator FindWatch(JNIEnv* jni, EventKind kind, jclass klass, jfieldID field);
   int32_t next_request_id_ = 1;
+  // A Count ran out since the last ReleaseExpired (set under mu_, read without it).
+  std::atomic<bool> expired_pending_{false};
 
   // Reporter state.
   std::mutex queue_mu_;
@@ -205,6 +223,8 @@ class EventManager {
   // HoldEvents: as stock, events wait in the queue, in order, until
   // ReleaseEvents (their suspensions too); other items go on.
   bool holding_ = false;
+  // A SUSPEND_ALL composite was sent: events wait for a resume (see the top).
+  bool blocked_ = false;
   std::deque<std::unique_ptr<Item>>::iterator NextItemLocked();  // queue_mu_ held
   bool stopping_ = false;
   size_t in_flight_ = 0;

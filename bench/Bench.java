@@ -50,6 +50,7 @@ import com.sun.jdi.event.EventSet;
 import com.sun.jdi.event.LocatableEvent;
 import com.sun.jdi.event.MethodEntryEvent;
 import com.sun.jdi.event.MethodExitEvent;
+import com.sun.jdi.event.ModificationWatchpointEvent;
 import com.sun.jdi.event.StepEvent;
 import com.sun.jdi.event.VMDeathEvent;
 import com.sun.jdi.event.VMDisconnectEvent;
@@ -950,6 +951,14 @@ public final class Bench {
       new Metric("call workload, MethodEntry+Exit filtered to 1 class", "ms", Better.LOWER, "%.1f");
   static final Metric CALLS_RATIO =
       new Metric("  method events: with requests / without", "x", Better.LOWER, "%.2f");
+  static final Metric EXPIRED_BASELINE =
+      new Metric("call round after the first, no requests", "ms", Better.LOWER, "%.1f");
+  static final Metric EXPIRED_BREAKPOINT =
+      new Metric("call round after a Count 1 Breakpoint expired", "ms", Better.LOWER, "%.1f");
+  static final Metric EXPIRED_ENTRY =
+      new Metric("call round after a Count 1 MethodEntry (class filter) expired", "ms", Better.LOWER, "%.1f");
+  static final Metric EXPIRED_WATCH =
+      new Metric("call round after a Count 1 ModificationWatchpoint expired", "ms", Better.LOWER, "%.1f");
   static final Metric LOAD_BASELINE =
       new Metric("load " + Bench.LOADED_CLASSES + " classes, attached, no requests", "ms", Better.LOWER, "%.1f");
   static final Metric LOAD_PREPARE =
@@ -992,6 +1001,7 @@ public final class Bench {
       ROUND_TRIP_MEDIAN, ROUND_TRIP_MEAN, BREAKPOINT_RATE, BREAKPOINT_RATE_ALL,
       TRACE_OFF_RATE, TRACE_ON_RATE, TRACE_RATIO, STEP_RATE, STEP_INTO_RATE,
       CALLS_BASELINE, CALLS_METHOD_EVENTS, CALLS_RATIO,
+      EXPIRED_BASELINE, EXPIRED_BREAKPOINT, EXPIRED_ENTRY, EXPIRED_WATCH,
       LOAD_BASELINE, LOAD_PREPARE, LOAD_PREPARE_RATIO, LOAD_FILTERED, LOAD_FILTERED_RATIO,
       INVOKE_SINGLE, INVOKE_ALL, SESSION_CYCLE, SESSION_RSS,
       OBJECT_ARRAY_CALL, OBJECT_ARRAY_RSS, LONG_ARRAY_CALL, LONG_ARRAY_RSS, STRING_CALL, STRING_RSS,
@@ -1010,6 +1020,7 @@ public final class Bench {
   static final int LOADED_CLASSES = 3_000;
   static final String LOAD_FILTER = BenchTarget.LOADED_PREFIX + "15*";
   static final String WATCHED_CLASS = TARGET_CLASS + "$Watched";
+  static final String EXPIRING_CLASS = TARGET_CLASS + "$Expiring";
 
   final Settings settings;
   final Map<String, Integer> lines;
@@ -1201,6 +1212,55 @@ public final class Bench {
           + expected + " of each");
     }
     return Map.of(withRequests ? CALLS_METHOD_EVENTS : CALLS_BASELINE, nanos / 1e6);
+  }
+
+  /**
+   * Rounds of calls of Expiring.touch after a request with a Count of 1 fired
+   * in the first round and was left in place, as JDI clients leave such
+   * requests ("run to cursor"): a Breakpoint in touch, a MethodEntry filtered
+   * to Expiring, or a ModificationWatchpoint on the field touch writes; or
+   * none. Set at Expiring's ClassPrepare. Returns the last round's run time: an
+   * expired request should cost nothing there.
+   */
+  Map<Metric, Double> expiredRequest(Debuggee debuggee, Metric metric) throws Exception {
+    EventSet start = debuggee.attachAtStart();
+    EventRequestManager requests = debuggee.vm.eventRequestManager();
+    if (metric != EXPIRED_BASELINE) {
+      debuggee.phase = "setting the ClassPrepare request";
+      ClassPrepareRequest prepare = requests.createClassPrepareRequest();
+      prepare.addClassFilter(EXPIRING_CLASS);
+      prepare.setSuspendPolicy(EventRequest.SUSPEND_EVENT_THREAD);
+      enable(prepare, "EventRequest.Set ClassPrepare");
+    }
+    start.resume();
+    int[] fired = {0};
+    long nanos = debuggee.serveEventsUntilResult(event -> {
+      if (event instanceof ClassPrepareEvent prepared && prepared.referenceType().name().equals(EXPIRING_CLASS)) {
+        ReferenceType type = prepared.referenceType();
+        EventRequest once;
+        if (metric == EXPIRED_BREAKPOINT) {
+          once = requests.createBreakpointRequest(type.methodsByName("touch").get(0).location());
+        } else if (metric == EXPIRED_ENTRY) {
+          MethodEntryRequest entry = requests.createMethodEntryRequest();
+          entry.addClassFilter(EXPIRING_CLASS);
+          once = entry;
+        } else {
+          once = requests.createModificationWatchpointRequest(type.fieldByName("last"));
+        }
+        once.addCountFilter(1);
+        once.setSuspendPolicy(EventRequest.SUSPEND_EVENT_THREAD);
+        enable(once, "EventRequest.Set with Count 1");
+        requests.deleteEventRequest(event.request());
+      } else if (event instanceof BreakpointEvent || event instanceof MethodEntryEvent
+          || event instanceof ModificationWatchpointEvent) {
+        fired[0]++;
+      }
+    });
+    int expected = metric == EXPIRED_BASELINE ? 0 : 1;
+    if (fired[0] != expected) {
+      throw BenchFailure.measured(fired[0] + " events of the Count 1 request, expected " + expected);
+    }
+    return Map.of(metric, nanos / 1e6);
   }
 
   /** Whether a class name matches a JDWP ClassMatch pattern with a trailing '*' (all ours has). */
@@ -1883,6 +1943,11 @@ public final class Bench {
         new Variant("no requests", CALLS_BASELINE, d -> callWorkload(d, false)),
         new Variant("MethodEntry+Exit", CALLS_METHOD_EVENTS, d -> callWorkload(d, true))));
     recordRatio(CALLS_RATIO, CALLS_METHOD_EVENTS, CALLS_BASELINE);
+    runVariants("expired requests", workloads, "expire-calls=" + settings.callIterations(), List.of(
+        new Variant("no requests", EXPIRED_BASELINE, d -> expiredRequest(d, EXPIRED_BASELINE)),
+        new Variant("Breakpoint", EXPIRED_BREAKPOINT, d -> expiredRequest(d, EXPIRED_BREAKPOINT)),
+        new Variant("MethodEntry", EXPIRED_ENTRY, d -> expiredRequest(d, EXPIRED_ENTRY)),
+        new Variant("ModificationWatchpoint", EXPIRED_WATCH, d -> expiredRequest(d, EXPIRED_WATCH))));
     runVariants("class prepare", workloads, "load-classes=" + LOADED_CLASSES, List.of(
         new Variant("no requests", LOAD_BASELINE, d -> classLoads(d, null, LOAD_BASELINE)),
         new Variant("ClassPrepare", LOAD_PREPARE, d -> classLoads(d, null, LOAD_PREPARE)),

@@ -98,6 +98,7 @@ public final class BenchTarget {
       case "step-into" -> stepIntoLoop();
       case "calls" -> reportRunTime(callWorkload(Long.parseLong(mode.substring(equals + 1))));
       case "load-classes" -> reportRunTime(loadClasses(Integer.parseInt(mode.substring(equals + 1))));
+      case "expire-calls" -> reportRunTime(expiryRounds(Long.parseLong(mode.substring(equals + 1))));
       default -> prepare(mode);
     }
   }
@@ -152,6 +153,38 @@ public final class BenchTarget {
   static final class Watched {
     static long tick(long value) {
       return value * 3 + 1;
+    }
+  }
+
+  /**
+   * Rounds of {@code calls} calls of Expiring.touch: in the first a request
+   * with a Count of 1 (set by the driver at Expiring's ClassPrepare) fires and
+   * expires; EXPIRY_ROUNDS more follow. Returns the last one's nanoseconds: what
+   * a round costs once the request has expired.
+   */
+  static long expiryRounds(long calls) {
+    long nanos = 0;
+    for (int round = 0; round <= EXPIRY_ROUNDS; round++) {
+      long start = System.nanoTime();
+      long acc = 0;
+      for (long i = 0; i < calls; i++) {
+        acc = Expiring.touch(acc + i);
+      }
+      nanos = System.nanoTime() - start;
+      sink = acc;
+    }
+    return nanos;
+  }
+
+  static final int EXPIRY_ROUNDS = 3;
+
+  /** The class of the expired-request scenario: a breakpoint in touch, a MethodEntry on it, a watch on last. */
+  static final class Expiring {
+    static long last;
+
+    static long touch(long value) {
+      last = value; // BENCH:expiring
+      return value + 1;
     }
   }
 

@@ -17,7 +17,7 @@
 #   --only       run only the scenarios whose name contains TEXT
 #                (e.g. "stack walk", "values", "AllClasses"), or any of
 #                several TEXTs separated by commas ("invoke,step rate").
-#   --calls      rounds of the "method events" call workload (default 100000
+#   --calls      rounds of the "method events" and "expired requests" workloads (default 100000
 #                with --quick, 1000000 without; a multiple of 20).
 #
 # Scenarios (the --only names), each in a fresh debuggee per agent and run:
@@ -34,6 +34,10 @@
 #                                        MethodEntry+MethodExit filtered to Watched, and
 #                                        without requests; with/without per agent.
 #                                        "n/a (NOT_IMPLEMENTED)" where an agent refuses.
+#   expired requests                     run time of a round of --calls calls, after a first
+#                                        round in which a request with a Count of 1 fired
+#                                        (Breakpoint, MethodEntry with a class filter,
+#                                        ModificationWatchpoint; or none), left in place
 #   class prepare                        run time of loading 3,000 generated classes
 #                                        without requests, with ClassPrepare SUSPEND_NONE,
 #                                        and with one filtered by ClassMatch LoadGen15*

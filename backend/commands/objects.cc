@@ -153,6 +153,9 @@ void StartInvoke(Context& c, JNIEnv* jni, jdwp::ThreadId thread_id, CallKind kin
   };
   auto started = c.threads.StartInvoke(jni, *thread, (options & jdwp::InvokeOptions::kInvokeSingleThreaded) != 0,
                                        std::move(work));
+  // As stock: an invocation resumes threads, so events (one inside the invoked
+  // method, say) no longer wait for a resume after a SUSPEND_ALL one (events.h).
+  if (started) c.events->UnblockAfterResume();
   if (!started) {
     drop_globals();
     // As stock: a thread already invoking counts as not suspended by an event.

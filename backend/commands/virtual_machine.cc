@@ -201,7 +201,9 @@ void RegisterVirtualMachine(Dispatcher& d, Context& ctx, Agent& agent, JNIEnv** 
   });
 
   d.Bind<VM::Resume>([c, J](const VM::Resume::Request&) -> jdwp::Result<VM::Resume::Reply> {
-    RETURN_IF_ERROR(c->threads.ResumeAll(J()));
+    auto resumed = c->threads.ResumeAll(J());
+    c->events->UnblockAfterResume();  // events after a SUSPEND_ALL one go out now (events.h)
+    RETURN_IF_ERROR(resumed);
     return VM::Resume::Reply{};
   });
 
