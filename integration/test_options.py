@@ -743,9 +743,11 @@ class ScopedIpv6Test(unittest.TestCase):
             self.assertTrue(client.ok(jdwp_client.VirtualMachine.Version).string())
             client.ok(jdwp_client.VirtualMachine.Resume)
             proc.wait_for_output(r"done\n")
+            # Stay attached until the VM has exited: a debugger that leaves while the VM exits
+            # makes stock listen again, and that fails at VM death ("failed to initialize, VM_DEAD").
+            self.assertEqual(proc.wait(30), 0)
         finally:
             client.close()
-        self.assertEqual(proc.wait(30), 0)
         self.assertEqual(proc.stderr, "")
 
     def test_server(self):
