@@ -1025,6 +1025,11 @@ bool EventManager::StepCompletes(JNIEnv* jni, Step& step, jthread thread, jmetho
   if (step.depth == jdwp::StepDepth::kOut) return false;
   if (step.size == jdwp::StepSize::kMin) return true;
   if (step.start_line == -1) return true;  // from a place without line numbers, as stock
+  // The same frame in another method: its class was redefined since the step began,
+  // and the old code (now obsolete) runs on with the lines the step started from.
+  if (method != step.start_method && ctx_.jvmti.IsMethodObsolete(method).value_or(false)) {
+    step.start_method = method;
+  }
   int32_t line = method == step.start_method ? ctx_.StepLineOf(jni, method, location) : -1;
   return line != step.start_line;
 }

@@ -150,6 +150,10 @@ class RedefineObsolete(unittest.TestCase):
                     # block(k) returned into the old work: the step ends at `int b = ...`.
                     "b-step": obsolete + "8",
                     "b-step-frame1": f"main:{line('// @main-2')}",
+                    "c-before": f"work:{line('// @work-block')}",
+                    # Redefined before the step's first instruction: the old code steps on
+                    # over block(k) to `int b = ...`, as if nothing had been redefined.
+                    "c-step": obsolete + "8",
                 }
                 if cfg.agent == "stock":
                     # Stock cannot tell the lines of an obsolete method: its line step
@@ -165,8 +169,8 @@ class RedefineObsolete(unittest.TestCase):
                 self.assertEqual(checks, expected, report)
                 self.assertIn("RESULT ok", out, report)
                 printed = [l for l in debuggee.stdout.splitlines() if not l.startswith(("Listening", "ready"))]
-                # The old code runs on in each obsolete frame (factors 2, then 3).
-                self.assertEqual(printed, ["result 4", "result 6", "done"], report)
+                # The old code runs on in each obsolete frame (factors 2, 3, then 5).
+                self.assertEqual(printed, ["result 4", "result 6", "result 10", "done"], report)
                 self.assertEqual(debuggee_rc, 0, report)
 
 

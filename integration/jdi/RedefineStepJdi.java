@@ -6,6 +6,9 @@
 //     old code, reported in the obsolete method.
 //  B. a step over block() is in progress (the thread spins in block) while the
 //     class is redefined again; the step still ends, in the obsolete method.
+//  C. stopped at @work-block with a step over pending, the class is redefined
+//     before the thread resumes: the step goes on in the old code (now obsolete)
+//     and ends where the line changes, not at the next instruction.
 // Prints "CHECK <name> <value>" lines that test_redefine.py compares.
 //
 // Usage: RedefineStepJdi <port> <variant1.class> <variant2.class> <firstLine> <blockLine>
@@ -58,13 +61,36 @@ public final class RedefineStepJdi {
         step = erm.createStepRequest(thread, StepRequest.STEP_LINE, StepRequest.STEP_OVER);
         step.addCountFilter(1);
         step.enable();
+        // Redefine only once the thread is inside block(2), running: a breakpoint at
+        // block's first statement that suspends nothing says so.
+        BreakpointRequest entry = erm.createBreakpointRequest(
+            fixture.methodsByName("block").get(0).location());
+        entry.setSuspendPolicy(EventRequest.SUSPEND_NONE);
+        entry.enable();
         vm.resume();
-        // The thread spins in block(2) (not suspended): redefine meanwhile, then let it return.
+        next(BreakpointEvent.class);
+        erm.deleteEventRequest(entry);
         vm.redefineClasses(Map.of(fixture, variant2));
         fixture.setValue(fixture.fieldByName("releases"), vm.mirrorOf(2));
         StepEvent stepped = (StepEvent) next(StepEvent.class);
         check("b-step", describe(stepped.location()));
         check("b-step-frame1", describe(stepped.thread().frame(1).location()));
+        erm.deleteEventRequest(step);
+
+        // C: a step over pending at @work-block, redefined before the thread runs.
+        bp = erm.createBreakpointRequest(fixture.locationsOfLine(blockLine).get(0));
+        bp.enable();
+        vm.resume();
+        thread = ((BreakpointEvent) next(BreakpointEvent.class)).thread();
+        erm.deleteEventRequest(bp);
+        check("c-before", describe(thread.frame(0).location()));
+        step = erm.createStepRequest(thread, StepRequest.STEP_LINE, StepRequest.STEP_OVER);
+        step.addCountFilter(1);
+        step.enable();
+        vm.redefineClasses(Map.of(fixture, variant1));
+        fixture.setValue(fixture.fieldByName("releases"), vm.mirrorOf(3));
+        vm.resume();
+        check("c-step", describe(((StepEvent) next(StepEvent.class)).location()));
         erm.deleteEventRequest(step);
         vm.resume();
         vm.eventQueue().remove(60_000);  // VMDeath / disconnect as the program ends
