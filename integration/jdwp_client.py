@@ -16,6 +16,7 @@ IDs are read and written with the sizes the VM reported in IDSizes.
 
 from __future__ import annotations
 
+import collections
 import enum
 import socket
 import struct
@@ -421,8 +422,10 @@ class MethodInfo(NamedTuple):
 
 class Client:
     """One debugger connection: handshake, IDSizes, numbered commands, replies
-    matched by id. Event.Composite packets the VM sends meanwhile are kept, data
-    only, in .events; any other command from the VM fails the test."""
+    matched by id. Every Event.Composite the VM sends is kept, data only, in
+    .events (the history; tests may clear it or pop from it); any other command
+    from the VM fails the test. Events that came while a reply was awaited are
+    queued: read_event returns them, in order, before it reads the socket."""
 
     def __init__(self, port: int, timeout: float = 30, host: str = "127.0.0.1",
                  sock: socket.socket | None = None):
@@ -432,6 +435,7 @@ class Client:
         self.sock = sock if sock is not None else socket.create_connection((host, port), timeout=timeout)
         self.sock.settimeout(timeout)
         self.events: list[bytearray] = []
+        self._unread: collections.deque[bytearray] = collections.deque()  # came during command()
         self._next_id = 1
         # HotSpot uses 8 for every ID; IDSizes below replaces this before any ID is read.
         self.sizes = dict.fromkeys(ID_KINDS, 8)
@@ -478,7 +482,13 @@ class Client:
         return packet_id
 
     def read_event(self) -> bytearray:
-        """The next packet, which must be an Event.Composite -> its data (also kept in .events)."""
+        """The next event -> its data: the oldest one that came while a reply was
+        awaited and that the test has not taken out of .events, else the next
+        packet, which must be an Event.Composite (kept in .events too)."""
+        while self._unread:
+            data = self._unread.popleft()
+            if any(kept is data for kept in self.events):
+                return data
         packet = self.read_packet()
         if packet.is_reply or packet.kind != Event.Composite.key:
             raise AssertionError(f"VM sent {packet.kind} where only events may come")
@@ -495,11 +505,17 @@ class Client:
             if not packet.is_reply:
                 if packet.kind != Event.Composite.key:
                     raise AssertionError(f"VM sent unexpected command {packet.kind}")
-                self.events.append(packet.data)
+                self.keep_event(packet.data)
                 continue
             if packet.id != packet_id:
                 raise AssertionError(f"reply id {packet.id} to {command_label(command)}, expected {packet_id}")
             return packet.kind, Reader(packet.data, self.sizes)
+
+    def keep_event(self, data: bytearray):
+        """An event read by the test itself (read_packet) while it awaited replies:
+        kept as command() keeps one, for read_event to return next."""
+        self.events.append(data)
+        self._unread.append(data)
 
     def ok(self, command, data: bytes = b"") -> Reader:
         """A command that must succeed -> a Reader over its reply."""
@@ -520,6 +536,9 @@ class Client:
             return len(event) > 5 and event[5] == EVENT_KIND_VM_START
         while not any(is_vm_start(e) for e in self.events):
             self.read_event()
+        # It came while IDSizes was awaited: it is read now.
+        while self._unread and not is_vm_start(self._unread.popleft()):
+            pass
 
     # -- IDs sized by IDSizes --
 

@@ -79,10 +79,9 @@ class Session(EventsSession):
     def resume_and_read_event(self) -> bytearray:
         """VirtualMachine.Resume, then the next event. The event may come before
         the Resume's reply (the resumed thread is quick): the client keeps it in
-        .events while it waits for the reply, and the socket has nothing more."""
-        seen = len(self.c.events)
+        .events while it waits for the reply, and read_event returns it first."""
         self.c.ok(VirtualMachine.Resume)
-        return self.c.events[seen] if len(self.c.events) > seen else self.c.read_event()
+        return self.c.read_event()
 
     def run(self, on_event=None) -> list:
         """As test_events.Session.run, but events that came while the requests
@@ -91,12 +90,8 @@ class Session(EventsSession):
         for method_id in self.methods:
             self.line_table(method_id)
         self.c.ok(VirtualMachine.Resume)
-        seen = 0
         while True:
-            if seen == len(self.c.events):
-                self.c.read_event()
-            policy, events = self.parse(self.c.events[seen])
-            seen += 1
+            policy, events = self.parse(self.c.read_event())
             if os.environ.get("EVENTS_DEBUG"):
                 print(policy, events, flush=True)
             if any(e["kind"] == VM_DEATH for e in events):

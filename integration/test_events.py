@@ -183,13 +183,9 @@ class Session:
             self.line_table(method_id)
         self.c.events.clear()
         self.c.ok(VirtualMachine.Resume)
-        seen = 0
         while True:
-            # Events that came while a reply was awaited are kept in c.events.
-            if seen == len(self.c.events):
-                self.c.read_event()
-            policy, events = self.parse(self.c.events[seen])
-            seen += 1
+            # Events that came while a reply was awaited come first.
+            policy, events = self.parse(self.c.read_event())
             if os.environ.get("EVENTS_DEBUG"):
                 print(policy, events, flush=True)
             if any(e["kind"] == VM_DEATH for e in events):

@@ -476,7 +476,7 @@ class Invoke(unittest.TestCase):
                         if p.is_reply:
                             replies[p.id] = p
                         else:
-                            c.events.append(p.data)
+                            c.keep_event(p.data)
                     self.assertEqual(ename(replies[resume].kind), "NONE")
                     self.assertEqual(ename(replies[pid].kind), "NONE")
                     r = Reader(replies[pid].data, c.sizes)
@@ -557,7 +557,7 @@ class Invoke(unittest.TestCase):
                         self.assertEqual(ename(p.kind), "NONE")
                         resumed = True
                 else:
-                    c.events.append(p.data)
+                    c.keep_event(p.data)
                     if hit is None:
                         hit = s._breakpoint_thread(p.data, request)
                         if hit is not None:

@@ -523,7 +523,7 @@ class DeferredStartTest(unittest.TestCase):
                     "import jdwp_client\n"
                     "print('LAUNCHED', *sys.argv[1:], flush=True)\n"
                     "client = jdwp_client.Client(int(sys.argv[-1]))\n"
-                    "client.events or client.read_event()\n"
+                    "client.read_event()\n"
                     "print('JIT debugger saw the exception', flush=True)\n"
                     "client.send_command(jdwp_client.VirtualMachine.Exit, struct.pack('>i', 0))\n")
         os.chmod(cls.jit_debugger, 0o755)
@@ -547,7 +547,7 @@ class DeferredStartTest(unittest.TestCase):
     def read_starting_exception(self, client) -> dict:
         """The first event after attaching: the exception that started the agent, as request 0."""
         # It may have come while the client read its IDSizes reply.
-        r = jdwp_client.Reader(client.events[0] if client.events else client.read_event(), client.sizes)
+        r = jdwp_client.Reader(client.read_event(), client.sizes)
         policy, count, kind, request = r.byte(), r.int(), r.byte(), r.int()
         self.assertEqual((policy, count, kind, request), (SUSPEND_ALL, 1, EVENT_EXCEPTION, 0))
         thread, location, (tag, exception), catch_location = r.id(), r.location(), r.value(), r.location()

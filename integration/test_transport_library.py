@@ -86,9 +86,11 @@ class TransportLibraryTest(unittest.TestCase):
             self.assertTrue(client.ok(jdwp_client.VirtualMachine.Version).string())
             client.ok(jdwp_client.VirtualMachine.Resume)
             proc.wait_for_output(r"done\n")
+            # Attached until the VM has exited: a debugger leaving while the VM exits makes
+            # stock listen again, which fails at VM death ("failed to initialize, VM_DEAD").
+            self.assertEqual(proc.wait(30), 0)
         finally:
             client.close()
-        self.assertEqual(proc.wait(30), 0)
 
     # --- loading and driving the library -------------------------------------------
 
