@@ -741,6 +741,9 @@ void Agent::OnVmDeath(JNIEnv* jni) {
   ctx_.vm_dead = true;
   if (!attached) EndIdleThreads();
   if (!attached || !transport_) {
+    // A session that just ended may have replies not yet written (Dispose's,
+    // whose resume let the program end): the process must not end before them.
+    if (transport_) transport_->Flush(std::chrono::seconds(2));
     FlushTrace(/*close=*/true);
     return;
   }

@@ -341,6 +341,21 @@ class SessionEndTest(unittest.TestCase):
         self.assertEqual(self.proc.wait(30), 0)
         self.assertIn("main done", self.proc.stdout)
 
+    def test_dispose_is_answered_although_the_vm_then_exits_at_once(self):
+        # Dispose resumes the VM, whose main then ends at once: the reply, sent
+        # before, is written before the process ends (JDI's dispose() waits for it).
+        self.proc.__exit__(None, None, None)
+        for attempt in range(10):
+            with self.subTest(attempt=attempt):
+                self.proc = harness.Debuggee(self.cfg, "SessionEnd", args=["0"],
+                                             options=OPTIONS.replace("suspend=n", "suspend=y"))
+                c = self.connect(self.proc.port)
+                c.wait_for_vm_start()
+                self.end_with_dispose(c)
+                self.assertEqual(self.proc.wait(30), 0)
+                self.assertIn("main done", self.proc.stdout)
+                self.proc.__exit__(None, None, None)
+
     def test_a_suspend_all_vm_death_request_holds_the_vm_until_resumed(self):
         # As stock: the requested VMDeath and the automatic one (request 0) come in
         # one set with the request's policy, and the dying VM, suspended, waits
