@@ -1052,7 +1052,15 @@ void Agent::HandlePacket(JNIEnv* jni, const std::vector<uint8_t>& bytes) {
     Log().warn("dropping a malformed packet: {}", packet.error().detail);
     return;
   }
-  if (packet->is_reply()) return;  // we send no commands that expect replies
+  if (packet->is_reply()) {
+    // The agent sends no command that expects a reply: a reply from the debugger
+    // is a protocol error, and as stock the session ends.
+    Log().warn("the debugger sent a reply packet (id {}): closing the connection", packet->id);
+    const uint64_t session = session_.load();
+    EndSession(jni);
+    transport_->CloseConnection(session);
+    return;
+  }
   auto* plog = spdlog::get("jdwpx.packets").get();
   if (plog && plog->should_log(spdlog::level::trace)) plog->trace("<- {}", jdwp::DescribePacket(bytes));
   vmcore::LocalFrame frame(jni, 64);

@@ -462,6 +462,17 @@ class BadInputTest(unittest.TestCase):
             wait_closed_without_reply(c)
             c = self.reattach()
 
+    def test_a_reply_packet_from_the_debugger_ends_the_session(self):
+        # As stock: the VM sends no command that expects a reply, so a reply packet
+        # (flags 0x80) is a protocol error. The connection closes, a command sent
+        # after it is not answered, the VM runs on and the next debugger is served.
+        c = self.launch()
+        c.sock.sendall(struct.pack(">IIBH", HEADER_SIZE, 999, 0x80, 0))
+        c.send_command(VirtualMachine.Version)
+        wait_closed_without_reply(c)
+        c = self.reattach()
+        self.assertTrue(c.ok(VirtualMachine.Version).string())
+
     def test_version_reports_the_running_jvm(self):
         # Not bad input, but the same raw client: Version carries java.version
         # and java.vm.name of the debuggee, and JDWP major = JDK feature release.
