@@ -27,8 +27,8 @@ import time
 import unittest
 
 import harness
-from jdwp_client import (HEADER_SIZE, ArrayReference, ClassLoaderReference, ClassObjectReference, Client, command_label,
-                         ConnectionClosed, Error, EventRequest, Method, ModuleReference, ObjectReference,
+from jdwp_client import (HEADER_SIZE, ArrayReference, ClassLoaderReference, ClassObjectReference, ClassType, Client,
+                         command_label, ConnectionClosed, Error, EventRequest, InterfaceType, Method, ModuleReference, ObjectReference,
                          ReferenceType, StackFrame, StringReference, ThreadGroupReference, ThreadReference,
                          VirtualMachine, i32)
 
@@ -341,6 +341,52 @@ class BadInputTest(unittest.TestCase):
         # The real ones still work.
         self.assertEqual(c.ok(ModuleReference.Name, c.object_id(module)).string(), "java.base")
         self.assertEqual(c.ok(StringReference.Value, c.object_id(string)).string(), "not a container")
+
+    def test_invocations_check_ids_in_stocks_order(self):
+        # As stock orders an invocation's checks: the IDs in the fields' order (an
+        # unknown one is INVALID_OBJECT, a non-thread INVALID_THREAD); then, for
+        # ClassType and InterfaceType InvokeMethod only, whether the method is the
+        # class's, before a null thread; ObjectReference checks a null object after
+        # the thread. Every call here fails before it could run (stock does not check
+        # the kind of method: a call of the wrong kind crashes its VM).
+        c = self.launch()
+        main = c.thread_named("main")
+        string_class = c.class_by_signature("Ljava/lang/String;")
+        thread_class = c.class_by_signature("Ljava/lang/Thread;")
+        runnable = c.class_by_signature("Ljava/lang/Runnable;")
+        method = lambda type_id, name: c.method_id(next(m.id for m in c.methods(type_id) if m.name == name))
+        get_name, string_init, run = (method(thread_class, "getName"), method(string_class, "<init>"),
+                                      method(runnable, "run"))
+        no_args = i32(0) + i32(0)
+        threads = [("thread 0", Error.INVALID_THREAD, c.object_id(0)),
+                   ("a class object as thread", Error.INVALID_THREAD, c.object_id(string_class)),
+                   ("a thread ID never handed out", Error.INVALID_OBJECT, c.object_id(NEVER_ISSUED_ID))]
+        for what, bad_thread, thread in threads:
+            # ClassType and InterfaceType: a method not of the class is found before a null thread.
+            not_a_member = Error.INVALID_METHODID if thread == c.object_id(0) else bad_thread
+            cases = [  # (command, data, error): the method is the class's, or not
+                (ClassType.InvokeMethod, c.type_id(thread_class) + thread + get_name + no_args, bad_thread),
+                (ClassType.InvokeMethod, c.type_id(string_class) + thread + get_name + no_args, not_a_member),
+                (ClassType.NewInstance, c.type_id(string_class) + thread + string_init + no_args, bad_thread),
+                (ClassType.NewInstance, c.type_id(string_class) + thread + get_name + no_args, bad_thread),
+                (InterfaceType.InvokeMethod, c.type_id(runnable) + thread + run + no_args, bad_thread),
+                (InterfaceType.InvokeMethod, c.type_id(runnable) + thread + get_name + no_args, not_a_member),
+                (ObjectReference.InvokeMethod,
+                 c.object_id(main) + thread + c.type_id(thread_class) + get_name + no_args, bad_thread),
+                (ObjectReference.InvokeMethod,
+                 c.object_id(main) + thread + c.type_id(string_class) + string_init + no_args, bad_thread),
+                # A null object is not checked before the thread.
+                (ObjectReference.InvokeMethod,
+                 c.object_id(0) + thread + c.type_id(thread_class) + get_name + no_args, bad_thread),
+            ]
+            for command, data, expected in cases:
+                self.assert_error(c, expected, command, data, f"{command_label(command)}, {what}")
+        # An unknown object or class comes before anything else.
+        self.assert_error(c, Error.INVALID_OBJECT, ClassType.InvokeMethod,
+                          c.type_id(NEVER_ISSUED_ID) + c.object_id(0) + get_name + no_args, "unknown class")
+        self.assert_error(c, Error.INVALID_OBJECT, ObjectReference.InvokeMethod,
+                          c.object_id(NEVER_ISSUED_ID) + c.object_id(0) + c.type_id(thread_class) + get_name + no_args,
+                          "unknown object")
 
     def test_members_of_another_class(self):
         c = self.launch()

@@ -193,10 +193,30 @@ struct InvokeTarget {
 };
 
 // The class and method an invoke command names, each checked in the spec's order.
+// An invocation's checks come in stock's order, which matters when several are
+// wrong. IDs in the order of the command's fields: an unknown ID is INVALID_OBJECT,
+// a thread ID naming no thread INVALID_THREAD. Then for ClassType and InterfaceType
+// InvokeMethod whether the method is the class's (INVALID_METHODID), and only then
+// a null thread (INVALID_THREAD); NewInstance and ObjectReference check the null
+// thread first. The kind of method (static, constructor) comes last.
+jdwp::Result<void> ThreadIfNotNull(Context& c, JNIEnv* jni, jdwp::ThreadId id) {
+  if (id.is_null()) return {};
+  ASSIGN_OR_RETURN(jthread thread, c.Thread(jni, id));
+  jni->DeleteLocalRef(thread);
+  return {};
+}
+
+jdwp::Result<void> NotNullThread(jdwp::ThreadId id) {
+  if (id.is_null()) return jdwp::Fail(ErrorCode::kInvalidThread, "null thread");
+  return {};
+}
+
+// The class, the thread (unless null) and the method, in the fields' order.
 jdwp::Result<InvokeTarget> ResolveInvokeTarget(Context& c, JNIEnv* jni, jdwp::ReferenceTypeId clazz,
-                                               jdwp::MethodId method) {
+                                               jdwp::ThreadId thread, jdwp::MethodId method) {
   InvokeTarget t;
   ASSIGN_OR_RETURN(t.klass, c.Class(jni, clazz));
+  RETURN_IF_ERROR(ThreadIfNotNull(c, jni, thread));
   ASSIGN_OR_RETURN(t.method, c.Method(method));
   ASSIGN_OR_RETURN(t.facts, FactsOf(c, t.method));
   return t;
@@ -379,9 +399,14 @@ void RegisterObjects(Dispatcher& d, Context& ctx, JNIEnv** jni_slot) {
   });
 
   d.BindAsync<OR::InvokeMethod>([c, J](const OR::InvokeMethod::Request& req, Dispatcher::Later<OR::InvokeMethod::Reply> later) {
-    auto obj = c->NonNullObject(J(), req.object);
+    // Fields in order: the object, the thread, then the class and the method.
+    auto obj = c->Object(J(), req.object);
     if (!obj) return later.Fail(obj.error());
-    auto t = ResolveInvokeTarget(*c, J(), req.clazz, req.method_id);
+    if (auto thread = ThreadIfNotNull(*c, J(), req.thread).and_then([&] { return NotNullThread(req.thread); }); !thread) {
+      return later.Fail(thread.error());
+    }
+    if (!*obj) return later.Fail({ErrorCode::kInvalidObject, "null object"});
+    auto t = ResolveInvokeTarget(*c, J(), req.clazz, req.thread, req.method_id);
     if (!t) return later.Fail(t.error());
     bool member = J()->IsInstanceOf(*obj, t->facts.declaring) && J()->IsAssignableFrom(t->klass, t->facts.declaring);
     J()->DeleteLocalRef(t->facts.declaring);
@@ -394,7 +419,7 @@ void RegisterObjects(Dispatcher& d, Context& ctx, JNIEnv** jni_slot) {
   });
 
   d.BindAsync<CT::InvokeMethod>([c, J](const CT::InvokeMethod::Request& req, Dispatcher::Later<CT::InvokeMethod::Reply> later) {
-    auto t = ResolveInvokeTarget(*c, J(), req.clazz, req.method_id);
+    auto t = ResolveInvokeTarget(*c, J(), req.clazz, req.thread, req.method_id);
     if (!t) return later.Fail(t.error());
     // A member of the class or of a superclass (the spec, and stock's check): a
     // static method of a superinterface is not inherited, so not one.
@@ -402,13 +427,16 @@ void RegisterObjects(Dispatcher& d, Context& ctx, JNIEnv** jni_slot) {
                   (J()->IsAssignableFrom(t->klass, t->facts.declaring) &&
                    c->TypeTagOf(t->facts.declaring) != jdwp::TypeTag::kInterface);
     J()->DeleteLocalRef(t->facts.declaring);
-    if (!member || !t->facts.is_static) return later.Fail({ErrorCode::kInvalidMethodid, "not a static method of this class"});
+    if (!member) return later.Fail({ErrorCode::kInvalidMethodid, "not a method of this class"});
+    if (auto thread = NotNullThread(req.thread); !thread) return later.Fail(thread.error());
+    if (!t->facts.is_static) return later.Fail({ErrorCode::kInvalidMethodid, "not a static method"});
     StartInvoke(*c, J(), req.thread, CallKind::kStatic, nullptr, t->klass, t->method, req.arguments, req.options, later);
   });
 
   d.BindAsync<CT::NewInstance>([c, J](const CT::NewInstance::Request& req, Dispatcher::Later<CT::NewInstance::Reply> later) {
-    auto t = ResolveInvokeTarget(*c, J(), req.clazz, req.method_id);
+    auto t = ResolveInvokeTarget(*c, J(), req.clazz, req.thread, req.method_id);
     if (!t) return later.Fail(t.error());
+    if (auto thread = NotNullThread(req.thread); !thread) return later.Fail(thread.error());
     bool own = J()->IsSameObject(t->klass, t->facts.declaring);
     J()->DeleteLocalRef(t->facts.declaring);
     if (!own || !t->facts.is_constructor) return later.Fail({ErrorCode::kInvalidMethodid, "not a constructor of this class"});
@@ -416,11 +444,13 @@ void RegisterObjects(Dispatcher& d, Context& ctx, JNIEnv** jni_slot) {
   });
 
   d.BindAsync<IT::InvokeMethod>([c, J](const IT::InvokeMethod::Request& req, Dispatcher::Later<IT::InvokeMethod::Reply> later) {
-    auto t = ResolveInvokeTarget(*c, J(), req.clazz, req.method_id);
+    auto t = ResolveInvokeTarget(*c, J(), req.clazz, req.thread, req.method_id);
     if (!t) return later.Fail(t.error());
     bool own = J()->IsSameObject(t->klass, t->facts.declaring);
     J()->DeleteLocalRef(t->facts.declaring);
-    if (!own || !t->facts.is_static) return later.Fail({ErrorCode::kInvalidMethodid, "not a static method of this interface"});
+    if (!own) return later.Fail({ErrorCode::kInvalidMethodid, "not a method of this interface"});
+    if (auto thread = NotNullThread(req.thread); !thread) return later.Fail(thread.error());
+    if (!t->facts.is_static) return later.Fail({ErrorCode::kInvalidMethodid, "not a static method"});
     StartInvoke(*c, J(), req.thread, CallKind::kStatic, nullptr, t->klass, t->method, req.arguments, req.options, later);
   });
 
