@@ -910,9 +910,9 @@ void Agent::OpenCommands() {
   cv_.notify_all();
 }
 
-void Agent::OnAttached(const std::string& peer, uint64_t session) {
+void Agent::OnAttached(const std::string& peer, uint64_t session, std::chrono::nanoseconds handshake) {
   Log().info("debugger attached from {}", peer);
-  if (trace_) trace_->SessionAttached(peer);
+  if (trace_) trace_->SessionAttached(peer, static_cast<uint64_t>(handshake.count()));
   io_session_ = session;
   bool now = false;
   {

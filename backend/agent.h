@@ -80,7 +80,7 @@ class Agent : public transport::Listener {
   EventManager& events() { return events_; }
 
   // transport::Listener (I/O thread)
-  void OnAttached(const std::string& peer, uint64_t session) override;
+  void OnAttached(const std::string& peer, uint64_t session, std::chrono::nanoseconds handshake) override;
   void OnPacket(std::vector<uint8_t> packet) override;
   void OnDetached(const std::string& reason) override;
   void OnWarning(const std::string& message) override;

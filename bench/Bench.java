@@ -1915,7 +1915,7 @@ public final class Bench {
     }
   }
 
-  int runAll() {
+  int runAll() throws IOException {
     // One discarded attach first, so JDI's class loading in this driver is not
     // charged to whichever agent happens to go first.
     attempt(settings.agents().get(settings.agents().size() - 1), "warm-up", null, this::attachToFirstBreakpoint);
@@ -1929,12 +1929,20 @@ public final class Bench {
         d -> breakpointRate(d, EventRequest.SUSPEND_ALL, BREAKPOINT_RATE_ALL));
     // The protocol trace (trace=, issue 14) on the hot path: breakpoint hits with
     // the trace on over off; the goal is >= 0.9.
-    String traceFile = System.getProperty("java.io.tmpdir") + "/jdwpx-bench-trace.%p.bin";
-    runVariants("trace overhead", settings.rounds(), null, List.of(
-        Variant.oursWith("trace off", TRACE_OFF_RATE, "",
-            d -> breakpointRate(d, EventRequest.SUSPEND_EVENT_THREAD, TRACE_OFF_RATE)),
-        Variant.oursWith("trace on", TRACE_ON_RATE, ",trace=" + traceFile,
-            d -> breakpointRate(d, EventRequest.SUSPEND_EVENT_THREAD, TRACE_ON_RATE))));
+    // The traces go to a directory of the run's own, removed afterwards.
+    java.nio.file.Path traceDir = java.nio.file.Files.createTempDirectory("jdwpx-bench-trace");
+    try {
+      runVariants("trace overhead", settings.rounds(), null, List.of(
+          Variant.oursWith("trace off", TRACE_OFF_RATE, "",
+              d -> breakpointRate(d, EventRequest.SUSPEND_EVENT_THREAD, TRACE_OFF_RATE)),
+          Variant.oursWith("trace on", TRACE_ON_RATE, ",trace=" + traceDir + "/trace.%p.bin",
+              d -> breakpointRate(d, EventRequest.SUSPEND_EVENT_THREAD, TRACE_ON_RATE))));
+    } finally {
+      try (var files = java.nio.file.Files.list(traceDir)) {
+        for (java.nio.file.Path f : files.toList()) java.nio.file.Files.deleteIfExists(f);
+      }
+      java.nio.file.Files.deleteIfExists(traceDir);
+    }
     recordRatio(TRACE_RATIO, TRACE_ON_RATE, TRACE_OFF_RATE);
     runRepeated("step rate OVER", settings.rounds(), List.of(STEP_RATE), this::stepOverRate);
     runRepeated("step rate INTO", settings.rounds(), List.of(STEP_INTO_RATE), "step-into", this::stepIntoRate);
@@ -2077,7 +2085,7 @@ public final class Bench {
     System.out.flush();
   }
 
-  public static void main(String[] args) {
+  public static void main(String[] args) throws IOException {
     Settings settings;
     Map<String, Integer> lines;
     try {

@@ -167,7 +167,7 @@ class TraceTest(unittest.TestCase):
         c.ok(ClassType.SetValues, c.type_id(type_id) + i32(1) + c.field_id(field_id) + b"\x01")
 
     def read_breakpoints(self, c, hits: int) -> int:
-        got = sum(1 for e in c.events if e[5] == BREAKPOINT)
+        got = 0  # read_event returns the events that came during commands first
         while got < hits:
             if c.read_event()[5] == BREAKPOINT:
                 got += 1
@@ -219,12 +219,13 @@ class TraceTest(unittest.TestCase):
         self.assertEqual(commands, dict(c.sent), result.stdout)
         self.assertEqual(events.get("BREAKPOINT"), hits, result.stdout)
         self.assertEqual(events.get("VM_DEATH"), 1, result.stdout)
-        self.assertRegex(result.stdout, r"sessions:\n  1  127\.0\.0\.1:\d+ ")
+        self.assertRegex(result.stdout, r"sessions:\n  1  127\.0\.0\.1:\d+ +\S+ \S+, handshake \d")
         self.assertRegex(result.stdout, r"dropped records: 0\n")
         print("\n" + result.stdout)
         # show: one line per record, bodies decoded when recorded (not here).
         show = self.cli("show", files[0])
         self.assertEqual(show.returncode, 0, show.stderr)
+        self.assertRegex(show.stdout, r"session 1 attached: 127\.0\.0\.1:\d+, handshake [\d.]+ (ns|us|ms)\n")
         self.assertRegex(show.stdout, r"<- VirtualMachine\.IDSizes id=1 len=11")
         self.assertRegex(show.stdout, r"-> reply id=1 NONE \(VirtualMachine\.IDSizes\) len=31 \(")
         self.assertEqual(show.stdout.count("event BREAKPOINT"), hits)
@@ -234,6 +235,10 @@ class TraceTest(unittest.TestCase):
         trace = json.loads(chrome.stdout)
         slices = [e for e in trace["traceEvents"] if e["ph"] == "X"]
         self.assertEqual(len(slices), sum(c.sent.values()))
+        # Without tracebytes=y too, ThreadReference commands (thread_named) are on their thread's track.
+        on_threads = [e for e in slices if e["tid"] != 0]
+        self.assertEqual(len(on_threads), c.sent["ThreadReference.Name"], on_threads)
+        self.assertTrue(all(e["name"] == "ThreadReference.Name" for e in on_threads), on_threads)
         self.assertEqual(sum(1 for e in trace["traceEvents"] if e.get("name") == "BREAKPOINT"), hits)
 
     def test_jdb_session_summary_counts_what_a_relay_saw(self):

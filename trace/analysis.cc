@@ -118,7 +118,10 @@ std::string Line(const Record& r, uint64_t start_ns) {
   } else if (r.session) {
     const Session& s = *r.session;
     switch (s.kind) {
-      case Session::Kind::kAttached: out += "session " + std::to_string(s.number) + " attached: " + s.peer; break;
+      case Session::Kind::kAttached:
+        out += "session " + std::to_string(s.number) + " attached: " + s.peer;
+        if (s.handshake_ns) out += ", handshake " + Duration(s.handshake_ns);
+        break;
       case Session::Kind::kRefused: out += "debugger refused: " + s.reason; break;
       case Session::Kind::kEnded: out += "session " + std::to_string(s.number) + " ended: " + s.reason; break;
       default: out += "session ?"; break;
@@ -177,7 +180,7 @@ std::string Summarize(std::vector<TraceFile> files) {
   uint64_t composites = 0, composite_bytes = 0;
   struct SessionSpan {
     std::string peer;
-    uint64_t start = 0, end = 0;
+    uint64_t start = 0, end = 0, handshake_ns = 0;
     std::string reason;
     bool ended = false;
   };
@@ -212,7 +215,7 @@ std::string Summarize(std::vector<TraceFile> files) {
         ++events[EventKindName(r.event->kind)];
       } else if (r.session) {
         const Session& s = *r.session;
-        if (s.kind == Session::Kind::kAttached) sessions.push_back({s.peer, r.time_ns, 0, {}, false});
+        if (s.kind == Session::Kind::kAttached) sessions.push_back({s.peer, r.time_ns, 0, s.handshake_ns, {}, false});
         if (s.kind == Session::Kind::kRefused) refused.push_back(s.reason);
         if (s.kind == Session::Kind::kEnded && !sessions.empty() && !sessions.back().ended) {
           sessions.back().end = r.time_ns;
@@ -246,6 +249,7 @@ std::string Summarize(std::vector<TraceFile> files) {
     const SessionSpan& s = sessions[i];
     out += Printf("  %zu  %-24s %s", i + 1, s.peer.c_str(),
                   (Duration((s.ended ? s.end : last) - s.start) + (s.ended ? "" : " (still attached)")).c_str());
+    if (s.handshake_ns) out += ", handshake " + Duration(s.handshake_ns);
     if (s.ended) out += ", ended: " + s.reason;
     out += "\n";
   }
@@ -304,9 +308,10 @@ std::string ChromeJson(std::vector<TraceFile> files) {
     for (const Record& r : f.records) {
       if (r.packet && r.packet->direction == Packet::Direction::kIn && !r.packet->reply) {
         const Packet& p = *r.packet;
-        uint64_t thread = 0;
-        // ThreadReference.* and StackFrame.* name their thread first.
-        if ((p.command_set == 11 || p.command_set == 16) && p.bytes.size() >= jdwp::kHeaderSize + 8)
+        // ThreadReference.* and StackFrame.* name their thread first (recorded
+        // as `thread`; traces from before that field have it in the bytes only).
+        uint64_t thread = p.thread;
+        if (!thread && (p.command_set == 11 || p.command_set == 16) && p.bytes.size() >= jdwp::kHeaderSize + 8)
           thread = Be64(p.bytes.data() + jdwp::kHeaderSize);
         open[p.id] = Open{r.time_ns, p.command_set, p.command, thread};
       } else if (r.packet && r.packet->direction == Packet::Direction::kOut && r.packet->reply) {

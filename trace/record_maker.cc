@@ -50,7 +50,7 @@ void RecordMaker::Make(const Observation& seen, std::vector<Record>& out) {
       return;
     case Observation::Kind::kAttached:
       peer_ = seen.text;
-      r.session = Session{Session::Kind::kAttached, seen.text, {}, ++sessions_};
+      r.session = Session{Session::Kind::kAttached, seen.text, {}, ++sessions_, seen.handshake_ns};
       out.push_back(std::move(r));
       return;
     case Observation::Kind::kRefused:
@@ -93,6 +93,7 @@ void RecordMaker::Make(const Observation& seen, std::vector<Record>& out) {
   } else {
     p.command_set = h[9];
     p.command = h[10];
+    p.thread = seen.thread;
     if (p.direction == Packet::Direction::kIn) pending_[id] = Pending{seen.time_ns, h[9], h[10]};
   }
   const bool vm_command = p.reply && p.error_code == 0 && p.command_set == kVirtualMachine;

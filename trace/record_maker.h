@@ -25,6 +25,8 @@ struct Observation {
   uint8_t header[11] = {};
   std::vector<uint8_t> bytes;  // the whole packet, when kept
   std::string text;            // peer, reason or message
+  uint64_t handshake_ns = 0;   // kAttached
+  uint64_t thread = 0;         // kPacketIn of ThreadReference / StackFrame: the thread named first
 };
 
 class RecordMaker {

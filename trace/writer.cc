@@ -132,6 +132,18 @@ bool Writer::Pop(Observation& seen) {
   return true;
 }
 
+namespace {
+// ThreadReference (11) and StackFrame (16) commands name their thread first
+// (HotSpot's IDs are 8 bytes: the agent's IDSizes).
+uint64_t ThreadNamedFirst(Observation::Kind kind, std::span<const uint8_t> packet) {
+  if (kind != Observation::Kind::kPacketIn || packet.size() < jdwp::kHeaderSize + 8) return 0;
+  if ((packet[8] & jdwp::kReplyFlag) || (packet[9] != 11 && packet[9] != 16)) return 0;
+  uint64_t id = 0;
+  for (size_t i = 0; i < 8; ++i) id = id << 8 | packet[jdwp::kHeaderSize + i];
+  return id;
+}
+}  // namespace
+
 void Writer::Packet(Observation::Kind kind, std::span<const uint8_t> packet) noexcept {
   if (packet.size() < jdwp::kHeaderSize || closed_.load(std::memory_order_relaxed)) return;
   try {
@@ -140,6 +152,7 @@ void Writer::Packet(Observation::Kind kind, std::span<const uint8_t> packet) noe
     seen.time_ns = MonotonicNs();
     seen.length = static_cast<uint32_t>(packet.size());
     std::memcpy(seen.header, packet.data(), jdwp::kHeaderSize);
+    seen.thread = ThreadNamedFirst(kind, packet);
     // Composites are decoded into Event records by the writer; bodies only when asked for.
     if (config_.bodies || (kind == Observation::Kind::kPacketOut && IsComposite(packet)))
       seen.bytes.assign(packet.begin(), packet.end());
@@ -149,13 +162,14 @@ void Writer::Packet(Observation::Kind kind, std::span<const uint8_t> packet) noe
   }
 }
 
-void Writer::Text(Observation::Kind kind, std::string_view text) noexcept {
+void Writer::Text(Observation::Kind kind, std::string_view text, uint64_t handshake_ns) noexcept {
   if (closed_.load(std::memory_order_relaxed)) return;
   try {
     Observation seen;
     seen.kind = kind;
     seen.time_ns = MonotonicNs();
     seen.text = std::string(text);
+    seen.handshake_ns = handshake_ns;
     Push(std::move(seen));
   } catch (...) {
     dropped_.fetch_add(1, std::memory_order_relaxed);

@@ -65,7 +65,9 @@ class Writer {
   // From any thread; never blocks. A whole packet, header included.
   void PacketIn(std::span<const uint8_t> packet) noexcept { Packet(Observation::Kind::kPacketIn, packet); }
   void PacketOut(std::span<const uint8_t> packet) noexcept { Packet(Observation::Kind::kPacketOut, packet); }
-  void SessionAttached(std::string_view peer) noexcept { Text(Observation::Kind::kAttached, peer); }
+  void SessionAttached(std::string_view peer, uint64_t handshake_ns) noexcept {
+    Text(Observation::Kind::kAttached, peer, handshake_ns);
+  }
   void SessionRefused(std::string_view reason) noexcept { Text(Observation::Kind::kRefused, reason); }
   void SessionEnded(std::string_view reason) noexcept { Text(Observation::Kind::kDetached, reason); }
   void Error(std::string_view message) noexcept { Text(Observation::Kind::kError, message); }
@@ -84,7 +86,7 @@ class Writer {
     Observation value;
   };
   void Packet(Observation::Kind kind, std::span<const uint8_t> packet) noexcept;
-  void Text(Observation::Kind kind, std::string_view text) noexcept;
+  void Text(Observation::Kind kind, std::string_view text, uint64_t handshake_ns = 0) noexcept;
   bool Push(Observation&& seen) noexcept;
   bool Pop(Observation& seen);
   void Run();

@@ -196,7 +196,8 @@ class LibraryTransport final : public Transport {
       connected_ = true;
     }
     if (log_) log_->debug("debugger attached through {}", config_.name);
-    listener_->OnAttached(config_.name, session);
+    // The library accepts and handshakes in one call: the handshake's time is not known.
+    listener_->OnAttached(config_.name, session, std::chrono::nanoseconds::zero());
   }
   // Reads packets until the connection ends -> the reason.
   std::string ReadLoop();

@@ -162,7 +162,7 @@ class SocketTransport final : public Transport {
   asio::awaitable<std::string> Handshake(std::shared_ptr<tcp::socket> socket, bool send_first);
   asio::awaitable<void> ReadLoop(std::shared_ptr<Session> session);
 
-  void StartSession(std::shared_ptr<tcp::socket> socket, const std::string& peer);
+  void StartSession(std::shared_ptr<tcp::socket> socket, const std::string& peer, std::chrono::nanoseconds handshake);
   void StartReader(const std::shared_ptr<Session>& session);
   void WriteNext(const std::shared_ptr<Session>& session);
   // Hands one whole packet to the listener, or ends the session on a packet no debugger sends.
@@ -381,12 +381,13 @@ asio::awaitable<void> SocketTransport::Connect() {
       continue;
     }
     socket->set_option(tcp::no_delay(true), ec);
+    const auto connected = std::chrono::steady_clock::now();
     std::string failure = co_await Handshake(socket, /*send_first=*/true);
     if (!failure.empty()) {
       connect_error_ = {kErrorIo, failure, {}};
       co_return;
     }
-    StartSession(socket, EndpointText(endpoint));
+    StartSession(socket, EndpointText(endpoint), std::chrono::steady_clock::now() - connected);
     co_return;
   }
 }
@@ -457,6 +458,7 @@ asio::awaitable<void> SocketTransport::AcceptLoop(bool stop_after_first) {
     if (stopping_ || accept_timed_out_) co_return;
     if (log_) log_->debug("accepted {}", peer);
     socket->set_option(tcp::no_delay(true), ignored);
+    const auto handshake_start = std::chrono::steady_clock::now();
     std::string failure = co_await Handshake(socket, /*send_first=*/false);
     if (stopping_ || accept_timed_out_) co_return;
     if (!failure.empty()) {
@@ -464,7 +466,7 @@ asio::awaitable<void> SocketTransport::AcceptLoop(bool stop_after_first) {
       Warn("Debugger failed to attach: " + failure);
       continue;
     }
-    StartSession(socket, peer);
+    StartSession(socket, peer, std::chrono::steady_clock::now() - handshake_start);
     if (stop_after_first) co_return;
   }
 }
@@ -489,7 +491,8 @@ void SocketTransport::ArmListenDeadline() {
   });
 }
 
-void SocketTransport::StartSession(std::shared_ptr<tcp::socket> socket, const std::string& peer) {
+void SocketTransport::StartSession(std::shared_ptr<tcp::socket> socket, const std::string& peer,
+                                   std::chrono::nanoseconds handshake) {
   if (listen_deadline_) listen_deadline_->Disarm();
   auto session = std::make_shared<Session>(std::move(*socket));
   session->peer = peer;
@@ -497,7 +500,7 @@ void SocketTransport::StartSession(std::shared_ptr<tcp::socket> socket, const st
   session_ = session;
   attached_epoch_ = session->epoch;
   if (log_) log_->debug("debugger attached: {}", peer);
-  Notify([&] { listener_->OnAttached(peer, session->epoch); });
+  Notify([&] { listener_->OnAttached(peer, session->epoch, handshake); });
   // Under Accept()/Attach() the reader waits for Run().
   if (running_ && !session->ended) StartReader(session);
 }

@@ -67,8 +67,9 @@ class Listener {
   virtual ~Listener() = default;
   // The handshake with a debugger completed; packets follow. `session` numbers
   // the connection (never 0, never reused): Send and CloseConnection name it, so
-  // that nothing meant for one debugger reaches the next.
-  virtual void OnAttached(const std::string& peer, uint64_t session) = 0;
+  // that nothing meant for one debugger reaches the next. `handshake`: from the
+  // accept (or connect) to the handshake's end; zero when not known.
+  virtual void OnAttached(const std::string& peer, uint64_t session, std::chrono::nanoseconds handshake) = 0;
   // One whole packet, header included, in arrival order.
   virtual void OnPacket(std::vector<uint8_t> packet) = 0;
   // The debugger connection ended (peer closed, I/O error, CloseConnection()).

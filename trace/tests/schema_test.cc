@@ -50,6 +50,8 @@ SAME_NUMBER(Session, kind, Session, kKindFieldNumber);
 SAME_NUMBER(Session, peer, Session, kPeerFieldNumber);
 SAME_NUMBER(Session, reason, Session, kReasonFieldNumber);
 SAME_NUMBER(Session, number, Session, kNumberFieldNumber);
+SAME_NUMBER(Session, handshake_ns, Session, kHandshakeNsFieldNumber);
+SAME_NUMBER(Packet, thread, Packet, kThreadFieldNumber);
 SAME_NUMBER(Packet, direction, Packet, kDirectionFieldNumber);
 SAME_NUMBER(Packet, id, Packet, kIdFieldNumber);
 SAME_NUMBER(Packet, reply, Packet, kReplyFieldNumber);
@@ -76,7 +78,8 @@ SAME_NUMBER(Dropped, count, Dropped, kCountFieldNumber);
 TEST(Schema, EveryProtoFieldIsDeclared) {
   EXPECT_EQ(FieldCount<Record>(), 8u);
   EXPECT_EQ(FieldCount<Header>(), 11u);
-  EXPECT_EQ(FieldCount<Packet>(), 9u);
+  EXPECT_EQ(FieldCount<Packet>(), 10u);
+  EXPECT_EQ(FieldCount<Session>(), 5u);
   EXPECT_EQ(FieldCount<Event>(), 6u);
 }
 
@@ -122,7 +125,8 @@ TEST(Schema, HeaderSameBytesAsProtobuf) {
 TEST(Schema, PacketSameBytesAsProtobuf) {
   Record r;
   r.time_ns = 5;
-  r.packet = Packet{Packet::Direction::kOut, 0xfffffff0u, true, 11, 6, 10, 212, 84000, {0, 1, 2, 0xff, 0x80}};
+  r.packet = Packet{Packet::Direction::kOut, 0xfffffff0u, true, 11, 6, 10, 212, 84000, {0, 1, 2, 0xff, 0x80},
+                    0x7f00000000001234u};
   proto::Record p;
   p.set_time_ns(5);
   auto* k = p.mutable_packet();
@@ -135,6 +139,7 @@ TEST(Schema, PacketSameBytesAsProtobuf) {
   k->set_length(212);
   k->set_latency_ns(84000);
   k->set_bytes(std::string("\x00\x01\x02\xff\x80", 5));
+  k->set_thread(0x7f00000000001234u);
   ExpectSameBytes(r, p);
 }
 
@@ -164,6 +169,18 @@ TEST(Schema, EventWithNegativeRequestIdSameBytesAsProtobuf) {
 }
 
 TEST(Schema, SessionSuspensionErrorDroppedSameBytesAsProtobuf) {
+  {
+    Record r;
+    r.time_ns = 1;
+    r.session = Session{Session::Kind::kAttached, "127.0.0.1:5005", {}, 1, 1'250'000};
+    proto::Record p;
+    p.set_time_ns(1);
+    p.mutable_session()->set_kind(proto::Session::ATTACHED);
+    p.mutable_session()->set_peer("127.0.0.1:5005");
+    p.mutable_session()->set_number(1);
+    p.mutable_session()->set_handshake_ns(1'250'000);
+    ExpectSameBytes(r, p);
+  }
   {
     Record r;
     r.time_ns = 1;

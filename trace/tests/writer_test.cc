@@ -113,7 +113,7 @@ TEST(Writer, WriteFailureMidRunStopsTheTraceOnce) {
 TEST(Writer, RecordsPacketsWithNamesLatencyEventsAndSuspension) {
   const std::string path = TempPath("records");
   auto w = MustOpen(path, /*bodies=*/true);
-  w->SessionAttached("127.0.0.1:4000");
+  w->SessionAttached("127.0.0.1:4000", 1'500'000);
   w->PacketIn(Command(1, jdwp::VirtualMachine::Suspend::kId));
   w->PacketOut(Reply(1));
   w->PacketIn(Command(2, jdwp::VirtualMachine::Resume::kId));
@@ -132,7 +132,7 @@ TEST(Writer, RecordsPacketsWithNamesLatencyEventsAndSuspension) {
     lines.push_back(line.substr(line.find("ms  ") + 4));
   }
   ASSERT_GE(lines.size(), 14u);
-  EXPECT_EQ(lines[1], "session 1 attached: 127.0.0.1:4000");
+  EXPECT_EQ(lines[1], "session 1 attached: 127.0.0.1:4000, handshake 1500.0 us");
   EXPECT_EQ(lines[2], "<- VirtualMachine.Suspend id=1 len=11 ");
   EXPECT_EQ(lines[3].substr(0, 50), "-> reply id=1 NONE (VirtualMachine.Suspend) len=11");
   EXPECT_EQ(lines[4], "VM suspended by the debugger (VirtualMachine.Suspend id=1)");

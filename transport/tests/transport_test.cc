@@ -50,7 +50,7 @@ uint32_t PacketId(const std::vector<uint8_t>& p) {
 
 class Recorder : public Listener {
  public:
-  void OnAttached(const std::string& peer, uint64_t session) override {
+  void OnAttached(const std::string& peer, uint64_t session, std::chrono::nanoseconds) override {
     Add([&] {
       attached.push_back(peer);
       sessions.push_back(session);
