@@ -16,7 +16,7 @@ fi
 
 cmake -S "$repo" -B "$build" -G Ninja -DCMAKE_CXX_COMPILER="$cxx" -DJDWPX_FUZZ=ON \
   -DCMAKE_BUILD_TYPE=RelWithDebInfo >"$build.configure.log" 2>&1 || { cat "$build.configure.log" >&2; exit 1; }
-ninja -C "$build" jdwp_packet_fuzzer
+ninja -C "$build" jdwp_packet_fuzzer trace_record_fuzzer
 
 # Seeds: a few well-formed packets of the shapes that matter most.
 corpus="$build/fuzz-corpus"
@@ -35,5 +35,14 @@ seed reply '\x00\x00\x00\x30\x00\x00\x0b\x06\x80\x00\x00\x00\x00\x00\x01\x00\x00
 # ArrayReference.GetValues reply body alone (object region with mixed tags)
 seed region 'L\x00\x00\x00\x02s\x00\x00\x00\x00\x00\x00\x00\x01[\x00\x00\x00\x00\x00\x00\x00\x02'
 
-exec "$build/jdwp/jdwp_packet_fuzzer" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 \
+"$build/jdwp/jdwp_packet_fuzzer" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 \
   -max_len=4096 -print_final_stats=1 -artifact_prefix="$build/" "$corpus"
+
+# Trace records (what jdwpx-trace reads from a file), a third of the time.
+# Seeds: a session (ATTACHED, peer, number, handshake) and a reply packet record.
+trace_corpus="$build/trace-fuzz-corpus"
+mkdir -p "$trace_corpus"
+printf '\x08\x01\x1a\x17\x08\x01\x12\x0e127.0.0.1:5005\x20\x01\x28\x90\x4e' >"$trace_corpus/seed-session"
+printf '\x08\x05\x22\x12\x08\x02\x10\x07\x18\x01\x20\x0b\x28\x06\x38\x1f\x40\xa0\x8d\x06\x50\x2a' >"$trace_corpus/seed-packet"
+exec "$build/trace/trace_record_fuzzer" -max_total_time="$(( (seconds + 2) / 3 ))" -timeout=10 -rss_limit_mb=2048 \
+  -max_len=4096 -print_final_stats=1 -artifact_prefix="$build/trace-" "$trace_corpus"

@@ -1,0 +1,28 @@
+// libFuzzer target: arbitrary bytes as a trace record, then everything
+// jdwpx-trace does with records (one line of `show`, `summary`, the Chrome
+// export). Invariant checked besides "no crash": a record that decodes
+// re-encodes to bytes that decode to the same record.
+#include <cstdint>
+#include <cstdlib>
+#include <span>
+#include <vector>
+
+#include "trace/analysis.h"
+#include "trace/wire.h"
+
+using namespace jdwpx::trace;
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  auto record = Decode({data, size});
+  if (!record) return 0;
+  const std::string once = Encode(*record);
+  auto again = Decode({reinterpret_cast<const uint8_t*>(once.data()), once.size()});
+  if (!again || !(*again == *record)) std::abort();
+  (void)Line(*record, 0);
+  std::vector<TraceFile> files(1);
+  files[0].path = "fuzz";
+  files[0].records = {*record, *record};
+  (void)Summarize(files);
+  (void)ChromeJson(files);
+  return 0;
+}
