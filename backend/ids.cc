@@ -9,9 +9,9 @@ using jdwp::ErrorCode;
 std::optional<jdwp::ObjectId> ObjectTable::Known(jlong tag) {
   if (tag == 0) return std::nullopt;
   std::lock_guard lock(mu_);
-  auto it = entries_.find(static_cast<uint64_t>(tag));
-  if (it == entries_.end()) return std::nullopt;
-  ++it->second.refs;
+  auto* slot = slots_.Find(static_cast<uint64_t>(tag));
+  if (!slot) return std::nullopt;
+  ++slot->refs;
   return jdwp::ObjectId{static_cast<uint64_t>(tag)};
 }
 
@@ -38,15 +38,12 @@ jdwp::ObjectId ObjectTable::IdOf(JNIEnv* jni, jobject obj) {
   {
     std::lock_guard lock(mu_);
     id = next_id_++;
-    Entry entry;
-    entry.weak = weak;
-    entry.refs = 1;
-    entries_.emplace(id, entry);
+    slots_.Insert(id, weak).refs = 1;
   }
   if (!jvmti_.SetTag(obj, static_cast<jlong>(id))) {
     {
       std::lock_guard lock(mu_);
-      entries_.erase(id);
+      slots_.Erase(id);
     }
     jni->DeleteWeakGlobalRef(weak);
     return jdwp::ObjectId{};
@@ -57,40 +54,49 @@ jdwp::ObjectId ObjectTable::IdOf(JNIEnv* jni, jobject obj) {
 jdwp::Result<jobject> ObjectTable::Resolve(JNIEnv* jni, jdwp::ObjectId id) {
   if (id.is_null()) return nullptr;
   std::lock_guard lock(mu_);
-  auto it = entries_.find(id.value);
-  if (it == entries_.end()) return jdwp::Fail(ErrorCode::kInvalidObject, "unknown object id");
-  jobject local = jni->NewLocalRef(it->second.pinned ? it->second.pinned : it->second.weak);
-  if (local == nullptr) return jdwp::Fail(ErrorCode::kInvalidObject, "object collected");
+  auto* slot = slots_.Find(id.value);
+  if (!slot) return jdwp::Fail(ErrorCode::kInvalidObject, "unknown object id");
+  jobject local = jni->NewLocalRef(slot->ref);
+  if (local == nullptr) {
+    // A pinned object is never collected; its weak reference cannot be cleared.
+    return jdwp::Fail(ErrorCode::kInvalidObject, "object collected");
+  }
   return local;
 }
 
 bool ObjectTable::IsCollected(JNIEnv* jni, jdwp::ObjectId id, bool* known) {
   std::lock_guard lock(mu_);
-  auto it = entries_.find(id.value);
-  *known = it != entries_.end();
+  auto* slot = slots_.Find(id.value);
+  *known = slot != nullptr;
   if (!*known) return false;
-  if (it->second.pinned) return false;
-  return jni->IsSameObject(it->second.weak, nullptr) == JNI_TRUE;
+  return jni->IsSameObject(slot->ref, nullptr) == JNI_TRUE;
+}
+
+void ObjectTable::Drop(JNIEnv* jni, uint64_t id, IdSlots<jweak>::Slot& slot) {
+  jobject local = jni->NewLocalRef(slot.ref);
+  if (local) {
+    (void)jvmti_.SetTag(local, 0);
+    jni->DeleteLocalRef(local);
+  }
+  if (auto it = pinned_.find(id); it != pinned_.end()) {
+    jni->DeleteGlobalRef(it->second);
+    pinned_.erase(it);
+  }
+  jni->DeleteWeakGlobalRef(slot.ref);
 }
 
 void ObjectTable::Release(JNIEnv* jni, jdwp::ObjectId id, int32_t count) {
   size_t remaining = 0;
   {
     std::lock_guard lock(mu_);
-    auto it = entries_.find(id.value);
-    if (it == entries_.end()) return;
-    it->second.refs -= count;
-    if (it->second.refs > 0) return;
+    auto* slot = slots_.Find(id.value);
+    if (!slot) return;
+    slot->refs -= count;
+    if (slot->refs > 0) return;
     // The ID is freed, but never reused: a fresh ID is assigned if the object is seen again.
-    jobject local = jni->NewLocalRef(it->second.weak);
-    if (local) {
-      (void)jvmti_.SetTag(local, 0);
-      jni->DeleteLocalRef(local);
-    }
-    if (it->second.pinned) jni->DeleteGlobalRef(it->second.pinned);
-    jni->DeleteWeakGlobalRef(it->second.weak);
-    entries_.erase(it);
-    remaining = entries_.size();
+    Drop(jni, id.value, *slot);
+    slots_.Erase(id.value);
+    remaining = slots_.size();
   }
   // Tests read this line (loglevel=debug) to see the table return to its baseline.
   Log().debug("object table: released id {}, {} ids left", id.value, remaining);
@@ -98,22 +104,21 @@ void ObjectTable::Release(JNIEnv* jni, jdwp::ObjectId id, int32_t count) {
 
 jdwp::Result<void> ObjectTable::DisableCollection(JNIEnv* jni, jdwp::ObjectId id) {
   std::lock_guard lock(mu_);
-  auto it = entries_.find(id.value);
-  if (it == entries_.end()) return jdwp::Fail(ErrorCode::kInvalidObject, "unknown object id");
-  if (it->second.pinned) return {};
-  jobject strong = jni->NewGlobalRef(it->second.weak);
+  auto* slot = slots_.Find(id.value);
+  if (!slot) return jdwp::Fail(ErrorCode::kInvalidObject, "unknown object id");
+  if (pinned_.contains(id.value)) return {};
+  jobject strong = jni->NewGlobalRef(slot->ref);
   if (!strong) return jdwp::Fail(ErrorCode::kInvalidObject, "object collected");
-  it->second.pinned = strong;
+  pinned_.emplace(id.value, strong);
   return {};
 }
 
 jdwp::Result<void> ObjectTable::EnableCollection(JNIEnv* jni, jdwp::ObjectId id) {
   std::lock_guard lock(mu_);
-  auto it = entries_.find(id.value);
-  if (it == entries_.end()) return jdwp::Fail(ErrorCode::kInvalidObject, "unknown object id");
-  if (it->second.pinned) {
-    jni->DeleteGlobalRef(it->second.pinned);
-    it->second.pinned = nullptr;
+  if (!slots_.Find(id.value)) return jdwp::Fail(ErrorCode::kInvalidObject, "unknown object id");
+  if (auto it = pinned_.find(id.value); it != pinned_.end()) {
+    jni->DeleteGlobalRef(it->second);
+    pinned_.erase(it);
   }
   return {};
 }
@@ -122,31 +127,17 @@ void ObjectTable::Reset(JNIEnv* jni) {
   size_t dropped = 0;
   {
     std::lock_guard lock(mu_);
-    dropped = entries_.size();
-    ResetLocked(jni);
+    dropped = slots_.size();
+    slots_.ForEach([&](uint64_t id, IdSlots<jweak>::Slot& slot) { Drop(jni, id, slot); });
+    slots_.Clear();
+    pinned_.clear();
   }
   Log().debug("object table: reset, {} ids dropped, {} ids left", dropped, size());
 }
 
-void ObjectTable::ResetLocked(JNIEnv* jni) {
-  for (auto& [id, entry] : entries_) {
-    jobject local = jni->NewLocalRef(entry.weak);
-    if (local) {
-      (void)jvmti_.SetTag(local, 0);
-      jni->DeleteLocalRef(local);
-    }
-    if (entry.pinned) jni->DeleteGlobalRef(entry.pinned);
-    jni->DeleteWeakGlobalRef(entry.weak);
-  }
-  entries_.clear();
-  // clear() keeps the bucket array (8 bytes per bucket, sized for the peak); a
-  // fresh table gives that memory back.
-  std::unordered_map<uint64_t, Entry>().swap(entries_);
-}
-
 size_t ObjectTable::size() {
   std::lock_guard lock(mu_);
-  return entries_.size();
+  return slots_.size();
 }
 
 void MemberIds::AddMethod(jmethodID m) {

@@ -21,6 +21,7 @@
 #include <unordered_set>
 #include <vector>
 
+#include "backend/id_slots.h"
 #include "jdwp/error.h"
 #include "jdwp/types.h"
 #include "vmcore/jvmti.h"
@@ -49,19 +50,16 @@ class ObjectTable {
   size_t size();
 
  private:
-  struct Entry {
-    jweak weak = nullptr;
-    jobject pinned = nullptr;  // strong ref while DisableCollection is in force
-    int64_t refs = 0;          // times the ID was sent to the debugger
-  };
   // The ID a tag stands for (its debugger count bumped), if it is one of ours.
   std::optional<jdwp::ObjectId> Known(jlong tag);
-  void ResetLocked(JNIEnv* jni);  // with mu_ held
+  // Unpins, untags and forgets the ID of `slot` (mu_ held).
+  void Drop(JNIEnv* jni, uint64_t id, IdSlots<jweak>::Slot& slot);
 
   vmcore::Jvmti jvmti_;
   std::mutex assign_mu_;  // taken before mu_; serializes first-sight assignment
   std::mutex mu_;
-  std::unordered_map<uint64_t, Entry> entries_;
+  IdSlots<jweak> slots_;  // each ID's weak reference and debugger count
+  std::unordered_map<uint64_t, jobject> pinned_;  // strong refs while DisableCollection is in force
   uint64_t next_id_ = 1;
 };
 
