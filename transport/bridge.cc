@@ -349,9 +349,10 @@ class BridgeServer {
       EndCommand(connection, /*now=*/true);
     });
     Spawn(io_, Pump(connection->client, connection->command, false, &connection->to_command,
-                    [this, connection](const std::string&) {
-                      // The debugger left (or its side failed): the command sees end of input.
-                      connection->closed = true;
+                    [this, connection](const std::string& error) {
+                      // The debugger left: the command sees end of input. (An error
+                      // here is writing to a command that is gone: its exit says why.)
+                      if (error.empty()) connection->closed = true;
                       connection->answer_timer.cancel();
                       EndCommand(connection, false);
                     }));
