@@ -276,9 +276,16 @@ class ExposureTest(unittest.TestCase):
                 pid = int(bridge.wait_stderr(r"started \S+ \(pid (\d+)\)").group(1))
                 self.assertEqual(bridge.stop(), 0, bridge.stderr)
                 self.assertFalse(alive(pid), f"{command} still running")
-        # The JVM still serves a debugger through a good bridge.
+        # Garbage from the debugger's side goes through unchanged: the agent refuses it
+        # in stock's words and listens on.
         bridge = Bridge(self.cfg, [bridge_path(self.cfg), "connect", endpoint])
         self.addCleanup(bridge.__exit__, None, None, None)
+        sock = socket.create_connection(("127.0.0.1", bridge.port), timeout=30)
+        sock.sendall(b"GET / HTTP/1.1\r\n\r\n")
+        self.assertEqual(recv_all(sock), b"")
+        sock.close()
+        jvm.wait_for_output(r"handshake failed - received >GET / HTTP/1\.1", stream="stderr")
+        # The JVM still serves a debugger through the same bridge.
         c = jdwp_client.Client(bridge.port)
         self.assertIn("Java Debug Wire Protocol", c.ok(VirtualMachine.Version).string())
         c.close()
