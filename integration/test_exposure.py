@@ -276,6 +276,15 @@ class ExposureTest(unittest.TestCase):
                 pid = int(bridge.wait_stderr(r"started \S+ \(pid (\d+)\)").group(1))
                 self.assertEqual(bridge.stop(), 0, bridge.stderr)
                 self.assertFalse(alive(pid), f"{command} still running")
+        # Stopping the bridge while its command runs ends the command.
+        bridge = Bridge(self.cfg, ["sleep", "600"])
+        self.addCleanup(bridge.__exit__, None, None, None)
+        sock = socket.create_connection(("127.0.0.1", bridge.port), timeout=30)
+        pid = int(bridge.wait_stderr(r"started sleep \(pid (\d+)\)").group(1))
+        self.assertEqual(bridge.stop(), 0, bridge.stderr)
+        self.assertFalse(alive(pid), "the command outlived the bridge")
+        self.assertEqual(recv_all(sock), b"")
+        sock.close()
         # Garbage from the debugger's side goes through unchanged: the agent refuses it
         # in stock's words and listens on.
         bridge = Bridge(self.cfg, [bridge_path(self.cfg), "connect", endpoint])

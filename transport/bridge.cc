@@ -166,7 +166,8 @@ struct Connection {
 
 class BridgeServer {
  public:
-  explicit BridgeServer(const BridgeListenOptions& options) : options_(options), acceptor_(io_), signals_(io_, SIGINT, SIGTERM), children_(io_, SIGCHLD) {}
+  explicit BridgeServer(const BridgeListenOptions& options)
+      : options_(options), acceptor_(io_), signals_(io_, SIGINT, SIGTERM), children_(io_, SIGCHLD), stop_timer_(io_) {}
 
   int Run() {
     auto endpoints = Resolve(io_, options_.endpoint);
@@ -202,24 +203,26 @@ class BridgeServer {
   }
 
  private:
+  // SIGINT/SIGTERM: stop listening, end every command (SIGTERM, SIGKILL after
+  // kKillGrace) and leave once all are reaped, so that nothing stays running.
   void Stop() {
     asio::error_code ignored;
+    stopping_ = true;
     acceptor_.close(ignored);
     for (auto& [pid, connection] : connections_) {
-      kill(-pid, SIGTERM);
+      connection->closed = true;
       connection->client.close(ignored);
+      kill(-pid, SIGTERM);
     }
-    // Reap what is left before leaving: nothing stays running.
-    for (auto& [pid, connection] : connections_) {
-      int status = 0;
-      for (int i = 0; i < 20 && waitpid(pid, &status, WNOHANG) == 0; ++i) usleep(100000);
-      if (waitpid(pid, &status, WNOHANG) == 0) {
-        kill(-pid, SIGKILL);
-        waitpid(pid, &status, 0);
-      }
+    if (connections_.empty()) {
+      io_.stop();
+      return;
     }
-    connections_.clear();
-    io_.stop();
+    stop_timer_.expires_after(kKillGrace);
+    stop_timer_.async_wait([this](const asio::error_code& error) {
+      if (error) return;
+      for (auto& [pid, connection] : connections_) kill(-pid, SIGKILL);
+    });
   }
 
   void WaitChildren() {
@@ -245,6 +248,10 @@ class BridgeServer {
           Say("the command {}; connection from {} closed", how, connection->peer);
         }
         EndClient(connection);
+      }
+      if (stopping_ && connections_.empty()) {
+        io_.stop();
+        return;
       }
       WaitChildren();
     });
@@ -378,6 +385,8 @@ class BridgeServer {
   asio::basic_socket_acceptor<Protocol> acceptor_;
   asio::signal_set signals_;
   asio::signal_set children_;
+  asio::steady_timer stop_timer_;
+  bool stopping_ = false;
   std::map<pid_t, std::shared_ptr<Connection>> connections_;
 };
 
