@@ -19,6 +19,7 @@
 #include <spdlog/details/null_mutex.h>
 #include <spdlog/sinks/base_sink.h>
 
+#include "backend/address_file.h"
 #include "backend/errors.h"
 #include "backend/frame_pop.h"
 #include "backend/log.h"
@@ -33,6 +34,8 @@ Agent* g_agent = nullptr;
 bool g_loaded = false;
 
 constexpr const char* kSourceFile = "backend/agent.cc";
+// suspendtimeout=: how often "waiting for a debugger" is repeated.
+constexpr int64_t kWaitingLogEveryMs = 5000;
 
 // Every JVMTI callback enters through Guard: no C++ exception reaches the JVM.
 template <class Fn>
@@ -647,6 +650,7 @@ std::string Agent::ActiveState() {
 
 bool Agent::StartSession(JNIEnv* jni, jthread thread, const StartingException* trigger) {
   const Options& o = ctx_.options;
+  bool suspend = o.suspend;  // false once suspendtimeout= ran out
   if (transport_) {
     // Dormant again after a session (OnDetached): the old I/O thread leaves Run()
     // after Shutdown. Its transport is kept, not destroyed: another thread may
@@ -668,12 +672,34 @@ bool Agent::StartSession(JNIEnv* jni, jthread thread, const StartingException* t
   config.address = o.address.value_or("");
   config.allow = o.allow.value_or("");
   config.timeout_ms = o.timeout_ms;
+  config.handshake_timeout_ms = o.handshake_timeout_ms;
+  config.unix_root = o.unix_root;
   auto opened = transport::Transport::Open(config, this);
+  if (!opened && o.server && o.onbindfail_continue && opened.error().code == transport::kErrorIo && !StartsLate()) {
+    // onbindfail=continue (ours): a JVM that inherited JAVA_TOOL_OPTIONS runs on undebugged.
+    std::fprintf(stderr, "jdwpx: cannot listen on %s (%s); onbindfail=continue: the program runs without debugging\n",
+                 o.address.value_or("").c_str(), opened.error().message.c_str());
+    std::fflush(stderr);
+    return true;
+  }
   if (!opened) {
     TransportStartFailed(jni, opened.error());
     return false;
   }
   transport_ = std::move(*opened);
+  if (o.server) {
+    if (std::string warning = transport_->exposure_warning(); !warning.empty()) {
+      std::fprintf(stderr, "%s\n", warning.c_str());
+      std::fflush(stderr);
+    }
+    if (o.address_file) {
+      auto written = WriteAddressFile(*o.address_file, transport_->address());
+      if (!written) {
+        std::fprintf(stderr, "jdwpx: addressfile=%s not written: %s\n", o.address_file->c_str(), written.error().c_str());
+        std::fflush(stderr);
+      }
+    }
+  }
   // One line with the effective configuration (loglevel=info and below).
   Log().info("jdwpx {}: transport={} server={} address={}{} suspend={} trace={}{} loglevel={}", JDWPX_VERSION,
              o.transport, o.server ? 'y' : 'n', o.address.value_or(""),
@@ -701,7 +727,23 @@ bool Agent::StartSession(JNIEnv* jni, jthread thread, const StartingException* t
                   fmt::format(messages::kListeningFor, ctx_.options.transport, transport_->address()).c_str());
       std::fflush(stdout);
     }
-    if (o.suspend) {
+    if (o.suspend && o.suspend_timeout_ms > 0) {
+      // suspendtimeout= (ours): wait that long, saying so, then run on as suspend=n.
+      const std::string where = transport_->endpoint_text();
+      auto accepted = transport_->AcceptWithin(o.suspend_timeout_ms, kWaitingLogEveryMs, [&] {
+        std::fprintf(stderr, "jdwpx: waiting for a debugger on %s (suspend=y, suspendtimeout=%lld ms)\n", where.c_str(),
+                     static_cast<long long>(o.suspend_timeout_ms));
+        std::fflush(stderr);
+      });
+      if (!accepted && accepted.error().code == transport::kErrorSuspendTimeout) {
+        std::fprintf(stderr, "jdwpx: no debugger attached within %lld ms: the program runs on, still listening on %s\n",
+                     static_cast<long long>(o.suspend_timeout_ms), where.c_str());
+        std::fflush(stderr);
+        suspend = false;
+      } else if (!accepted) {
+        ExitWithTransportError(accepted.error());
+      }
+    } else if (o.suspend) {
       auto accepted = transport_->Accept();
       if (!accepted) ExitWithTransportError(accepted.error());
     }
@@ -714,7 +756,7 @@ bool Agent::StartSession(JNIEnv* jni, jthread thread, const StartingException* t
     }
   }
   StartThreads(jni);
-  if (!o.server || o.suspend) {
+  if (!o.server || suspend) {
     // A debugger is attached now: report the start; with suspend=y this parks the
     // initial thread (and suspends all others) until the debugger resumes.
     events_.BeginSession();

@@ -99,6 +99,18 @@ std::string Substitute(std::string_view pattern, std::string_view argument) {
   return out;
 }
 
+// A whole number of milliseconds, 1 to Options::kMaxMillis; digits only.
+std::optional<int64_t> ParseMillis(std::string_view text) {
+  if (text.empty() || text.size() > 8) return std::nullopt;
+  int64_t value = 0;
+  for (char c : text) {
+    if (c < '0' || c > '9') return std::nullopt;
+    value = value * 10 + (c - '0');
+  }
+  if (value < 1 || value > Options::kMaxMillis) return std::nullopt;
+  return value;
+}
+
 tl::unexpected<OptionsError> Fail(std::string text) {
   text += '\n';
   return tl::unexpected(OptionsError{std::move(text), messages::kExitOptionError});
@@ -136,6 +148,11 @@ tl::expected<Options, OptionsError> ParseOptions(std::string_view text, int jdk_
   const std::string& all = options.raw;
   const auto syntax_error = [&] { return Fail(Substitute(messages::kOptionSyntaxError, all)); };
   const auto bad_option = [&](std::string_view pattern) { return Fail(Substitute(pattern, all)); };
+  // Our options: a line saying what is wrong, then stock's syntax error line
+  // (the exit code tools know).
+  const auto bad_value = [&](std::string_view detail) {
+    return Fail("ERROR: JDWP option " + std::string(detail) + "\n" + Substitute(messages::kOptionSyntaxError, all));
+  };
 
   int transport_count = 0;
   std::string_view rest = all;
@@ -214,6 +231,30 @@ tl::expected<Options, OptionsError> ParseOptions(std::string_view text, int jdk_
       }
       if (megabytes == 0) return syntax_error();
       options.trace_size_mb = megabytes;
+    } else if (*name == "handshaketimeout" || *name == "suspendtimeout") {
+      const auto value = string_value();
+      const auto ms = value ? ParseMillis(*value) : std::nullopt;
+      if (!ms) {
+        return bad_value(std::string(*name) + "=" + std::string(value.value_or("")) +
+                         ": expected milliseconds, 1 to " + std::to_string(Options::kMaxMillis));
+      }
+      (*name == "handshaketimeout" ? options.handshake_timeout_ms : options.suspend_timeout_ms) = *ms;
+    } else if (*name == "onbindfail") {
+      const auto value = string_value();
+      if (!value || (*value != "abort" && *value != "continue")) {
+        return bad_value("onbindfail=" + std::string(value.value_or("")) + ": expected abort or continue");
+      }
+      options.onbindfail_continue = *value == "continue";
+    } else if (*name == "addressfile") {
+      const auto value = string_value();
+      if (!value || value->empty()) return bad_value("addressfile= needs a path");
+      options.address_file = std::string(*value);
+    } else if (*name == "unixroot") {
+      const auto value = string_value();
+      if (!value || (*value != "y" && *value != "n")) {
+        return bad_value("unixroot=" + std::string(value.value_or("")) + ": expected y or n");
+      }
+      options.unix_root = *value == "y";
     } else if (*name == "loglevel") {
       const auto value = string_value();
       if (!value) return syntax_error();
@@ -264,6 +305,9 @@ tl::expected<Options, OptionsError> ParseOptions(std::string_view text, int jdk_
                 Substitute(messages::kInvalidOption, all));
   }
   if ((options.onthrow || options.onuncaught) && !options.launch) return bad_option(messages::kLaunchRequired);
+  if (options.suspend_timeout_ms > 0 && (!options.server || !options.suspend || options.onjcmd)) {
+    return bad_value("suspendtimeout= applies with server=y and suspend=y only");
+  }
   if (options.onjcmd) {
     if (options.launch) return bad_option(messages::kOnjcmdWithLaunch);
     if (!options.server) return bad_option(messages::kOnjcmdNeedsServer);
@@ -310,6 +354,11 @@ std::string HelpText(int jdk_feature_version) {
       "trace=<path>                     protocol trace file (%p = pid)    none\n"
       "tracebytes=y|n                   trace packet bodies too?          n\n"
       "tracesize=<MB>                   bound the trace (ring of files)   none\n"
+      "handshaketimeout=<ms>            debugger's handshake time limit   10000\n"
+      "suspendtimeout=<ms>              suspend=y: then run on undebugged none\n"
+      "onbindfail=abort|continue        continue: run on if cannot listen abort\n"
+      "addressfile=<path>               write the address (%p = pid)      none\n"
+      "unixroot=y|n                     address=unix:: root may attach?   n\n"
       "\n"
       "Obsolete Options\n"
       "----------------\n"

@@ -51,6 +51,18 @@ struct Options {
   std::optional<std::string> trace;
   bool trace_bytes = false;
   int64_t trace_size_mb = 0;  // 0 = no bound
+  // jdwpx extensions for orchestrators and safer exposure (README "Options for
+  // orchestrators"). Absent, behaviour is stock's.
+  int64_t handshake_timeout_ms = kDefaultHandshakeTimeoutMs;  // handshaketimeout=<ms>
+  int64_t suspend_timeout_ms = 0;    // suspendtimeout=<ms>: server=y,suspend=y only; 0 = wait forever
+  bool onbindfail_continue = false;  // onbindfail=continue|abort
+  std::optional<std::string> address_file;  // addressfile=<path>, "%p" = pid; server=y only
+  bool unix_root = false;            // unixroot=y: root peers may attach to address=unix:<path>
+
+  // jdwpx's handshake timeout when handshaketimeout= is absent.
+  static constexpr int64_t kDefaultHandshakeTimeoutMs = 10000;
+  // The largest value the millisecond options take: one day.
+  static constexpr int64_t kMaxMillis = 86'400'000;
 };
 
 // What stock would print before exiting, and the code it exits with. The

@@ -114,7 +114,12 @@ HELP_LOGLEVEL_ROW = "loglevel=<level>                 trace|debug|info|warn|erro
 HELP_TRACE_ROWS = (
     "trace=<path>                     protocol trace file (%p = pid)    none\n"
     "tracebytes=y|n                   trace packet bodies too?          n\n"
-    "tracesize=<MB>                   bound the trace (ring of files)   none\n")
+    "tracesize=<MB>                   bound the trace (ring of files)   none\n"
+    "handshaketimeout=<ms>            debugger's handshake time limit   10000\n"
+    "suspendtimeout=<ms>              suspend=y: then run on undebugged none\n"
+    "onbindfail=abort|continue        continue: run on if cannot listen abort\n"
+    "addressfile=<path>               write the address (%p = pid)      none\n"
+    "unixroot=y|n                     address=unix:: root may attach?   n\n")
 
 
 def help_text(agent: str, version: int) -> str:

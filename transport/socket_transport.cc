@@ -16,9 +16,15 @@
 // reader coroutine, one writer callback chain draining a queue). Handshakes are
 // serial, like stock's. Sessions are numbered; Send and CloseConnection name
 // theirs, so a late packet or close never reaches the next debugger.
+// Unix-domain sockets (address=unix:<path>, ours) share all of this through
+// asio's generic stream protocol; only binding, the peer check (SO_PEERCRED
+// instead of allow=) and the socket file's life differ (unix_socket.cc).
 // Closing anything goes one way: close the socket, let the pending operations
 // finish with operation_aborted, and the session's end reports OnDetached.
 #include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <sys/socket.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <atomic>
@@ -37,11 +43,14 @@
 #include "transport/address.h"
 #include "transport/library_transport.h"
 #include "transport/transport.h"
+#include "transport/unix_socket.h"
 
 namespace jdwpx::transport {
 namespace {
 
 using asio::ip::tcp;
+using Protocol = asio::generic::stream_protocol;
+using Socket = Protocol::socket;
 using namespace std::chrono_literals;
 
 // A claimed length above this is treated as a corrupt stream, not a packet.
@@ -76,6 +85,27 @@ tl::expected<void, TransportError> WithScope(tcp::endpoint& endpoint, uint32_t s
   v6.scope_id(scope_id);
   endpoint.address(v6);
   return {};
+}
+
+tcp::endpoint ToTcp(const Protocol::endpoint& generic) {
+  tcp::endpoint endpoint;
+  if (generic.size() <= endpoint.capacity()) {
+    std::memcpy(endpoint.data(), generic.data(), generic.size());
+    endpoint.resize(generic.size());
+  }
+  return endpoint;
+}
+
+bool IsLoopback(const asio::ip::address& address) { return Unmapped(address).is_loopback(); }
+
+// Keepalive values: see kKeepAliveIdleS in transport.h.
+void SetTcpOptions(Socket& socket) {
+  asio::error_code ignored;
+  socket.set_option(tcp::no_delay(true), ignored);
+  socket.set_option(asio::socket_base::keep_alive(true), ignored);
+  socket.set_option(asio::detail::socket_option::integer<IPPROTO_TCP, TCP_KEEPIDLE>(kKeepAliveIdleS), ignored);
+  socket.set_option(asio::detail::socket_option::integer<IPPROTO_TCP, TCP_KEEPINTVL>(kKeepAliveIntervalS), ignored);
+  socket.set_option(asio::detail::socket_option::integer<IPPROTO_TCP, TCP_KEEPCNT>(kKeepAliveCount), ignored);
 }
 
 uint32_t ReadBigEndian32(const uint8_t* p) {
@@ -115,8 +145,8 @@ class Deadline {
 };
 
 struct Session {
-  explicit Session(tcp::socket s) : socket(std::move(s)) {}
-  tcp::socket socket;
+  explicit Session(Socket s) : socket(std::move(s)) {}
+  Socket socket;
   std::string peer;
   uint64_t epoch = 0;
   std::deque<std::vector<uint8_t>> queue;
@@ -139,14 +169,24 @@ class SocketTransport final : public Transport {
     // Handlers still queued hold no references that outlive io_ (declared first,
     // destroyed last); nothing is reported to the listener from here on.
     stopping_ = true;
+    unix_file_.Remove();
   }
 
   tl::expected<void, TransportError> Bind(const ParsedAddress& address);
   tl::expected<void, TransportError> Resolve(const ParsedAddress& address);
+  tl::expected<void, TransportError> BindUnix(const std::string& path);
+  tl::expected<void, TransportError> ResolveUnix(const std::string& path);
 
   uint16_t port() const override { return bound_port_; }
+  std::string address() const override {
+    return unix_path_.empty() ? std::to_string(bound_port_) : std::string(kUnixPrefix) + unix_path_;
+  }
+  std::string endpoint_text() const override { return endpoint_text_; }
+  std::string exposure_warning() const override { return exposure_warning_; }
   tl::expected<void, TransportError> Attach() override;
   tl::expected<void, TransportError> Accept() override;
+  tl::expected<void, TransportError> AcceptWithin(int64_t wait_ms, int64_t every_ms,
+                                                  const std::function<void()>& waiting) override;
   void Run() override;
   void Send(uint64_t session, std::vector<uint8_t> packet) override;
   bool Flush(std::chrono::milliseconds timeout) override;
@@ -159,10 +199,12 @@ class SocketTransport final : public Transport {
   asio::awaitable<bool> WaitForSessionEnd();
   asio::awaitable<void> Connect();
   // Returns an empty string on success, else stock's failure text.
-  asio::awaitable<std::string> Handshake(std::shared_ptr<tcp::socket> socket, bool send_first);
+  asio::awaitable<std::string> Handshake(std::shared_ptr<Socket> socket, bool send_first);
+  // Who connected, or why they are refused (allow=, or a Unix peer's uid).
+  tl::expected<std::string, std::string> CheckPeer(Socket& socket);
   asio::awaitable<void> ReadLoop(std::shared_ptr<Session> session);
 
-  void StartSession(std::shared_ptr<tcp::socket> socket, const std::string& peer, std::chrono::nanoseconds handshake);
+  void StartSession(std::shared_ptr<Socket> socket, const std::string& peer, std::chrono::nanoseconds handshake);
   void StartReader(const std::shared_ptr<Session>& session);
   void WriteNext(const std::shared_ptr<Session>& session);
   // Hands one whole packet to the listener, or ends the session on a packet no debugger sends.
@@ -208,14 +250,20 @@ class SocketTransport final : public Transport {
   size_t unwritten_ = 0;
 
   // ---- I/O state (io_ thread only) ----
-  tcp::acceptor acceptor_;
+  asio::basic_socket_acceptor<Protocol> acceptor_;
   uint16_t bound_port_ = 0;
-  std::vector<tcp::endpoint> connect_endpoints_;
+  std::string unix_path_;      // address=unix:<path>, else empty
+  UnixSocketFile unix_file_;   // the socket file while we own it
+  std::string endpoint_text_;  // set once by Bind (before any other thread sees the transport)
+  std::string exposure_warning_;
+  std::vector<std::pair<Protocol::endpoint, std::string>> connect_endpoints_;
+  // AcceptWithin: its bound ran out (no debugger attached in time).
+  bool suspend_timed_out_ = false;
   std::shared_ptr<Session> session_;
   uint64_t last_epoch_ = 0;
   // The socket in the middle of a handshake, so that Shutdown/timeouts can close it.
-  std::weak_ptr<tcp::socket> handshaking_;
-  std::weak_ptr<tcp::socket> connecting_;
+  std::weak_ptr<Socket> handshaking_;
+  std::weak_ptr<Socket> connecting_;
   bool running_ = false;  // inside Run()
   bool accept_timed_out_ = false;
   bool connect_timed_out_ = false;
@@ -268,45 +316,57 @@ tl::expected<void, TransportError> SocketTransport::Bind(const ParsedAddress& ad
       break;
     }
   }
-  acceptor_.open(endpoint.protocol(), ec);
+  acceptor_.open(Protocol::endpoint(endpoint).protocol(), ec);
   if (ec && dual_stack) {
     // No IPv6 on this host: every IPv4 interface is the best "*" can mean.
     endpoint = tcp::endpoint(asio::ip::address_v4::any(), address.port);
     dual_stack = false;
-    acceptor_.open(endpoint.protocol(), ec);
+    acceptor_.open(Protocol::endpoint(endpoint).protocol(), ec);
   }
   if (ec) return tl::unexpected(TransportError{kErrorIo, "socket creation failed: " + ec.message(), {}});
   if (dual_stack) acceptor_.set_option(asio::ip::v6_only(false), ec);
-  acceptor_.set_option(tcp::acceptor::reuse_address(true), ec);
-  acceptor_.bind(endpoint, ec);
+  acceptor_.set_option(asio::socket_base::reuse_address(true), ec);
+  acceptor_.bind(Protocol::endpoint(endpoint), ec);
   if (ec) return tl::unexpected(TransportError{kErrorIo, "bind failed: " + ec.message(), {}});
   acceptor_.listen(asio::socket_base::max_listen_connections, ec);
   if (ec) return tl::unexpected(TransportError{kErrorIo, "listen failed: " + ec.message(), {}});
-  auto local = acceptor_.local_endpoint(ec);
+  auto local = ToTcp(acceptor_.local_endpoint(ec));
   if (ec) return tl::unexpected(TransportError{kErrorIo, "getsockname failed: " + ec.message(), {}});
   bound_port_ = local.port();
+  endpoint_text_ = local.address().is_unspecified() ? (local.address().is_v6() ? "*:" : "0.0.0.0:") +
+                                                          std::to_string(bound_port_)
+                                                    : EndpointText(local);
+  if (!IsLoopback(local.address()) && allow_.allows_everyone()) {
+    exposure_warning_ = fmt::format(
+        "jdwpx: WARNING: listening on {} without allow=: whoever can reach {} can run any code in this JVM "
+        "(JDWP has no authentication). Fix: allow=<ip>[/<bits>], or a loopback address (127.0.0.1:<port>) "
+        "reached through a tunnel, or a Unix socket (address=unix:<path>) with jdwpx-bridge.",
+        endpoint_text_, endpoint_text_);
+  }
   if (log_) log_->debug("listening on {}", EndpointText(local));
   return {};
 }
 
 tl::expected<void, TransportError> SocketTransport::Resolve(const ParsedAddress& address) {
   if (address.host_kind == ParsedAddress::Host::kLoopback) {
-    connect_endpoints_ = {tcp::endpoint(asio::ip::address_v4::loopback(), address.port)};
+    tcp::endpoint endpoint(asio::ip::address_v4::loopback(), address.port);
+    connect_endpoints_ = {{endpoint, EndpointText(endpoint)}};
     return {};
   }
   asio::error_code ec;
   tcp::resolver resolver(io_);
   auto results = resolver.resolve(address.host_kind == ParsedAddress::Host::kAny ? "*" : address.host, "", ec);
   if (ec || results.empty()) return tl::unexpected(TransportError{kErrorIo, "getaddrinfo: failed to parse address", {}});
+  std::vector<tcp::endpoint> endpoints;
   for (const auto& result : results) {
     tcp::endpoint endpoint = result.endpoint();
     endpoint.port(address.port);
     if (auto scoped = WithScope(endpoint, address.scope_id); !scoped) return tl::unexpected(scoped.error());
-    connect_endpoints_.push_back(endpoint);
+    endpoints.push_back(endpoint);
   }
   // IPv4 first, as stock orders them by default.
-  std::stable_partition(connect_endpoints_.begin(), connect_endpoints_.end(),
-                        [](const tcp::endpoint& e) { return e.address().is_v4(); });
+  std::stable_partition(endpoints.begin(), endpoints.end(), [](const tcp::endpoint& e) { return e.address().is_v4(); });
+  for (const auto& endpoint : endpoints) connect_endpoints_.emplace_back(endpoint, EndpointText(endpoint));
   return {};
 }
 
@@ -316,12 +376,16 @@ void SocketTransport::RunUntilIdle() {
   io_.restart();
 }
 
-tl::expected<void, TransportError> SocketTransport::Accept() {
+tl::expected<void, TransportError> SocketTransport::Accept() { return AcceptWithin(0, 0, {}); }
+
+tl::expected<void, TransportError> SocketTransport::AcceptWithin(int64_t wait_ms, int64_t every_ms,
+                                                                 const std::function<void()>& waiting) {
   try {
     if (!config_.server) return tl::unexpected(TransportError{kErrorIllegalState, "Accept() needs server mode", {}});
     if (session_) return {};
     if (stopping_) return tl::unexpected(TransportError{kErrorIo, "transport shut down", {}});
     accept_timed_out_ = false;
+    suspend_timed_out_ = false;
     accept_error_.clear();
     auto deadline = std::make_shared<Deadline>(io_, config_.timeout_ms, [this] {
       accept_timed_out_ = true;
@@ -329,15 +393,86 @@ tl::expected<void, TransportError> SocketTransport::Accept() {
       acceptor_.cancel(ignored);
       if (auto socket = handshaking_.lock()) socket->close(ignored);
     });
-    Spawn(AcceptLoop(/*stop_after_first=*/true), [deadline] { deadline->Disarm(); });
+    // suspendtimeout=: stop waiting, keep listening. A handshake under way is
+    // let finish (AcceptLoop stops after it if it fails).
+    auto bound = std::make_shared<Deadline>(io_, wait_ms, [this] {
+      suspend_timed_out_ = true;
+      asio::error_code ignored;
+      if (handshaking_.expired()) acceptor_.cancel(ignored);
+    });
+    auto ticker = std::make_shared<asio::steady_timer>(io_);
+    std::function<void()> tick;
+    if (waiting) {
+      waiting();
+      if (every_ms > 0) {
+        tick = [this, ticker, every_ms, &waiting, &tick] {
+          ticker->expires_after(std::chrono::milliseconds(every_ms));
+          ticker->async_wait([this, &waiting, &tick](const asio::error_code& ec) {
+            if (ec || session_ || stopping_) return;
+            waiting();
+            tick();
+          });
+        };
+        tick();
+      }
+    }
+    Spawn(AcceptLoop(/*stop_after_first=*/true), [deadline, bound, ticker] {
+      deadline->Disarm();
+      bound->Disarm();
+      ticker->cancel();
+    });
     RunUntilIdle();
     if (session_) return {};
     if (accept_timed_out_) return tl::unexpected(TransportError{kErrorTimeout, "timed out waiting for connection", {}});
     if (stopping_) return tl::unexpected(TransportError{kErrorIo, "transport shut down", {}});
+    if (suspend_timed_out_) return tl::unexpected(TransportError{kErrorSuspendTimeout, "suspend timeout", {}});
     return tl::unexpected(TransportError{kErrorIo, accept_error_.empty() ? "accept failed" : accept_error_, {}});
   } catch (const std::exception& e) {
     return tl::unexpected(TransportError{kErrorIo, std::string("accept failed: ") + e.what(), {}});
   }
+}
+
+tl::expected<std::string, std::string> SocketTransport::CheckPeer(Socket& socket) {
+  asio::error_code ec;
+  auto remote = socket.remote_endpoint(ec);
+  if (ec) return tl::unexpected(std::string());  // already gone
+  if (!unix_path_.empty()) {
+    auto refusal = CheckUnixPeer(socket.native_handle(), config_.unix_root);
+    if (!refusal) return tl::unexpected(refusal.error());
+    return *refusal;
+  }
+  tcp::endpoint peer = ToTcp(remote);
+  if (!allow_.Allows(PeerKey(peer.address()))) return tl::unexpected(Unmapped(peer.address()).to_string());
+  return EndpointText(peer);
+}
+
+tl::expected<void, TransportError> SocketTransport::BindUnix(const std::string& path) {
+  auto prepared = PrepareUnixSocketPath(path);
+  if (!prepared) return tl::unexpected(prepared.error());
+  if (log_ && *prepared) log_->info("removed a stale socket file {}", path);
+  unix_path_ = path;
+  asio::error_code ec;
+  asio::local::stream_protocol::endpoint endpoint(path);
+  acceptor_.open(Protocol::endpoint(endpoint).protocol(), ec);
+  if (ec) return tl::unexpected(TransportError{kErrorIo, "socket creation failed: " + ec.message(), {}});
+  acceptor_.bind(Protocol::endpoint(endpoint), ec);
+  if (ec) return tl::unexpected(TransportError{kErrorIo, "bind failed: " + path + ": " + ec.message(), {}});
+  unix_file_.Own(path);
+  // The file is created with the umask's mode; 0600 at once (SO_PEERCRED is the real gate).
+  if (auto restricted = unix_file_.RestrictMode(); !restricted) return tl::unexpected(restricted.error());
+  acceptor_.listen(asio::socket_base::max_listen_connections, ec);
+  if (ec) return tl::unexpected(TransportError{kErrorIo, "listen failed: " + ec.message(), {}});
+  endpoint_text_ = std::string(kUnixPrefix) + path;
+  if (log_) log_->debug("listening on {}", endpoint_text_);
+  return {};
+}
+
+tl::expected<void, TransportError> SocketTransport::ResolveUnix(const std::string& path) {
+  if (auto valid = ValidateUnixSocketPath(path); !valid) return tl::unexpected(valid.error());
+  unix_path_ = path;
+  connect_endpoints_ = {{Protocol::endpoint(asio::local::stream_protocol::endpoint(path)),
+                         std::string(kUnixPrefix) + path}};
+  return {};
 }
 
 tl::expected<void, TransportError> SocketTransport::Attach() {
@@ -358,9 +493,9 @@ tl::expected<void, TransportError> SocketTransport::Attach() {
 }
 
 asio::awaitable<void> SocketTransport::Connect() {
-  for (const tcp::endpoint& endpoint : connect_endpoints_) {
+  for (const auto& [endpoint, endpoint_text] : connect_endpoints_) {
     if (stopping_) co_return;
-    auto socket = std::make_shared<tcp::socket>(io_);
+    auto socket = std::make_shared<Socket>(io_);
     connecting_ = socket;
     asio::error_code ec;
     {
@@ -376,23 +511,23 @@ asio::awaitable<void> SocketTransport::Connect() {
       co_return;
     }
     if (ec) {
-      if (log_) log_->debug("connect to {} failed: {}", EndpointText(endpoint), ec.message());
+      if (log_) log_->debug("connect to {} failed: {}", endpoint_text, ec.message());
       connect_error_ = {kErrorIo, "connect failed: " + ec.message(), {}};
       continue;
     }
-    socket->set_option(tcp::no_delay(true), ec);
+    if (unix_path_.empty()) SetTcpOptions(*socket);
     const auto connected = std::chrono::steady_clock::now();
     std::string failure = co_await Handshake(socket, /*send_first=*/true);
     if (!failure.empty()) {
       connect_error_ = {kErrorIo, failure, {}};
       co_return;
     }
-    StartSession(socket, EndpointText(endpoint), std::chrono::steady_clock::now() - connected);
+    StartSession(socket, endpoint_text, std::chrono::steady_clock::now() - connected);
     co_return;
   }
 }
 
-asio::awaitable<std::string> SocketTransport::Handshake(std::shared_ptr<tcp::socket> socket, bool send_first) {
+asio::awaitable<std::string> SocketTransport::Handshake(std::shared_ptr<Socket> socket, bool send_first) {
   handshaking_ = socket;
   Deadline deadline(io_, config_.handshake_timeout_ms, [weak = std::weak_ptr(socket)] {
     asio::error_code ignored;
@@ -427,8 +562,8 @@ asio::awaitable<std::string> SocketTransport::Handshake(std::shared_ptr<tcp::soc
 }
 
 asio::awaitable<void> SocketTransport::AcceptLoop(bool stop_after_first) {
-  while (!stopping_ && !accept_timed_out_) {
-    auto socket = std::make_shared<tcp::socket>(io_);
+  while (!stopping_ && !accept_timed_out_ && !(stop_after_first && suspend_timed_out_)) {
+    auto socket = std::make_shared<Socket>(io_);
     asio::error_code ec;
     co_await acceptor_.async_accept(*socket, asio::redirect_error(asio::use_awaitable, ec));
     if (stopping_ || accept_timed_out_ || ec == asio::error::operation_aborted || !acceptor_.is_open()) co_return;
@@ -440,15 +575,14 @@ asio::awaitable<void> SocketTransport::AcceptLoop(bool stop_after_first) {
       co_await accept_retry_timer_->async_wait(asio::redirect_error(asio::use_awaitable, ec));
       continue;
     }
-    tcp::endpoint remote = socket->remote_endpoint(ec);
-    if (ec) continue;  // already gone
-    std::string peer = EndpointText(remote);
+    auto checked = CheckPeer(*socket);
     asio::error_code ignored;
-    if (!allow_.Allows(PeerKey(remote.address()))) {
+    if (!checked) {
       socket->close(ignored);
-      Warn("Debugger failed to attach: ERROR: Peer not allowed to connect: " + Unmapped(remote.address()).to_string());
+      if (!checked.error().empty()) Warn("Debugger failed to attach: ERROR: Peer not allowed to connect: " + checked.error());
       continue;
     }
+    const std::string peer = *checked;
     if (session_ && !co_await WaitForSessionEnd()) {
       if (stopping_ || accept_timed_out_) co_return;
       socket->close(ignored);
@@ -457,13 +591,14 @@ asio::awaitable<void> SocketTransport::AcceptLoop(bool stop_after_first) {
     }
     if (stopping_ || accept_timed_out_) co_return;
     if (log_) log_->debug("accepted {}", peer);
-    socket->set_option(tcp::no_delay(true), ignored);
+    if (unix_path_.empty()) SetTcpOptions(*socket);
     const auto handshake_start = std::chrono::steady_clock::now();
     std::string failure = co_await Handshake(socket, /*send_first=*/false);
     if (stopping_ || accept_timed_out_) co_return;
     if (!failure.empty()) {
       socket->close(ignored);
       Warn("Debugger failed to attach: " + failure);
+      if (stop_after_first && suspend_timed_out_) co_return;
       continue;
     }
     StartSession(socket, peer, std::chrono::steady_clock::now() - handshake_start);
@@ -491,7 +626,7 @@ void SocketTransport::ArmListenDeadline() {
   });
 }
 
-void SocketTransport::StartSession(std::shared_ptr<tcp::socket> socket, const std::string& peer,
+void SocketTransport::StartSession(std::shared_ptr<Socket> socket, const std::string& peer,
                                    std::chrono::nanoseconds handshake) {
   if (listen_deadline_) listen_deadline_->Disarm();
   auto session = std::make_shared<Session>(std::move(*socket));
@@ -620,7 +755,7 @@ void SocketTransport::EndSession(const std::shared_ptr<Session>& session, const 
   PacketsDone(session->queue.size());
   session->queue.clear();
   asio::error_code ignored;
-  session->socket.shutdown(tcp::socket::shutdown_both, ignored);
+  session->socket.shutdown(asio::socket_base::shutdown_both, ignored);
   session->socket.close(ignored);
   if (session_ == session) {
     session_.reset();
@@ -639,6 +774,7 @@ void SocketTransport::EndSession(const std::shared_ptr<Session>& session, const 
 void SocketTransport::CloseAll() {
   asio::error_code ignored;
   acceptor_.close(ignored);
+  unix_file_.Remove();  // not listening any more
   if (accept_retry_timer_) accept_retry_timer_->cancel();
   if (session_end_timer_) session_end_timer_->cancel();
   if (auto socket = handshaking_.lock()) socket->close(ignored);
@@ -738,10 +874,17 @@ tl::expected<std::unique_ptr<Transport>, TransportError> Transport::Open(const C
     if (!config.server && config.address.empty()) {
       return tl::unexpected(TransportError{kErrorIllegalArgument, "address is missing", {}});
     }
-    auto address = ParseAddress(config.address);
-    if (!address) return tl::unexpected(address.error());
     auto allow = AllowList::Parse(config.allow);
     if (!allow) return tl::unexpected(allow.error());
+    if (config.address.starts_with(kUnixPrefix)) {
+      const std::string path = config.address.substr(kUnixPrefix.size());
+      auto transport = std::make_unique<SocketTransport>(config, listener, std::move(*allow));
+      auto ready = config.server ? transport->BindUnix(path) : transport->ResolveUnix(path);
+      if (!ready) return tl::unexpected(ready.error());
+      return std::unique_ptr<Transport>(std::move(transport));
+    }
+    auto address = ParseAddress(config.address);
+    if (!address) return tl::unexpected(address.error());
     auto transport = std::make_unique<SocketTransport>(config, listener, std::move(*allow));
     auto ready = config.server ? transport->Bind(*address) : transport->Resolve(*address);
     if (!ready) return tl::unexpected(ready.error());

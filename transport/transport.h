@@ -13,6 +13,8 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <string_view>
+#include <functional>
 #include <vector>
 
 #include <tl/expected.hpp>
@@ -30,8 +32,21 @@ struct Config {
   std::string address;      // port, host:port, :port, *:port, [v6]:port, 0; empty in server mode = ephemeral on loopback
   std::string allow;        // allow= value: '+'-separated addresses / CIDR prefixes, or "*"; empty = anyone
   int64_t timeout_ms = 0;   // timeout= : accept (server) / attach (client) timeout; 0 = wait forever
-  int64_t handshake_timeout_ms = 10000;
+  int64_t handshake_timeout_ms = 10000;  // handshaketimeout= (ours)
+  // address=unix:<path> (ours): peers are accepted only with the JVM's own uid
+  // (SO_PEERCRED); root peers too with unixroot=y.
+  bool unix_root = false;
 };
+
+// Keepalive on every TCP session socket (ours; stock sets none), so that a
+// vanished peer is noticed and idle NAT/conntrack entries on the way stay
+// alive: first probe after 30 s idle, then every 10 s, dead after 6 unanswered.
+inline constexpr int kKeepAliveIdleS = 30;
+inline constexpr int kKeepAliveIntervalS = 10;
+inline constexpr int kKeepAliveCount = 6;
+
+// The prefix of address= that selects a Unix-domain socket (ours).
+inline constexpr std::string_view kUnixPrefix = "unix:";
 
 // A failure in the stock agent's terms: `code` is the transport error number
 // (202 = I/O error, 103 = illegal argument, ...), `message` the text after
@@ -57,6 +72,8 @@ inline constexpr int kErrorIllegalArgument = 103;
 inline constexpr int kErrorIllegalState = 201;
 inline constexpr int kErrorIo = 202;
 inline constexpr int kErrorTimeout = 203;
+// AcceptWithin's bound ran out (ours; not a jdwpTransport code).
+inline constexpr int kErrorSuspendTimeout = -203;
 
 // How long a debugger that connects while another is attached waits for that
 // one's end before it is refused.
@@ -107,6 +124,15 @@ class Transport {
   // once it listens again, before Listener::OnDetached). Safe from any thread.
   virtual std::string address() const { return std::to_string(port()); }
 
+  // Server mode: the bound endpoint for people ("127.0.0.1:5005", "[::]:5005",
+  // "unix:/run/app/jdwp.sock"). Safe from any thread.
+  virtual std::string endpoint_text() const { return address(); }
+
+  // Server mode: a one-line warning when the listening socket can be reached
+  // from other hosts (not loopback, not a Unix socket) and no allow= limits
+  // who may connect; empty otherwise.
+  virtual std::string exposure_warning() const { return {}; }
+
   // Client mode only, before Run(): connects and handshakes, blocking, honouring timeout_ms.
   virtual tl::expected<void, TransportError> Attach() = 0;
 
@@ -114,6 +140,18 @@ class Transport {
   // the handshake (used for suspend=y), honouring timeout_ms. Refused peers and
   // failed handshakes are reported through OnWarning and waiting goes on.
   virtual tl::expected<void, TransportError> Accept() = 0;
+
+  // Accept(), but also gives up after `wait_ms` (suspendtimeout=), returning
+  // 203 "suspend timeout" with the transport still listening for Run(); calls
+  // `waiting` at once and every `every_ms` while no debugger is attached.
+  // timeout= still applies. Transport libraries ignore the bound.
+  virtual tl::expected<void, TransportError> AcceptWithin(int64_t wait_ms, int64_t every_ms,
+                                                          const std::function<void()>& waiting) {
+    (void)wait_ms;
+    (void)every_ms;
+    if (waiting) waiting();
+    return Accept();
+  }
 
   // Runs the I/O loop on the calling thread until Shutdown(). In server mode a
   // debugger that detaches is followed by listening again on the same address;

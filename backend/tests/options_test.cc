@@ -124,6 +124,57 @@ TEST(Parse, TraceOptions) {
   ExpectSyntaxError(WithBase("tracesize=99999999"));
 }
 
+void ExpectOurError(std::string_view text, std::string_view detail) {
+  const OptionsError error = MustFail(text);
+  EXPECT_EQ(error.stderr_text, "ERROR: JDWP option " + std::string(detail) + "\n" + SyntaxError(text));
+  EXPECT_EQ(error.exit_code, 1);
+}
+
+TEST(Parse, OrchestratorOptionsAbsentAreStocks) {
+  const Options o = MustParse(std::string(kBase));
+  EXPECT_EQ(o.handshake_timeout_ms, Options::kDefaultHandshakeTimeoutMs);
+  EXPECT_EQ(o.suspend_timeout_ms, 0);
+  EXPECT_FALSE(o.onbindfail_continue);
+  EXPECT_FALSE(o.address_file);
+  EXPECT_FALSE(o.unix_root);
+}
+
+TEST(Parse, OrchestratorOptions) {
+  const Options o = MustParse(
+      "transport=dt_socket,server=y,address=unix:/run/j.sock,handshaketimeout=30000,suspendtimeout=120000,"
+      "onbindfail=continue,addressfile=/tmp/jdwp.%p,unixroot=y");
+  EXPECT_EQ(o.address, "unix:/run/j.sock");
+  EXPECT_EQ(o.handshake_timeout_ms, 30000);
+  EXPECT_EQ(o.suspend_timeout_ms, 120000);
+  EXPECT_TRUE(o.onbindfail_continue);
+  EXPECT_EQ(o.address_file, "/tmp/jdwp.%p");
+  EXPECT_TRUE(o.unix_root);
+  EXPECT_FALSE(MustParse(WithBase("onbindfail=continue,onbindfail=abort")).onbindfail_continue);
+  EXPECT_FALSE(MustParse(WithBase("unixroot=n")).unix_root);
+  EXPECT_EQ(MustParse(WithBase("handshaketimeout=86400000")).handshake_timeout_ms, 86400000);
+}
+
+TEST(Parse, OrchestratorOptionsBadValues) {
+  const std::string range = ": expected milliseconds, 1 to 86400000";
+  ExpectOurError(WithBase("handshaketimeout=abc"), "handshaketimeout=abc" + range);
+  ExpectOurError(WithBase("handshaketimeout=0"), "handshaketimeout=0" + range);
+  ExpectOurError(WithBase("handshaketimeout=-5"), "handshaketimeout=-5" + range);
+  ExpectOurError(WithBase("handshaketimeout=86400001"), "handshaketimeout=86400001" + range);
+  ExpectOurError(WithBase("handshaketimeout=5s"), "handshaketimeout=5s" + range);
+  ExpectOurError(WithBase("handshaketimeout=,quiet=y"), "handshaketimeout=" + range);
+  ExpectOurError(WithBase("handshaketimeout="), "handshaketimeout=" + range);
+  ExpectOurError("transport=dt_socket,server=y,address=0,suspendtimeout=1e3",
+                 "suspendtimeout=1e3" + range);
+  ExpectOurError(WithBase("onbindfail=ignore"), "onbindfail=ignore: expected abort or continue");
+  ExpectOurError(WithBase("onbindfail=,quiet=y"), "onbindfail=: expected abort or continue");
+  ExpectOurError(WithBase("addressfile=,quiet=y"), "addressfile= needs a path");
+  ExpectOurError(WithBase("unixroot=yes"), "unixroot=yes: expected y or n");
+  // suspendtimeout= bounds suspend=y's wait: meaningless without it.
+  ExpectOurError(WithBase("suspendtimeout=1000"), "suspendtimeout= applies with server=y and suspend=y only");
+  ExpectOurError("transport=dt_socket,address=1:2,suspendtimeout=1000",
+                 "suspendtimeout= applies with server=y and suspend=y only");
+}
+
 TEST(Parse, DuplicateOptionLastWins) {
   const Options o = MustParse("transport=dt_socket,server=y,server=n,suspend=n,suspend=y,address=1,address=2");
   EXPECT_FALSE(o.server);
@@ -220,6 +271,11 @@ TEST(Help, Jdk17TextIsStockPlusLoglevelRow) {
       "trace=<path>                     protocol trace file (%p = pid)    none\n"
       "tracebytes=y|n                   trace packet bodies too?          n\n"
       "tracesize=<MB>                   bound the trace (ring of files)   none\n"
+      "handshaketimeout=<ms>            debugger's handshake time limit   10000\n"
+      "suspendtimeout=<ms>              suspend=y: then run on undebugged none\n"
+      "onbindfail=abort|continue        continue: run on if cannot listen abort\n"
+      "addressfile=<path>               write the address (%p = pid)      none\n"
+      "unixroot=y|n                     address=unix:: root may attach?   n\n"
       "\n"
       "Obsolete Options\n"
       "----------------\n"

@@ -7,11 +7,15 @@
 #include <netinet/tcp.h>
 #include <poll.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
 #include <unistd.h>
 
 #include <chrono>
 #include <condition_variable>
 #include <cstring>
+#include <filesystem>
+#include <fstream>
 #include <future>
 #include <mutex>
 #include <optional>
@@ -982,6 +986,223 @@ TEST(Transport, ShutdownBeforeRunReturnsAtOnce) {
   h.transport->Shutdown();
   h.StartRun();
   EXPECT_TRUE(h.RunReturned());
+}
+
+// ---- address=unix:<path>, keepalive, the exposure warning, AcceptWithin (ours) ----
+
+class TempDir {
+ public:
+  TempDir() {
+    char pattern[] = "/tmp/jdwpx-unix-XXXXXX";
+    path = mkdtemp(pattern);
+  }
+  ~TempDir() { std::filesystem::remove_all(path); }
+  std::string path;
+};
+
+Peer ConnectUnix(const std::string& path) {
+  int fd = socket(AF_UNIX, SOCK_STREAM, 0);
+  sockaddr_un a{};
+  a.sun_family = AF_UNIX;
+  std::strncpy(a.sun_path, path.c_str(), sizeof(a.sun_path) - 1);
+  if (connect(fd, reinterpret_cast<sockaddr*>(&a), sizeof(a)) != 0) {
+    close(fd);
+    return Peer();
+  }
+  return Peer(fd);
+}
+
+TEST(UnixSocket, ListensWithMode0600AndRemovesTheFileWhenItStops) {
+  TempDir dir;
+  const std::string path = dir.path + "/jdwp.sock";
+  {
+    Harness h(Harness::Server("unix:" + path));
+    ASSERT_TRUE(h.transport);
+    EXPECT_EQ(h.transport->address(), "unix:" + path);
+    EXPECT_EQ(h.transport->endpoint_text(), "unix:" + path);
+    EXPECT_EQ(h.transport->exposure_warning(), "");
+    struct stat st {};
+    ASSERT_EQ(lstat(path.c_str(), &st), 0);
+    EXPECT_TRUE(S_ISSOCK(st.st_mode));
+    EXPECT_EQ(st.st_mode & 0777, 0600u);
+    h.StartRun();
+    Peer peer = ConnectUnix(path);
+    ASSERT_TRUE(peer.connected());
+    ASSERT_TRUE(peer.Handshake());
+    ASSERT_TRUE(h.recorder.WaitAttached(1));
+    EXPECT_THAT(h.recorder.attached[0], ::testing::MatchesRegex("uid [0-9]+ pid [0-9]+"));
+    auto packet = MakePacket(7, 3);
+    ASSERT_TRUE(peer.Write(packet));
+    ASSERT_TRUE(h.recorder.WaitPackets(1));
+    EXPECT_EQ(h.recorder.Locked([&] { return h.recorder.packets[0]; }), packet);
+    h.transport->Shutdown();
+    EXPECT_TRUE(h.RunReturned());
+    EXPECT_FALSE(std::filesystem::exists(path));  // not listening any more
+  }
+}
+
+TEST(UnixSocket, StaleFileIsReplacedLiveOneAndPlainFileAreNot) {
+  TempDir dir;
+  const std::string path = dir.path + "/jdwp.sock";
+  {
+    int fd = socket(AF_UNIX, SOCK_STREAM, 0);
+    sockaddr_un a{};
+    a.sun_family = AF_UNIX;
+    std::strncpy(a.sun_path, path.c_str(), sizeof(a.sun_path) - 1);
+    ASSERT_EQ(bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof(a)), 0);
+    close(fd);  // the file stays: stale
+  }
+  Harness first(Harness::Server("unix:" + path));
+  ASSERT_TRUE(first.transport);
+  Recorder recorder;
+  auto second = Transport::Open(Harness::Server("unix:" + path), &recorder);
+  ASSERT_FALSE(second);
+  EXPECT_EQ(second.error().code, kErrorIo);
+  EXPECT_EQ(second.error().message, "bind failed: " + path + ": Address already in use (a process listens on it)");
+  EXPECT_TRUE(std::filesystem::exists(path));
+  const std::string plain = dir.path + "/plain";
+  { std::ofstream(plain) << "x"; }
+  auto refused = Transport::Open(Harness::Server("unix:" + plain), &recorder);
+  ASSERT_FALSE(refused);
+  EXPECT_EQ(refused.error().message, "bind failed: " + plain + " exists and is not a socket (not removed)");
+  EXPECT_TRUE(std::filesystem::exists(plain));
+}
+
+TEST(UnixSocket, BadPathsAreClearErrors) {
+  Recorder recorder;
+  auto missing = Transport::Open(Harness::Server("unix:/nonexistent-jdwpx/x/j.sock"), &recorder);
+  ASSERT_FALSE(missing);
+  EXPECT_EQ(missing.error().code, kErrorIo);
+  EXPECT_EQ(missing.error().message,
+            "bind failed: /nonexistent-jdwpx/x/j.sock: directory /nonexistent-jdwpx/x: No such file or directory");
+  auto empty = Transport::Open(Harness::Server("unix:"), &recorder);
+  ASSERT_FALSE(empty);
+  EXPECT_EQ(empty.error().code, kErrorIllegalArgument);
+  EXPECT_EQ(empty.error().message, "unix socket path is missing");
+  auto long_path = Transport::Open(Harness::Server("unix:/tmp/" + std::string(120, 'x')), &recorder);
+  ASSERT_FALSE(long_path);
+  EXPECT_EQ(long_path.error().message, "unix socket path is too long (125 bytes, at most 107)");
+}
+
+TEST(UnixSocket, ClientModeAttachesToAUnixListener) {
+  TempDir dir;
+  const std::string path = dir.path + "/debugger.sock";
+  int listener = socket(AF_UNIX, SOCK_STREAM, 0);
+  sockaddr_un a{};
+  a.sun_family = AF_UNIX;
+  std::strncpy(a.sun_path, path.c_str(), sizeof(a.sun_path) - 1);
+  ASSERT_EQ(bind(listener, reinterpret_cast<sockaddr*>(&a), sizeof(a)), 0);
+  ASSERT_EQ(listen(listener, 1), 0);
+  Config config;
+  config.server = false;
+  config.address = "unix:" + path;
+  Harness h(config);
+  ASSERT_TRUE(h.transport);
+  auto attached = std::async(std::launch::async, [&] { return h.transport->Attach(); });
+  Peer debugger(accept(listener, nullptr, nullptr));
+  ASSERT_TRUE(debugger.connected());
+  auto greeting = debugger.Read(kHandshake.size());
+  ASSERT_TRUE(greeting);
+  ASSERT_TRUE(debugger.Write(kHandshake));
+  ASSERT_EQ(attached.wait_for(kWait), std::future_status::ready);
+  EXPECT_TRUE(attached.get());
+  EXPECT_EQ(h.recorder.attached, std::vector<std::string>{"unix:" + path});
+  close(listener);
+}
+
+TEST(Exposure, WarnsOnAnyInterfaceWithoutAllowOnly) {
+  Harness any(Harness::Server("*:0"));
+  ASSERT_TRUE(any.transport);
+  // "*" is dual-stack; 0.0.0.0 where the host has no IPv6.
+  const std::string where = any.transport->endpoint_text();
+  const std::string port = std::to_string(any.transport->port());
+  EXPECT_TRUE(where == "*:" + port || where == "0.0.0.0:" + port) << where;
+  EXPECT_EQ(any.transport->exposure_warning(),
+            "jdwpx: WARNING: listening on " + where + " without allow=: whoever can reach " + where +
+                " can run any code in this JVM (JDWP has no authentication). Fix: allow=<ip>[/<bits>], or a "
+                "loopback address (127.0.0.1:<port>) reached through a tunnel, or a Unix socket "
+                "(address=unix:<path>) with jdwpx-bridge.");
+  Config allowed = Harness::Server("*:0");
+  allowed.allow = "10.0.0.0/8";
+  Harness limited(allowed);
+  ASSERT_TRUE(limited.transport);
+  EXPECT_EQ(limited.transport->exposure_warning(), "");
+  Harness loopback(Harness::Server("0"));
+  ASSERT_TRUE(loopback.transport);
+  EXPECT_EQ(loopback.transport->endpoint_text(), "127.0.0.1:" + std::to_string(loopback.transport->port()));
+  EXPECT_EQ(loopback.transport->exposure_warning(), "");
+  Harness named(Harness::Server("localhost:0"));
+  ASSERT_TRUE(named.transport);
+  EXPECT_EQ(named.transport->exposure_warning(), "");
+}
+
+TEST(Keepalive, SessionSocketProbesAfter30sIdle) {
+  Harness h(Harness::Server());
+  ASSERT_TRUE(h.transport);
+  h.StartRun();
+  Peer peer = h.AttachDebugger();
+  // The agent's side of the connection: the one whose peer port is ours.
+  sockaddr_in mine{};
+  socklen_t size = sizeof(mine);
+  getsockname(peer.fd(), reinterpret_cast<sockaddr*>(&mine), &size);
+  // Found through /proc: the transport's fds are this process's.
+  bool found = false;
+  for (const auto& entry : std::filesystem::directory_iterator("/proc/self/fd")) {
+    int fd = std::stoi(entry.path().filename());
+    sockaddr_in remote{};
+    socklen_t rsize = sizeof(remote);
+    if (getpeername(fd, reinterpret_cast<sockaddr*>(&remote), &rsize) != 0 || remote.sin_family != AF_INET) continue;
+    if (remote.sin_port != mine.sin_port || fd == peer.fd()) continue;
+    int on = 0, idle = 0, interval = 0, count = 0;
+    socklen_t n = sizeof(int);
+    getsockopt(fd, SOL_SOCKET, SO_KEEPALIVE, &on, &n);
+    getsockopt(fd, IPPROTO_TCP, TCP_KEEPIDLE, &idle, &n);
+    getsockopt(fd, IPPROTO_TCP, TCP_KEEPINTVL, &interval, &n);
+    getsockopt(fd, IPPROTO_TCP, TCP_KEEPCNT, &count, &n);
+    EXPECT_EQ(on, 1);
+    EXPECT_EQ(idle, kKeepAliveIdleS);
+    EXPECT_EQ(interval, kKeepAliveIntervalS);
+    EXPECT_EQ(count, kKeepAliveCount);
+    found = true;
+  }
+  EXPECT_TRUE(found);
+}
+
+TEST(AcceptWithin, GivesUpButKeepsListeningThenRunAccepts) {
+  Harness h(Harness::Server());
+  ASSERT_TRUE(h.transport);
+  int calls = 0;
+  auto result = h.transport->AcceptWithin(120, 50, [&] { ++calls; });
+  ASSERT_FALSE(result);
+  EXPECT_EQ(result.error().code, kErrorSuspendTimeout);
+  EXPECT_GE(calls, 2);  // at once, then every 50 ms
+  h.StartRun();
+  Peer peer = h.AttachDebugger();  // Run() still listens
+  EXPECT_TRUE(peer.connected());
+}
+
+TEST(AcceptWithin, ReturnsOnceADebuggerAttaches) {
+  Harness h(Harness::Server());
+  ASSERT_TRUE(h.transport);
+  auto accepted = std::async(std::launch::async, [&] { return h.transport->AcceptWithin(60000, 1000, {}); });
+  Peer peer = Peer::Connect(h.transport->port());
+  ASSERT_TRUE(peer.Handshake());
+  ASSERT_EQ(accepted.wait_for(kWait), std::future_status::ready);
+  EXPECT_TRUE(accepted.get());
+}
+
+TEST(HandshakeTimeout, ConfigurableAndTheNextDebuggerAttaches) {
+  Config config = Harness::Server();
+  config.handshake_timeout_ms = 100;
+  Harness h(config);
+  ASSERT_TRUE(h.transport);
+  h.StartRun();
+  Peer silent = Peer::Connect(h.transport->port());
+  EXPECT_TRUE(silent.WaitClosed());
+  ASSERT_TRUE(h.recorder.WaitWarnings(1));
+  EXPECT_EQ(h.recorder.Locked([&] { return h.recorder.warnings[0]; }), "Debugger failed to attach: timeout during handshake");
+  Peer peer = h.AttachDebugger();
+  EXPECT_TRUE(peer.connected());
 }
 
 }  // namespace
