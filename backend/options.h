@@ -60,7 +60,7 @@ struct Options {
   bool unix_root = false;            // unixroot=y: root peers may attach to address=unix:<path>
 
   // jdwpx's handshake timeout when handshaketimeout= is absent.
-  static constexpr int64_t kDefaultHandshakeTimeoutMs = 10000;
+  static constexpr int64_t kDefaultHandshakeTimeoutMs = 2000;  // stock's fixed limit
   // The largest value the millisecond options take: one day.
   static constexpr int64_t kMaxMillis = 86'400'000;
 };

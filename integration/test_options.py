@@ -115,7 +115,7 @@ HELP_TRACE_ROWS = (
     "trace=<path>                     protocol trace file (%p = pid)    none\n"
     "tracebytes=y|n                   trace packet bodies too?          n\n"
     "tracesize=<MB>                   bound the trace (ring of files)   none\n"
-    "handshaketimeout=<ms>            debugger's handshake time limit   10000\n"
+    "handshaketimeout=<ms>            debugger's handshake time limit   2000\n"
     "suspendtimeout=<ms>              suspend=y: then run on undebugged none\n"
     "onbindfail=abort|continue        continue: run on if cannot listen abort\n"
     "addressfile=<path>               write the address (%p = pid)      none\n"

@@ -395,10 +395,11 @@ class SessionEndTest(unittest.TestCase):
         handshake_timeouts = self.proc.stderr.count("timeout during handshake")
         rc, out, err = harness.run_java(self.cfg, ["-cp", os.pathsep.join(classpath)], main, args,
                                         timeout=DRIVER_TIMEOUT_S)
-        if (rc != 0 and self.cfg.agent == "stock" and "ClosedConnectionException" in out
+        if (rc != 0 and "ClosedConnectionException" in out
                 and self.proc.stderr.count("timeout during handshake") > handshake_timeouts):
-            # Stock gives a debugger little time for its handshake (jdwpx 10 s): on a
-            # loaded machine Eclipse's client was slower. Stock listens on; once more.
+            # Both agents give a debugger 2 s for its handshake (stock's limit, jdwpx's
+            # default): on a loaded machine Eclipse's client was slower. The agent
+            # listens on; once more.
             print(f"  {client} {scenario}: stock timed the handshake out; attaching again", flush=True)
             rc, out, err = harness.run_java(self.cfg, ["-cp", os.pathsep.join(classpath)], main, args,
                                             timeout=DRIVER_TIMEOUT_S)

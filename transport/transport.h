@@ -32,7 +32,7 @@ struct Config {
   std::string address;      // port, host:port, :port, *:port, [v6]:port, 0; empty in server mode = ephemeral on loopback
   std::string allow;        // allow= value: '+'-separated addresses / CIDR prefixes, or "*"; empty = anyone
   int64_t timeout_ms = 0;   // timeout= : accept (server) / attach (client) timeout; 0 = wait forever
-  int64_t handshake_timeout_ms = 10000;  // handshaketimeout= (ours)
+  int64_t handshake_timeout_ms = 2000;  // handshaketimeout= (ours); stock's fixed 2 s by default
   // address=unix:<path> (ours): peers are accepted only with the JVM's own uid
   // (SO_PEERCRED); root peers too with unixroot=y.
   bool unix_root = false;
