@@ -280,14 +280,16 @@ void ThreadControl::SuspendAllLocked(JNIEnv* jni, const std::vector<jthread>& th
   if (carrier_listed) vthreads_seen_ = true;
   uint64_t round = ++suspend_round_;
   std::vector<State*> refused;
+  // Those to JVMTI-suspend go in one SuspendThreadList, counted once it answers.
+  std::vector<State*> batch;
   auto suspend = [&](State& s) {
     s.round = round;
-    if (s.count == 0) {
-      auto r = SuspendLocked(jni, s);
-      if (!r) {  // thread ended meanwhile
-        if (r.error().code == ErrorCode::kInvalidThread) refused.push_back(&s);
+    if (s.count == 0 && !s.suspended && !s.deferred && !s.agent) {
+      if (s.in_callback == 0) {
+        batch.push_back(&s);
         return;
       }
+      s.deferred = true;  // as SuspendLocked
     }
     ++s.count;
   };
@@ -303,6 +305,7 @@ void ThreadControl::SuspendAllLocked(JNIEnv* jni, const std::vector<jthread>& th
   // agent threads (with a State when the debugger named one) are not debuggee threads.
   for (auto& [tid, s] : states_)
     if (s->round != round && !s->agent) suspend(*s);
+  SuspendBatchLocked(batch, refused);
   for (State* s : refused) DropIfDeadVirtualLocked(*s);
   // The virtual threads never met: all at once (see the header comment); at the
   // VM-level 0 -> 1, or again after an invoke let them run.
@@ -368,11 +371,50 @@ jdwp::Result<void> ThreadControl::ResumeAll(JNIEnv* jni) {
 
 void ThreadControl::ResumeAllLocked(JNIEnv* jni) {
   if (suspend_all_count_ > 0) --suspend_all_count_;
+  std::vector<State*> batch;
   for (auto& [tid, s] : states_) {
     if (s->count == 0) continue;
-    if (--s->count == 0) (void)ResumeLocked(jni, *s);
+    if (--s->count > 0) continue;
+    if (s->suspended && !s->deferred)
+      batch.push_back(s.get());
+    else
+      (void)ResumeLocked(jni, *s);
   }
+  ResumeBatchLocked(batch);
   if (suspend_all_count_ == 0) ResumeUnknownVirtualLocked();
+}
+
+void ThreadControl::SuspendBatchLocked(const std::vector<State*>& batch, std::vector<State*>& refused) {
+  if (batch.empty()) return;
+  std::vector<jthread> list;
+  list.reserve(batch.size());
+  for (State* s : batch) list.push_back(static_cast<jthread>(s->thread));
+  auto results = jvmti_.SuspendThreadList(list);
+  for (size_t i = 0; i < batch.size(); ++i) {
+    State& s = *batch[i];
+    jvmtiError e = results ? (*results)[i] : results.error().code;
+    if (e == JVMTI_ERROR_NONE || e == JVMTI_ERROR_THREAD_SUSPENDED) {
+      s.suspended = true;
+      ++s.count;
+    } else if (FromVm(vmcore::VmError{e, "SuspendThreadList"}).code == ErrorCode::kInvalidThread) {
+      refused.push_back(&s);  // ended meanwhile: not counted
+    }
+  }
+  cv_.notify_all();  // WaitUntilSuspended
+}
+
+void ThreadControl::ResumeBatchLocked(const std::vector<State*>& batch) {
+  if (batch.empty()) return;
+  std::vector<jthread> list;
+  list.reserve(batch.size());
+  for (State* s : batch) {
+    list.push_back(static_cast<jthread>(s->thread));
+    s->suspended = false;
+    s->generation = next_generation_++;
+  }
+  // Threads that ended or were resumed otherwise answer so; as ResumeLocked, nothing to do then.
+  (void)jvmti_.ResumeThreadList(list);
+  cv_.notify_all();
 }
 
 bool ThreadControl::WaitUntilSuspended(JNIEnv* jni, jthread thread, std::chrono::milliseconds timeout) {
@@ -408,11 +450,16 @@ uint64_t ThreadControl::Generation(JNIEnv* jni, jthread thread) {
 void ThreadControl::ResumeEverything(JNIEnv* jni) {
   std::lock_guard lock(mu_);
   suspend_all_count_ = 0;
+  std::vector<State*> batch;
   for (auto& [tid, s] : states_) {
     s->count = 0;
     s->invoke_resuspend = false;
-    (void)ResumeLocked(jni, *s);
+    if (s->suspended && !s->deferred)
+      batch.push_back(s.get());
+    else
+      (void)ResumeLocked(jni, *s);
   }
+  ResumeBatchLocked(batch);
   ResumeUnknownVirtualLocked();
   cv_.notify_all();
 }

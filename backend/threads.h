@@ -251,6 +251,10 @@ class ThreadControl {
   void UnlistCurrentVirtual(JNIEnv* jni);
   jdwp::Result<void> SuspendLocked(JNIEnv* jni, State& s);
   jdwp::Result<void> ResumeLocked(JNIEnv* jni, State& s);
+  // The VM-wide paths suspend and resume with one JVMTI list call (threads.cc):
+  // JDK 21+ makes each single-thread call cost O(threads).
+  void SuspendBatchLocked(const std::vector<State*>& batch, std::vector<State*>& refused);
+  void ResumeBatchLocked(const std::vector<State*>& batch);
   void ResumeAllLocked(JNIEnv* jni);
 
   vmcore::Jvmti jvmti_;
