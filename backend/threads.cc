@@ -1,7 +1,6 @@
 #include "backend/threads.h"
 
 #include <algorithm>
-#include <unordered_set>
 
 #include "backend/errors.h"
 #include "backend/log.h"
@@ -19,38 +18,66 @@ thread_local void* t_self_state = nullptr;
 void ThreadControl::MarkCurrentAsAgent() { t_is_agent = true; }
 bool ThreadControl::CurrentIsAgent() { return t_is_agent; }
 
+jlong ThreadControl::TidOf(JNIEnv* jni, jthread thread) {
+  jfieldID field = tid_field_.load(std::memory_order_acquire);
+  if (!field) {
+    // First use (the first callback, at VMInit at the latest): no exception is
+    // pending then, but one would be kept for its thread all the same.
+    jthrowable pending = jni->ExceptionOccurred();
+    if (pending) jni->ExceptionClear();
+    jclass klass = jni->FindClass("java/lang/Thread");
+    field = klass ? jni->GetFieldID(klass, "tid", "J") : nullptr;
+    if (klass) jni->DeleteLocalRef(klass);
+    if (!field) {
+      jni->ExceptionClear();
+      Log().error("java.lang.Thread has no tid field: thread states cannot be told apart");
+    } else {
+      tid_field_.store(field, std::memory_order_release);
+    }
+    if (pending) {
+      jni->Throw(pending);
+      jni->DeleteLocalRef(pending);
+    }
+    if (!field) return 0;
+  }
+  return jni->GetLongField(thread, field);
+}
+
 bool ThreadControl::CurrentIsAgent(JNIEnv* jni, jthread self) {
   if (t_is_agent || t_agent_checked) return t_is_agent;
-  std::vector<jobject> agents;
+  jlong tid = TidOf(jni, self);
   {
     std::lock_guard lock(agent_mu_);
-    agents = agent_threads_;  // global refs that live as long as the agent
+    t_is_agent = std::find(agent_tids_.begin(), agent_tids_.end(), tid) != agent_tids_.end();
   }
-  for (jobject a : agents)
-    if (jni->IsSameObject(a, self)) t_is_agent = true;
   // Agent threads are all registered before any of them runs: the answer is final.
   t_agent_checked = true;
   return t_is_agent;
 }
 
 void ThreadControl::AddAgentThread(JNIEnv* jni, jthread thread) {
+  jlong tid = TidOf(jni, thread);
   std::lock_guard lock(agent_mu_);
-  agent_threads_.push_back(jni->NewGlobalRef(thread));
+  agent_tids_.push_back(tid);
 }
 
 bool ThreadControl::IsAgentThread(JNIEnv* jni, jthread thread) {
+  jlong tid = TidOf(jni, thread);
   std::lock_guard lock(agent_mu_);
-  for (jobject t : agent_threads_)
-    if (jni->IsSameObject(t, thread)) return true;
-  return false;
+  return std::find(agent_tids_.begin(), agent_tids_.end(), tid) != agent_tids_.end();
 }
 
 jdwp::Result<std::vector<jthread>> ThreadControl::DebuggeeThreads(JNIEnv* jni) {
   VM_ASSIGN_OR_RETURN(auto all, jvmti_.GetAllThreads());
+  std::vector<jlong> agents;
+  {
+    std::lock_guard lock(agent_mu_);
+    agents = agent_tids_;
+  }
   std::vector<jthread> out;
   out.reserve(all.size());
   for (jthread t : all) {
-    if (IsAgentThread(jni, t)) {
+    if (std::find(agents.begin(), agents.end(), TidOf(jni, t)) != agents.end()) {
       jni->DeleteLocalRef(t);
       continue;
     }
@@ -88,7 +115,7 @@ void ThreadControl::VirtualThreadStarted(JNIEnv* jni, jthread self) {
   if (!slot || slot->listed) return;
   jobject ref = jni->NewGlobalRef(self);  // before the lock: this thread may be suspended at a JNI call
   std::lock_guard lock(vthreads_mu_);
-  vthreads_.push_back(ref);
+  slot->at = vthreads_.insert(vthreads_.end(), ref);
   slot->listed = ref;
 }
 
@@ -97,8 +124,7 @@ void ThreadControl::UnlistCurrentVirtual(JNIEnv* jni) {
   if (!slot || !slot->listed) return;
   {
     std::lock_guard lock(vthreads_mu_);
-    auto it = std::find(vthreads_.begin(), vthreads_.end(), slot->listed);
-    if (it != vthreads_.end()) vthreads_.erase(it);
+    vthreads_.erase(slot->at);
   }
   jni->DeleteGlobalRef(slot->listed);
   slot->listed = nullptr;
@@ -117,25 +143,23 @@ void ThreadControl::AddStateLocked(std::unique_ptr<State> s) {
     virtual_states_.fetch_add(1, std::memory_order_release);
     vthreads_seen_ = true;
   }
-  states_.push_back(std::move(s));
-  ++states_version_;
+  jlong tid = s->tid;
+  states_.emplace(tid, std::move(s));
 }
 
 void ThreadControl::BuryLocked(State* s) {
-  for (auto it = states_.begin(); it != states_.end(); ++it) {
-    if (it->get() != s) continue;
-    if (s->is_virtual) virtual_states_.fetch_sub(1, std::memory_order_release);
-    graveyard_.push_back(std::move(*it));
-    states_.erase(it);
-    return;
-  }
+  auto it = states_.find(s->tid);
+  if (it == states_.end() || it->second.get() != s) return;
+  if (s->is_virtual) virtual_states_.fetch_sub(1, std::memory_order_release);
+  graveyard_.push_back(std::move(it->second));
+  states_.erase(it);
 }
 
 void ThreadControl::FreeGraveyard(JNIEnv* jni) {
   std::vector<std::unique_ptr<State>> dead;
   {
     std::lock_guard lock(mu_);
-    if (scanners_ == 0) dead = TakeGraveyardLocked();
+    dead = TakeGraveyardLocked();
   }
   for (auto& d : dead) jni->DeleteGlobalRef(d->thread);
 }
@@ -147,18 +171,25 @@ void ThreadControl::DropIfDeadVirtualLocked(State& s) {
   BuryLocked(&s);
 }
 
+ThreadControl::State* ThreadControl::FindLocked(jlong tid) {
+  auto it = states_.find(tid);
+  return it == states_.end() ? nullptr : it->second.get();
+}
+
 ThreadControl::State& ThreadControl::StateOf(JNIEnv* jni, jthread thread) {
-  for (auto& s : states_)
-    if (jni->IsSameObject(s->thread, thread)) return *s;
+  jlong tid = TidOf(jni, thread);
+  if (State* found = FindLocked(tid)) return *found;
   auto s = std::make_unique<State>();
   s->thread = jni->NewGlobalRef(thread);
+  s->tid = tid;
   s->is_virtual = IsVirtual(jni, thread);
   s->agent = IsAgentThread(jni, thread);
   s->generation = next_generation_++;
   s->count = suspend_all_count_;
   if (s->count > 0) (void)ForceSuspendLocked(*s);  // dead or unstarted threads refuse; then it runs when they do
+  State& added = *s;
   AddStateLocked(std::move(s));
-  return *states_.back();
+  return added;
 }
 
 jdwp::Result<void> ThreadControl::SuspendLocked(JNIEnv* jni, State& s) {
@@ -236,9 +267,7 @@ jdwp::Result<void> ThreadControl::Resume(JNIEnv* jni, jthread thread) {
 
 jdwp::Result<void> ThreadControl::SuspendAll(JNIEnv* jni) {
   ASSIGN_OR_RETURN(auto threads, DebuggeeThreads(jni));
-  bool carrier_listed = false;
-  if (virtual_threads_ && !vthreads_seen_.load())
-    carrier_listed = std::any_of(threads.begin(), threads.end(), [&](jthread t) { return IsCarrier(jni, t); });
+  bool carrier_listed = virtual_threads_ && !vthreads_seen_.load() && AnyCarrier(jni, threads);
   {
     std::lock_guard lock(mu_);
     SuspendAllLocked(jni, threads, carrier_listed);
@@ -251,14 +280,16 @@ void ThreadControl::SuspendAllLocked(JNIEnv* jni, const std::vector<jthread>& th
   if (carrier_listed) vthreads_seen_ = true;
   uint64_t round = ++suspend_round_;
   std::vector<State*> refused;
+  // Those to JVMTI-suspend go in one SuspendThreadList, counted once it answers.
+  std::vector<State*> batch;
   auto suspend = [&](State& s) {
     s.round = round;
-    if (s.count == 0) {
-      auto r = SuspendLocked(jni, s);
-      if (!r) {  // thread ended meanwhile
-        if (r.error().code == ErrorCode::kInvalidThread) refused.push_back(&s);
+    if (s.count == 0 && !s.suspended && !s.deferred && !s.agent) {
+      if (s.in_callback == 0) {
+        batch.push_back(&s);
         return;
       }
+      s.deferred = true;  // as SuspendLocked
     }
     ++s.count;
   };
@@ -272,8 +303,9 @@ void ThreadControl::SuspendAllLocked(JNIEnv* jni, const std::vector<jthread>& th
   // count of before this suspension), those inside their ThreadStart callback,
   // and the virtual threads we know. An ended one refuses and is not counted;
   // agent threads (with a State when the debugger named one) are not debuggee threads.
-  for (auto& s : states_)
+  for (auto& [tid, s] : states_)
     if (s->round != round && !s->agent) suspend(*s);
+  SuspendBatchLocked(batch, refused);
   for (State* s : refused) DropIfDeadVirtualLocked(*s);
   // The virtual threads never met: all at once (see the header comment); at the
   // VM-level 0 -> 1, or again after an invoke let them run.
@@ -281,18 +313,38 @@ void ThreadControl::SuspendAllLocked(JNIEnv* jni, const std::vector<jthread>& th
   ++suspend_all_count_;
 }
 
-bool ThreadControl::IsCarrier(JNIEnv* jni, jthread thread) const {
-  jclass klass = jni->GetObjectClass(thread);
-  if (!klass) return false;
-  auto signature = jvmti_.GetClassSignatureOnly(klass);
-  jni->DeleteLocalRef(klass);
-  return signature && *signature == "Ljdk/internal/misc/CarrierThread;";
+bool ThreadControl::AnyCarrier(JNIEnv* jni, const std::vector<jthread>& threads) const {
+  // Most threads share a handful of classes (java.lang.Thread above all): a
+  // class once found to be no carrier's is not asked for its signature again.
+  std::vector<jclass> not_carrier;
+  bool found = false;
+  for (jthread t : threads) {
+    jclass klass = jni->GetObjectClass(t);
+    if (!klass) continue;
+    if (std::any_of(not_carrier.begin(), not_carrier.end(), [&](jclass k) { return jni->IsSameObject(k, klass); })) {
+      jni->DeleteLocalRef(klass);
+      continue;
+    }
+    auto signature = jvmti_.GetClassSignatureOnly(klass);
+    if (signature && *signature == "Ljdk/internal/misc/CarrierThread;") {
+      jni->DeleteLocalRef(klass);
+      found = true;
+      break;
+    }
+    if (not_carrier.size() < 8) {
+      not_carrier.push_back(klass);
+    } else {
+      jni->DeleteLocalRef(klass);
+    }
+  }
+  for (jclass k : not_carrier) jni->DeleteLocalRef(k);
+  return found;
 }
 
 void ThreadControl::SuspendUnknownVirtualLocked() {
   if (!virtual_threads_ || !vthreads_seen_ || all_virtual_suspended_) return;
   std::vector<jthread> except;
-  for (auto& s : states_)
+  for (auto& [tid, s] : states_)
     if (s->is_virtual) except.push_back(static_cast<jthread>(s->thread));
   if (auto r = jvmti_.SuspendAllVirtualThreads(except); r)
     all_virtual_suspended_ = true;
@@ -304,7 +356,7 @@ void ThreadControl::ResumeUnknownVirtualLocked() {
   if (!all_virtual_suspended_) return;
   // Those the debugger still counts stay suspended (they all have a State).
   std::vector<jthread> except;
-  for (auto& s : states_)
+  for (auto& [tid, s] : states_)
     if (s->is_virtual && s->count > 0) except.push_back(static_cast<jthread>(s->thread));
   if (auto r = jvmti_.ResumeAllVirtualThreads(except); !r)
     Log().warn("ResumeAllVirtualThreads failed: {}", static_cast<int>(r.error().code));
@@ -319,11 +371,50 @@ jdwp::Result<void> ThreadControl::ResumeAll(JNIEnv* jni) {
 
 void ThreadControl::ResumeAllLocked(JNIEnv* jni) {
   if (suspend_all_count_ > 0) --suspend_all_count_;
-  for (auto& s : states_) {
+  std::vector<State*> batch;
+  for (auto& [tid, s] : states_) {
     if (s->count == 0) continue;
-    if (--s->count == 0) (void)ResumeLocked(jni, *s);
+    if (--s->count > 0) continue;
+    if (s->suspended && !s->deferred)
+      batch.push_back(s.get());
+    else
+      (void)ResumeLocked(jni, *s);
   }
+  ResumeBatchLocked(batch);
   if (suspend_all_count_ == 0) ResumeUnknownVirtualLocked();
+}
+
+void ThreadControl::SuspendBatchLocked(const std::vector<State*>& batch, std::vector<State*>& refused) {
+  if (batch.empty()) return;
+  std::vector<jthread> list;
+  list.reserve(batch.size());
+  for (State* s : batch) list.push_back(static_cast<jthread>(s->thread));
+  auto results = jvmti_.SuspendThreadList(list);
+  for (size_t i = 0; i < batch.size(); ++i) {
+    State& s = *batch[i];
+    jvmtiError e = results ? (*results)[i] : results.error().code;
+    if (e == JVMTI_ERROR_NONE || e == JVMTI_ERROR_THREAD_SUSPENDED) {
+      s.suspended = true;
+      ++s.count;
+    } else if (FromVm(vmcore::VmError{e, "SuspendThreadList"}).code == ErrorCode::kInvalidThread) {
+      refused.push_back(&s);  // ended meanwhile: not counted
+    }
+  }
+  cv_.notify_all();  // WaitUntilSuspended
+}
+
+void ThreadControl::ResumeBatchLocked(const std::vector<State*>& batch) {
+  if (batch.empty()) return;
+  std::vector<jthread> list;
+  list.reserve(batch.size());
+  for (State* s : batch) {
+    list.push_back(static_cast<jthread>(s->thread));
+    s->suspended = false;
+    s->generation = next_generation_++;
+  }
+  // Threads that ended or were resumed otherwise answer so; as ResumeLocked, nothing to do then.
+  (void)jvmti_.ResumeThreadList(list);
+  cv_.notify_all();
 }
 
 bool ThreadControl::WaitUntilSuspended(JNIEnv* jni, jthread thread, std::chrono::milliseconds timeout) {
@@ -335,9 +426,9 @@ bool ThreadControl::WaitUntilSuspended(JNIEnv* jni, jthread thread, std::chrono:
 }
 
 int32_t ThreadControl::SuspendCount(JNIEnv* jni, jthread thread) {
+  jlong tid = TidOf(jni, thread);
   std::lock_guard lock(mu_);
-  for (auto& s : states_)
-    if (jni->IsSameObject(s->thread, thread)) return s->count;
+  if (State* s = FindLocked(tid)) return s->count;
   if (suspend_all_count_ == 0) return 0;
   auto state = jvmti_.GetThreadState(thread);
   if (!state || !(*state & JVMTI_THREAD_STATE_ALIVE)) return 0;
@@ -359,11 +450,16 @@ uint64_t ThreadControl::Generation(JNIEnv* jni, jthread thread) {
 void ThreadControl::ResumeEverything(JNIEnv* jni) {
   std::lock_guard lock(mu_);
   suspend_all_count_ = 0;
-  for (auto& s : states_) {
+  std::vector<State*> batch;
+  for (auto& [tid, s] : states_) {
     s->count = 0;
     s->invoke_resuspend = false;
-    (void)ResumeLocked(jni, *s);
+    if (s->suspended && !s->deferred)
+      batch.push_back(s.get());
+    else
+      (void)ResumeLocked(jni, *s);
   }
+  ResumeBatchLocked(batch);
   ResumeUnknownVirtualLocked();
   cv_.notify_all();
 }
@@ -391,10 +487,10 @@ void ThreadControl::SuspendForEvent(JNIEnv* jni, jthread event_thread, jdwp::Sus
 }
 
 ThreadControl::State* ThreadControl::SelfState(JNIEnv* jni, jthread self) {
-  // This thread may be suspended at any JNI call, so it compares references
-  // with mu_ released and takes mu_ only for plain reads and stores. An agent
-  // thread may add this thread's state meanwhile (StateOf): the insert happens
-  // only if no state was added since the comparison, else it compares again.
+  // This thread may be suspended at any JNI call, so it makes its JNI calls
+  // (its tid, a global reference) with mu_ released and takes mu_ only for
+  // plain reads and stores. An agent thread may add this thread's State
+  // meanwhile (StateOf): the fresh one is added only if none is there by then.
   // A virtual thread runs on a carrier whose thread_local cache names the
   // carrier (or another virtual thread): its cache is its JVMTI thread-local slot.
   bool is_virtual = IsVirtual(jni, self);
@@ -411,55 +507,39 @@ ThreadControl::State* ThreadControl::SelfState(JNIEnv* jni, jthread self) {
     else if (slot)
       slot->state = s;
   };
-  std::unordered_set<State*> compared;
-  std::unique_ptr<State> fresh;
-  while (true) {
-    std::vector<State*> snapshot;
-    uint64_t version;
-    {
-      std::lock_guard lock(mu_);
-      version = states_version_;
-      ++scanners_;  // keeps ended threads' states alive while compared
-      for (auto& st : states_)
-        if (!compared.count(st.get())) snapshot.push_back(st.get());
-    }
-    State* found = nullptr;
-    for (State* st : snapshot) {
-      compared.insert(st);
-      if (!found && jni->IsSameObject(st->thread, self)) found = st;
-    }
-    std::vector<std::unique_ptr<State>> dead;
-    {
-      std::lock_guard lock(mu_);
-      if (--scanners_ == 0) dead = TakeGraveyardLocked();
-    }
-    for (auto& d : dead) jni->DeleteGlobalRef(d->thread);
-    if (found) {
-      if (fresh) jni->DeleteGlobalRef(fresh->thread);
+  jlong tid = TidOf(jni, self);
+  {
+    std::lock_guard lock(mu_);
+    if (State* found = FindLocked(tid)) {
       remember(found);
       return found;
     }
-    if (!fresh) {
-      fresh = std::make_unique<State>();
-      fresh->thread = jni->NewGlobalRef(self);
-      fresh->is_virtual = is_virtual;
-    }
-    std::lock_guard lock(mu_);
-    if (states_version_ != version) continue;
-    // Inside a callback: a VM-level suspension in force applies when it ends.
-    fresh->generation = next_generation_++;
-    fresh->count = suspend_all_count_;
-    // A virtual thread never met is JVMTI-suspended by SuspendAllVirtualThreads
-    // (EnterCallback lets that take effect holding no lock); others wait for the callback's end.
-    if (fresh->is_virtual && all_virtual_suspended_)
-      fresh->suspended = true;
-    else
-      fresh->deferred = fresh->count > 0;
-    AddStateLocked(std::move(fresh));
-    State* s = states_.back().get();
-    remember(s);
-    return s;
   }
+  auto fresh = std::make_unique<State>();
+  fresh->thread = jni->NewGlobalRef(self);
+  fresh->tid = tid;
+  fresh->is_virtual = is_virtual;
+  State* s = nullptr;
+  {
+    std::lock_guard lock(mu_);
+    s = FindLocked(tid);
+    if (!s) {
+      // Inside a callback: a VM-level suspension in force applies when it ends.
+      fresh->generation = next_generation_++;
+      fresh->count = suspend_all_count_;
+      // A virtual thread never met is JVMTI-suspended by SuspendAllVirtualThreads
+      // (EnterCallback lets that take effect holding no lock); others wait for the callback's end.
+      if (fresh->is_virtual && all_virtual_suspended_)
+        fresh->suspended = true;
+      else
+        fresh->deferred = fresh->count > 0;
+      s = fresh.get();
+      AddStateLocked(std::move(fresh));
+    }
+  }
+  if (fresh) jni->DeleteGlobalRef(fresh->thread);  // an agent thread made one meanwhile
+  remember(s);
+  return s;
 }
 
 void* ThreadControl::PrepareToPark(JNIEnv* jni, jthread self) {
@@ -510,7 +590,7 @@ void ThreadControl::ForgetSelf(JNIEnv* jni, void* token) {
     std::lock_guard lock(mu_);
     if (s->count > 0 || s->in_callback > 0 || s->invoking || s->invoke) return;
     BuryLocked(s);
-    if (scanners_ == 0) dead = TakeGraveyardLocked();
+    dead = TakeGraveyardLocked();
   }
   if (t_self_state == s) t_self_state = nullptr;
   if (is_virtual)
@@ -594,8 +674,7 @@ void ThreadControl::ResuspendAfterInvoke(JNIEnv* jni, jthread thread) {
   bool carrier_listed = false;
   if (all) {
     if (auto listed = DebuggeeThreads(jni)) threads = std::move(*listed);
-    if (virtual_threads_ && !vthreads_seen_.load())
-      carrier_listed = std::any_of(threads.begin(), threads.end(), [&](jthread t) { return IsCarrier(jni, t); });
+    carrier_listed = virtual_threads_ && !vthreads_seen_.load() && AnyCarrier(jni, threads);
   }
   {
     std::lock_guard lock(mu_);
@@ -645,12 +724,12 @@ void ThreadControl::RunInvokedCode(JNIEnv* jni, jthread self, const std::functio
 }
 
 void ThreadControl::HoldAppResume(JNIEnv* jni, jthread target, const std::function<void()>& resume) {
+  jlong tid = TidOf(jni, target);
   std::unique_lock lock(mu_);
   // Looked up again at each wake-up: an ended thread's State may be dropped meanwhile.
   cv_.wait(lock, [&] {
-    for (auto& s : states_)
-      if (jni->IsSameObject(s->thread, target)) return s->count == 0;
-    return true;
+    State* s = FindLocked(tid);
+    return !s || s->count == 0;
   });
   resume();
 }

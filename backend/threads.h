@@ -20,6 +20,11 @@
 // Lock rank: mu_ is taken after ObjectTable's mutex is released, never while
 // waiting for another agent thread.
 //
+// States are found by the thread's java.lang.Thread.tid (unique for the VM's
+// life, also for threads not yet started or ended; one JNI field read), so a
+// thread command or a thread's first callback costs the same with 10 threads
+// or 10,000; a Java thread reads its own tid before it takes mu_.
+//
 // Virtual threads (JDK 21+, once EnableVirtualThreads was called): callbacks of
 // a virtual thread run on its carrier's native thread, so the thread_local
 // cache of platform threads cannot name them; their State is cached in JVMTI
@@ -57,8 +62,10 @@
 #include <condition_variable>
 #include <cstdint>
 #include <functional>
+#include <list>
 #include <memory>
 #include <mutex>
+#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -197,6 +204,7 @@ class ThreadControl {
  private:
   struct State {
     jobject thread = nullptr;  // global reference
+    jlong tid = 0;             // its key in states_
     int32_t count = 0;
     bool suspended = false;  // JVMTI-suspended by us
     int in_callback = 0;     // nesting depth of our callbacks on this thread
@@ -220,10 +228,14 @@ class ThreadControl {
   struct VirtualSlot {
     State* state = nullptr;   // cached SelfState
     jobject listed = nullptr;  // its global ref in vthreads_, or null
+    std::list<jobject>::iterator at;  // where in vthreads_, when listed
   };
   VirtualSlot* CurrentSlot(bool create);
   State& StateOf(JNIEnv* jni, jthread thread);  // mu_ held; agent threads only
+  State* FindLocked(jlong tid);                  // mu_ held; null if none
   State* SelfState(JNIEnv* jni, jthread self);   // mu_ not held; Java threads
+  // java.lang.Thread.tid of `thread` (a JNI field read; no lock needed).
+  jlong TidOf(JNIEnv* jni, jthread thread);
   jdwp::Result<void> ForceSuspendLocked(State& s);
   // Counts every debuggee thread in one VM-level suspension (`threads`: local
   // refs, deleted); virtual States found dead go to the graveyard.
@@ -239,13 +251,17 @@ class ThreadControl {
   void UnlistCurrentVirtual(JNIEnv* jni);
   jdwp::Result<void> SuspendLocked(JNIEnv* jni, State& s);
   jdwp::Result<void> ResumeLocked(JNIEnv* jni, State& s);
+  // The VM-wide paths suspend and resume with one JVMTI list call (threads.cc):
+  // JDK 21+ makes each single-thread call cost O(threads).
+  void SuspendBatchLocked(const std::vector<State*>& batch, std::vector<State*>& refused);
+  void ResumeBatchLocked(const std::vector<State*>& batch);
   void ResumeAllLocked(JNIEnv* jni);
 
   vmcore::Jvmti jvmti_;
   std::mutex mu_;
   std::condition_variable cv_;
-  std::vector<std::unique_ptr<State>> states_;
-  uint64_t states_version_ = 0;
+  std::unordered_map<jlong, std::unique_ptr<State>> states_;  // by tid
+  std::atomic<jfieldID> tid_field_{nullptr};  // java.lang.Thread.tid, looked up once
   // States with is_virtual in states_ (read without mu_ by VirtualThreadEnd).
   std::atomic<int64_t> virtual_states_{0};
   // SuspendAllVirtualThreads in force (VM-level count 0 -> 1 until 1 -> 0).
@@ -255,23 +271,24 @@ class ThreadControl {
   // Set under mu_; read without it by SuspendAll, which looks for carriers
   // outside mu_ (class lookups would lengthen every VM suspension's hold of it).
   std::atomic<bool> vthreads_seen_{false};
-  bool IsCarrier(JNIEnv* jni, jthread thread) const;
+  bool AnyCarrier(JNIEnv* jni, const std::vector<jthread>& threads) const;
   // VM-level suspensions in force (VirtualMachine.Suspend, SUSPEND_ALL): a thread
   // first seen meanwhile (started since, or not listed then) starts with this count.
   int32_t suspend_all_count_ = 0;
   uint64_t suspend_round_ = 0;
-  // States of ended threads wait here while a SelfState comparison (outside mu_)
-  // may still read them; freed when no comparison is running.
-  int scanners_ = 0;
+  // States of ended threads wait here so that their global references are
+  // deleted outside mu_ (a Java thread makes no JNI call holding it).
   std::vector<std::unique_ptr<State>> graveyard_;
-  std::vector<std::unique_ptr<State>> TakeGraveyardLocked();  // bumped by every insert (SelfState retries on a change)
+  std::vector<std::unique_ptr<State>> TakeGraveyardLocked();
   std::mutex agent_mu_;  // leaf lock; never taken by Java threads
-  std::vector<jobject> agent_threads_;  // global refs
+  std::vector<jlong> agent_tids_;
   uint64_t next_generation_ = 2;
   bool virtual_threads_ = false;
   bool list_virtual_threads_ = false;
   std::mutex vthreads_mu_;  // leaf lock
-  std::vector<jobject> vthreads_;  // global refs of live virtual threads (includevirtualthreads=y)
+  // Global refs of live virtual threads (includevirtualthreads=y), in start
+  // order; each one's slot knows its place, so unlisting costs the same at any size.
+  std::list<jobject> vthreads_;
 };
 
 }  // namespace jdwpx::backend

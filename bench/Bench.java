@@ -23,6 +23,9 @@
 //
 // Usage: java -cp <classes> Bench --source BenchTarget.java [--classes DIR] [--java PATH]
 //            [--ours LIB|stock|none] [--stock stock|none] [--quick] [--only TEXT] [--calls N]
+//            [--vthread-java PATH]
+// --vthread-java: a JDK 21+ java for the virtual-thread row of "many threads"
+// (both agents run there; without it the row is skipped with a message).
 // --only runs just the scenarios whose name contains TEXT (e.g. "stack walk"), or
 // any of several TEXTs separated by commas.
 // --calls sets the rounds of the method-events call workload (a multiple of 20).
@@ -102,9 +105,19 @@ public final class Bench {
   // ---------------------------------------------------------------- settings
 
   /** One column of the table: which agent the debuggee loads. */
-  record Agent(String column, String library, String extraOptions) {
+  record Agent(String column, String library, String extraOptions, String java) {
     Agent(String column, String library) {
-      this(column, library, "");
+      this(column, library, "", null);
+    }
+
+    /** The same agent in another JDK's java (stock: that JDK's libjdwp). */
+    Agent on(String otherJava) {
+      return new Agent(column, library, extraOptions, otherJava);
+    }
+
+    /** The java this agent's debuggees run on: its own, or the run's. */
+    String javaOr(String runJava) {
+      return java != null ? java : runJava;
     }
 
     boolean isStock() {
@@ -113,7 +126,7 @@ public final class Bench {
 
     /** The same agent with more options (",trace=..."): a variant of a scenario. */
     Agent with(String more) {
-      return new Agent(column, library, extraOptions + more);
+      return new Agent(column, library, extraOptions + more, java);
     }
 
     String jvmOption() {
@@ -157,7 +170,14 @@ public final class Bench {
       long cellTimeoutMs,
       int invokes,
       int workloadRuns,
-      long callIterations) {
+      long callIterations,
+      String vthreadJava) {
+
+    Settings withAgents(List<Agent> others) {
+      return new Settings(java, classes, source, others, quick, only, attachRuns, rounds, roundTrips, breakpointHits,
+          steps, inspectRuns, inspectCalls, stackWalks, launchTimeoutMs, eventTimeoutMs, cellTimeoutMs, invokes,
+          workloadRuns, callIterations, vthreadJava);
+    }
 
     static Settings parse(String[] args) {
       String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
@@ -168,11 +188,12 @@ public final class Bench {
       boolean quick = false;
       String only = "";
       long calls = 0;
+      String vthreadJava = null;
       for (int i = 0; i < args.length; i++) {
         String flag = args[i];
         switch (flag) {
           case "--quick" -> quick = true;
-          case "--java", "--classes", "--source", "--ours", "--stock", "--only", "--calls" -> {
+          case "--java", "--classes", "--source", "--ours", "--stock", "--only", "--calls", "--vthread-java" -> {
             if (i + 1 >= args.length) {
               throw new IllegalArgumentException(flag + " needs a value");
             }
@@ -184,6 +205,7 @@ public final class Bench {
               case "--ours" -> ours = value;
               case "--only" -> only = value;
               case "--calls" -> calls = parseCalls(value);
+              case "--vthread-java" -> vthreadJava = value.isEmpty() ? null : value;
               default -> stock = value;
             }
           }
@@ -217,9 +239,9 @@ public final class Bench {
       }
       return quick
           ? new Settings(java, classes, source, agents, true, only, 2, 1, 200, 200, 100, 1, 2, 1, 5_000, 5_000, 30_000,
-              50, 1, calls)
+              50, 1, calls, vthreadJava)
           : new Settings(java, classes, source, agents, false, only, 10, 4, 20_000, 20_000, 5_000, 3, 5, 5, 10_000,
-              10_000, 120_000, 5_000, 5, calls);
+              10_000, 120_000, 5_000, 5, calls, vthreadJava);
     }
   }
 
@@ -237,7 +259,7 @@ public final class Bench {
       }
     }
     for (String needed : List.of("first", "loop-head", "loop-a", "loop-b", "loop-c", "hot",
-        "into-head", "into-a", "into-b", "into-c")) {
+        "into-head", "into-a", "into-b", "into-c", "threads-stop")) {
       if (!lines.containsKey(needed)) {
         throw new IOException("marker BENCH:" + needed + " missing from " + source);
       }
@@ -347,7 +369,8 @@ public final class Bench {
       // An agent that crashes the VM (stock does on huge object arrays) leaves
       // its hs_err file in the temp directory, not in the caller's tree, and no core.
       String errorFile = Path.of(System.getProperty("java.io.tmpdir"), "jdwpx-bench-hs_err_%p.log").toString();
-      List<String> command = new ArrayList<>(List.of(settings.java(), agent.jvmOption(), "-Xshare:auto",
+      String java = agent.javaOr(settings.java());
+      List<String> command = new ArrayList<>(List.of(java, agent.jvmOption(), "-Xshare:auto",
           "-XX:-CreateCoredumpOnCrash", "-XX:ErrorFile=" + errorFile,
           "-cp", settings.classes().toString(), TARGET_CLASS,
           Long.toString(settings.cellTimeoutMs() / 1000 + 30)));
@@ -358,7 +381,7 @@ public final class Bench {
       try {
         process = new ProcessBuilder(command).redirectErrorStream(true).start();
       } catch (IOException e) {
-        throw new BenchFailure("cannot start " + settings.java() + ": " + e.getMessage(), true);
+        throw new BenchFailure("cannot start " + java + ": " + e.getMessage(), true);
       }
       Thread reader = new Thread(this::pumpOutput, "bench-output");
       reader.setDaemon(true);
@@ -997,7 +1020,38 @@ public final class Bench {
       new Metric("VirtualMachine.AllClasses 10k+ classes (first)", "ms", Better.LOWER, "%.1f");
   static final Metric INSTANCE_COUNTS =
       new Metric("VirtualMachine.InstanceCounts 1M objects", "ms", Better.LOWER, "%.1f");
-  static final List<Metric> METRICS = List.of(LAUNCH_TO_LISTEN, ATTACH_TO_BREAKPOINT,
+  // Many threads (issue 13 item 8): what an IDE does on every stop, at a
+  // SUSPEND_ALL breakpoint with `count` parked threads.
+  record ThreadRows(int count, boolean virtual, Metric cycle, Metric all, Metric status, Metric frames) {
+    static ThreadRows of(int count, boolean virtual) {
+      String n = String.format("%,d %sthreads: ", count, virtual ? "virtual " : "");
+      return new ThreadRows(count, virtual,
+          new Metric(n + "VirtualMachine.Resume + Suspend", "ms", Better.LOWER, "%.2f"),
+          new Metric(n + "VirtualMachine.AllThreads", "ms", Better.LOWER, "%.2f"),
+          new Metric(n + "ThreadReference.Status, per thread", "us", Better.LOWER, "%.1f"),
+          new Metric(n + "ThreadReference.FrameCount, per thread", "us", Better.LOWER, "%.1f"));
+    }
+
+    List<Metric> metrics() {
+      return List.of(cycle, all, status, frames);
+    }
+
+    String mode() {
+      return (virtual ? "vthreads=" : "threads=") + count;
+    }
+  }
+
+  static final List<ThreadRows> THREAD_ROWS = List.of(ThreadRows.of(100, false), ThreadRows.of(1_000, false),
+      ThreadRows.of(4_000, false), ThreadRows.of(10_000, true));
+  // The goal: a thread command costs the same whatever the number of threads.
+  static final Metric STATUS_GROWTH =
+      new Metric("  Status per thread: 4,000 threads over 100", "x", Better.LOWER, "%.2f");
+  static final Metric FRAMES_GROWTH =
+      new Metric("  FrameCount per thread: 4,000 threads over 100", "x", Better.LOWER, "%.2f");
+  static final Metric CYCLE_GROWTH =
+      new Metric("  Resume + Suspend per thread: 4,000 threads over 100", "x", Better.LOWER, "%.2f");
+
+  static final List<Metric> METRICS = withThreadRows(LAUNCH_TO_LISTEN, ATTACH_TO_BREAKPOINT,
       ROUND_TRIP_MEDIAN, ROUND_TRIP_MEAN, BREAKPOINT_RATE, BREAKPOINT_RATE_ALL,
       TRACE_OFF_RATE, TRACE_ON_RATE, TRACE_RATIO, STEP_RATE, STEP_INTO_RATE,
       CALLS_BASELINE, CALLS_METHOD_EVENTS, CALLS_RATIO,
@@ -1006,6 +1060,13 @@ public final class Bench {
       INVOKE_SINGLE, INVOKE_ALL, SESSION_CYCLE, SESSION_RSS,
       OBJECT_ARRAY_CALL, OBJECT_ARRAY_RSS, LONG_ARRAY_CALL, LONG_ARRAY_RSS, STRING_CALL, STRING_RSS,
       STACK_WALK, ALL_CLASSES_FIRST, INSTANCE_COUNTS);
+
+  static List<Metric> withThreadRows(Metric... metrics) {
+    List<Metric> all = new ArrayList<>(List.of(metrics));
+    THREAD_ROWS.forEach(rows -> all.addAll(rows.metrics()));
+    all.addAll(List.of(STATUS_GROWTH, FRAMES_GROWTH, CYCLE_GROWTH));
+    return List.copyOf(all);
+  }
 
   interface Scenario {
     Map<Metric, Double> run(Debuggee debuggee) throws Exception;
@@ -1649,6 +1710,108 @@ public final class Bench {
     }
   }
 
+  /**
+   * One debuggee with rows.count() parked threads, stopped by a SUSPEND_ALL
+   * breakpoint; then, as an IDE on every stop, cycles of VirtualMachine.Resume
+   * + Suspend, AllThreads, and Status and FrameCount of every thread (JDI
+   * answers none of them from its caches: resume drops them). Medians over the
+   * cycles after a first (warm-up) one; Status and FrameCount per thread listed.
+   */
+  Map<Metric, Double> manyThreads(Debuggee debuggee, ThreadRows rows) throws Exception {
+    debuggee.attach(debuggee.awaitListening());
+    Stop stop = debuggee.runToBreakpoint(lines.get("threads-stop"), EventRequest.SUSPEND_ALL);
+    VirtualMachine vm = debuggee.vm;
+    vm.eventRequestManager().deleteEventRequest(stop.event().request());
+    int cycles = settings.quick() ? 2 : 6;
+    List<Double> cycle = new ArrayList<>();
+    List<Double> all = new ArrayList<>();
+    List<Double> status = new ArrayList<>();
+    List<Double> frames = new ArrayList<>();
+    for (int i = 0; i < cycles; i++) {
+      debuggee.phase = "cycle " + (i + 1) + ": resume + suspend";
+      long t0 = System.nanoTime();
+      vm.resume();
+      vm.suspend();
+      long t1 = System.nanoTime();
+      debuggee.phase = "cycle " + (i + 1) + ": AllThreads";
+      List<ThreadReference> threads = vm.allThreads();
+      long t2 = System.nanoTime();
+      debuggee.phase = "cycle " + (i + 1) + ": Status of each";
+      int waiting = 0;
+      for (ThreadReference thread : threads) {
+        if (thread.status() == ThreadReference.THREAD_STATUS_WAIT) {
+          waiting++;
+        }
+      }
+      long t3 = System.nanoTime();
+      debuggee.phase = "cycle " + (i + 1) + ": FrameCount of each";
+      long frameTotal = 0;
+      for (ThreadReference thread : threads) {
+        frameTotal += thread.frameCount();
+      }
+      long t4 = System.nanoTime();
+      // Every parked thread is listed, waiting, with frames (park's).
+      if (waiting < rows.count() || frameTotal < rows.count()) {
+        throw BenchFailure.measured(threads.size() + " threads listed, " + waiting + " waiting, " + frameTotal
+            + " frames in all; expected at least " + rows.count() + " parked threads");
+      }
+      if (i == 0) {
+        continue;  // warm-up: JDI mirrors for every thread, the agents' first sight of them
+      }
+      cycle.add((t1 - t0) / 1e6);
+      all.add((t2 - t1) / 1e6);
+      status.add((t3 - t2) / 1e3 / threads.size());
+      frames.add((t4 - t3) / 1e3 / threads.size());
+    }
+    return Map.of(rows.cycle(), median(cycle), rows.all(), median(all), rows.status(), median(status),
+        rows.frames(), median(frames));
+  }
+
+  /** The "many threads" rows: each size in debuggees of its own; virtual threads on JDK 21+ only. */
+  void runManyThreads() {
+    for (ThreadRows rows : THREAD_ROWS) {
+      String name = "many threads " + rows.mode();
+      if (settings.quick() && rows.count() > 1_000) {
+        continue;  // the smoke run keeps to the small sizes
+      }
+      if (!rows.virtual()) {
+        runRepeated(name, settings.rounds(), rows.metrics(), rows.mode(), d -> manyThreads(d, rows));
+        continue;
+      }
+      if (Arrays.stream(settings.only().split(",")).noneMatch(name::contains)) {
+        continue;
+      }
+      if (settings.vthreadJava() == null) {
+        System.err.println("bench: " + name + " skipped: no JDK 21+ (run.sh --vthread-jdk HOME)");
+        continue;
+      }
+      // Both agents on the JDK 21+ java, listing virtual threads as an IDE asks them to.
+      List<Agent> saved = settings.agents();
+      List<Agent> onVirtual = saved.stream()
+          .map(a -> a.on(settings.vthreadJava()).with(",includevirtualthreads=y")).toList();
+      Bench sub = new Bench(settings.withAgents(onVirtual), lines);
+      sub.runRepeated(name, settings.rounds(), rows.metrics(), rows.mode(), d -> sub.manyThreads(d, rows));
+      results.putAll(sub.results);
+    }
+    ThreadRows small = THREAD_ROWS.get(0);
+    ThreadRows big = THREAD_ROWS.get(2);
+    recordRatio(STATUS_GROWTH, big.status(), small.status());
+    recordRatio(FRAMES_GROWTH, big.frames(), small.frames());
+    if (results.containsKey(big.cycle()) && results.containsKey(small.cycle())) {
+      // Per thread: the cycle's time over the thread count.
+      for (Agent agent : settings.agents()) {
+        Cell b = results.get(big.cycle()).get(agent.column());
+        Cell s = results.get(small.cycle()).get(agent.column());
+        if (b == null || s == null) {
+          continue;
+        }
+        Cell failed = b.failure() != null ? b : s.failure() != null ? s : null;
+        record(CYCLE_GROWTH, agent, failed != null ? failed
+            : new Cell(b.value() / big.count() / (s.value() / small.count()), null, null));
+      }
+    }
+  }
+
   Stop attachAndStop(Debuggee debuggee, String marker) throws Exception {
     debuggee.attach(debuggee.awaitListening());
     return debuggee.runToBreakpoint(lines.get(marker), EventRequest.SUSPEND_EVENT_THREAD);
@@ -1974,6 +2137,7 @@ public final class Bench {
     runRepeated("stack walk", runs, List.of(STACK_WALK), "stack", this::stackWalk);
     runRepeated("AllClasses", runs, List.of(ALL_CLASSES_FIRST), "classes", this::allClassesFirstCall);
     runRepeated("InstanceCounts", runs, List.of(INSTANCE_COUNTS), "objects", this::instanceCounts);
+    runManyThreads();
     printTable();
     // Stock failing on a measured command is a finding, not a broken bench.
     boolean stockComplete = results.values().stream()

@@ -10,7 +10,8 @@
 // over a line that calls into the JDK; "calls=N" and "load-classes=N" time N
 // small calls or N class loads with System.nanoTime, print
 // RESULT_PREFIX<nanoseconds> and wait, so the figure is the program's own run
-// time under whatever requests the driver set before resuming it.
+// time under whatever requests the driver set before resuming it. "threads=N"
+// and "vthreads=N" start N parked (virtual) threads and stop at threads-stop.
 //
 // main never returns on its own: the driver kills the process when a scenario
 // is done. A daemon watchdog ends it anyway if the driver dies first, so no
@@ -18,8 +19,11 @@
 import java.io.ByteArrayOutputStream;
 import java.io.DataOutputStream;
 import java.io.IOException;
+import java.lang.reflect.Method;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.locks.LockSupport;
 
 public final class BenchTarget {
   static final String READY_LINE = "BENCH-READY";
@@ -99,8 +103,46 @@ public final class BenchTarget {
       case "calls" -> reportRunTime(callWorkload(Long.parseLong(mode.substring(equals + 1))));
       case "load-classes" -> reportRunTime(loadClasses(Integer.parseInt(mode.substring(equals + 1))));
       case "expire-calls" -> reportRunTime(expiryRounds(Long.parseLong(mode.substring(equals + 1))));
+      case "threads" -> parkedThreads(Integer.parseInt(mode.substring(equals + 1)), false);
+      case "vthreads" -> parkedThreads(Integer.parseInt(mode.substring(equals + 1)), true);
       default -> prepare(mode);
     }
+  }
+
+  /**
+   * The "many threads" scenarios: starts {@code count} threads (virtual ones
+   * with {@code virtual}; JDK 21+) that park for good, then passes the
+   * threads-stop line once (the driver's SUSPEND_ALL breakpoint) and parks too,
+   * so nothing runs while the driver resumes and suspends the VM.
+   */
+  static void parkedThreads(int count, boolean virtual) throws Exception {
+    CountDownLatch started = new CountDownLatch(count);
+    Runnable parked = () -> {
+      started.countDown();
+      while (true) {
+        LockSupport.park();
+      }
+    };
+    // Compiled for 17: Thread.startVirtualThread (21+) is looked up.
+    Method startVirtual = virtual ? Thread.class.getMethod("startVirtualThread", Runnable.class) : null;
+    for (int i = 0; i < count; i++) {
+      if (virtual) {
+        startVirtual.invoke(null, parked);
+      } else {
+        Thread t = new Thread(null, parked, "parked-" + i, 256 * 1024);
+        t.setDaemon(true);
+        t.start();
+      }
+    }
+    started.await();
+    threadsStarted(count);
+    while (true) {
+      LockSupport.park();
+    }
+  }
+
+  static void threadsStarted(int count) {
+    sink = count; // BENCH:threads-stop
   }
 
   // The STEP_INTO scenario steps through this loop: into-a steps into hot,

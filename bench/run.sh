@@ -3,7 +3,7 @@
 # one table with both figures and ours/stock.
 #
 #   run.sh [--agent-lib PATH|stock] [--jdk HOME] [--quick] [--classes DIR] [--only TEXT]
-#          [--calls N]
+#          [--calls N] [--vthread-jdk HOME]
 #
 #   --agent-lib  our libjdwpx.so (loaded with -agentpath); "stock" runs the stock
 #                agent in both columns, to check the ratio plumbing. Without it
@@ -17,6 +17,10 @@
 #   --only       run only the scenarios whose name contains TEXT
 #                (e.g. "stack walk", "values", "AllClasses"), or any of
 #                several TEXTs separated by commas ("invoke,step rate").
+#   --vthread-jdk  a JDK 21+ for the virtual-thread row of "many threads" (both agents
+#                run on it, includevirtualthreads=y); default: --jdk if it is 21+, else
+#                $JDWPX_JDK25_HOME or /usr/lib/jvm/temurin-25-jdk-amd64 if present;
+#                without one the row is skipped with a message.
 #   --calls      rounds of the "method events" and "expired requests" workloads (default 100000
 #                with --quick, 1000000 without; a multiple of 20).
 #
@@ -47,6 +51,13 @@
 #                                        on one target, each with a breakpoint, a step and
 #                                        an invoke, then dispose: median time per session
 #                                        and the debuggee's RSS growth over them
+#   many threads                         100 / 1,000 / 4,000 parked platform threads (and 10,000
+#                                        parked virtual threads on JDK 21+) stopped by a
+#                                        SUSPEND_ALL breakpoint; per stop, as an IDE:
+#                                        VirtualMachine.Resume + Suspend, AllThreads, then
+#                                        Status and FrameCount of every thread (per thread);
+#                                        medians of 5 stops; --quick: 100 and 1,000 only.
+#                                        Rows "N over 100": per-thread cost growth (goal <= 1.2)
 #   Object[] values, long[] values, string value, stack walk, AllClasses,
 #   InstanceCounts                       inspection commands over big data (raw JDWP)
 # --quick: 1 run each, small counts (the whole run takes a few minutes on a quiet
@@ -61,6 +72,7 @@ jdk17="${JDWPX_JDK17_HOME:-/usr/lib/jvm/java-17-openjdk-amd64}"
 driver_jdk="${JDWPX_DRIVER_JDK:-$jdk17}"
 debuggee_jdk="$jdk17"
 agent_lib=""
+vthread_jdk=""
 classes=""
 extra=()
 
@@ -77,6 +89,7 @@ while [[ $# -gt 0 ]]; do
     --quick)     extra+=(--quick); shift ;;
     --only)      [[ $# -ge 2 ]] || usage; extra+=(--only "$2"); shift 2 ;;
     --calls)     [[ $# -ge 2 ]] || usage; extra+=(--calls "$2"); shift 2 ;;
+    --vthread-jdk) [[ $# -ge 2 ]] || usage; vthread_jdk="$2"; shift 2 ;;
     -h|--help)   usage ;;
     *) echo "run.sh: unknown argument $1" >&2; usage ;;
   esac
@@ -91,6 +104,24 @@ if [[ -z "$classes" ]]; then
   classes="$(mktemp -d)"
   trap 'rm -rf "$classes"' EXIT
   "$driver_jdk/bin/javac" --release 17 -g -d "$classes" "$here/Bench.java" "$here/BenchTarget.java"
+fi
+
+# The feature version of a JDK home (its release file), or 0.
+feature_of() {
+  local v
+  v="$(sed -n 's/^JAVA_VERSION="\([0-9]*\).*/\1/p' "$1/release" 2>/dev/null)"
+  echo "${v:-0}"
+}
+if [[ -z "$vthread_jdk" ]]; then
+  for candidate in "$debuggee_jdk" "${JDWPX_JDK25_HOME:-}" /usr/lib/jvm/temurin-25-jdk-amd64; do
+    if [[ -n "$candidate" && -x "$candidate/bin/java" && "$(feature_of "$candidate")" -ge 21 ]]; then
+      vthread_jdk="$candidate"
+      break
+    fi
+  done
+fi
+if [[ -n "$vthread_jdk" ]]; then
+  extra+=(--vthread-java "$vthread_jdk/bin/java")
 fi
 
 ours=none

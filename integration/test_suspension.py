@@ -12,7 +12,10 @@ VirtualMachine.suspend/resume, a thread started while the VM is suspended, and
 reported once, none lost). HoldEvents / ReleaseEvents, which JDI does not
 expose, go through the raw client (jdwp_client.py), and so does VM.Suspend
 while threads start and end all the time: every live thread counted once, and
-none runs on (a thread started just as the VM is suspended must not escape).
+none runs on (a thread started just as the VM is suspended must not escape);
+and VM.Suspend / AllThreads / Status of each / Resume, as an IDE's stop, while
+3,000 threads start as fast as four threads can start them: none runs while
+suspended, nothing hangs, and the VM exits on time once the debugger leaves.
 """
 
 from __future__ import annotations
@@ -56,6 +59,7 @@ MOD_CLASS_MATCH, MOD_LOCATION_ONLY = 5, 7
 TYPE_TAG_CLASS = 1
 THREAD_STATUS_ZOMBIE = 0
 CHURN_ROUNDS = 150
+STORM_THREADS = 3_000  # Suspension.STORM_THREADS
 ROUND_TRIPS = 50
 WAIT_S = 30
 
@@ -180,6 +184,40 @@ class Suspension(unittest.TestCase):
                         self.assertLess(time.monotonic(), deadline, "the churn did not go on after Resume")
                 c.ok(ClassType.SetValues, c.type_id(fixture) + i32(1) + c.encode_id(statics["gate"].id, "field") + i32(1))
                 debuggee.wait_for_output(r"suspension: done", WAIT_S)
+                self.assertEqual(debuggee.wait(WAIT_S), 0)
+            finally:
+                c.close()
+
+
+    def test_vm_suspended_while_thousands_of_threads_start(self):
+        with harness.Debuggee(self.cfg, "Suspension", args=["storm"]) as debuggee:
+            c = Client(debuggee.port, timeout=WAIT_S)
+            try:
+                c.wait_for_vm_start()
+                c.ok(VirtualMachine.Resume)
+                debuggee.wait_for_output(r"storm: started", WAIT_S)
+                fixture = c.class_by_signature("LSuspension;")
+                ran_object = c.static_values(fixture, [c.fields(fixture)["stormRan"].id])[0][1]
+                atomic_value = c.fields(c.class_by_signature("Ljava/util/concurrent/atomic/AtomicLong;"))["value"].id
+                ran = lambda: c.object_values(ran_object, [atomic_value])[0][1]
+                stops = 0
+                # Stops until the storm is over (every thread ran): each one as an IDE's.
+                while True:
+                    c.ok(VirtualMachine.Suspend)
+                    first = ran()
+                    r = c.ok(VirtualMachine.AllThreads)
+                    for thread in [r.id() for _ in range(r.int())]:
+                        c.ok(ThreadReference.Status, c.object_id(thread))
+                    self.assertEqual(ran(), first, f"stop {stops}: a thread ran while the VM was suspended")
+                    c.ok(VirtualMachine.Resume)
+                    stops += 1
+                    if first == STORM_THREADS:
+                        break
+                    self.assertLess(stops, 10_000, "the storm never ended")
+                # Suspended once more, then the debugger leaves: everything runs and the VM exits.
+                c.ok(VirtualMachine.Suspend)
+                c.ok(VirtualMachine.Dispose)
+                debuggee.wait_for_output(rf"storm: done {STORM_THREADS}", WAIT_S)
                 self.assertEqual(debuggee.wait(WAIT_S), 0)
             finally:
                 c.close()

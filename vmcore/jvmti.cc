@@ -285,6 +285,20 @@ Result<void> Jvmti::ResumeThread(jthread thread) const {
   return {};
 }
 
+Result<std::vector<jvmtiError>> Jvmti::SuspendThreadList(const std::vector<jthread>& threads) const {
+  std::vector<jvmtiError> results(threads.size(), JVMTI_ERROR_NONE);
+  if (threads.empty()) return results;  // JVMTI refuses a count of 0
+  VM_CALL(SuspendThreadList, static_cast<jint>(threads.size()), threads.data(), results.data());
+  return results;
+}
+
+Result<std::vector<jvmtiError>> Jvmti::ResumeThreadList(const std::vector<jthread>& threads) const {
+  std::vector<jvmtiError> results(threads.size(), JVMTI_ERROR_NONE);
+  if (threads.empty()) return results;
+  VM_CALL(ResumeThreadList, static_cast<jint>(threads.size()), threads.data(), results.data());
+  return results;
+}
+
 Result<std::vector<jthreadGroup>> Jvmti::GetTopThreadGroups() const {
   jint n = 0;
   jthreadGroup* groups = nullptr;

@@ -121,6 +121,11 @@ class Jvmti {
   Result<std::pair<jmethodID, jlocation>> GetFrameLocation(jthread thread, jint depth) const;
   Result<void> SuspendThread(jthread thread) const;
   Result<void> ResumeThread(jthread thread) const;
+  // Many threads in one call, one answer each (JVMTI_ERROR_NONE or why not).
+  // JDK 21+ makes a single-thread call wait for every virtual-thread transition
+  // in the VM (O(threads) each); a list call waits once for the whole list.
+  Result<std::vector<jvmtiError>> SuspendThreadList(const std::vector<jthread>& threads) const;
+  Result<std::vector<jvmtiError>> ResumeThreadList(const std::vector<jthread>& threads) const;
   Result<std::vector<jthreadGroup>> GetTopThreadGroups() const;  // local references
   Result<ThreadGroupInfo> GetThreadGroupInfo(jthreadGroup group) const;
   Result<ThreadGroupChildren> GetThreadGroupChildren(jthreadGroup group) const;

@@ -4,9 +4,11 @@
 #include <jni.h>
 #include <jvmti.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <string>
+#include <vector>
 
 #include "vmcore/jvmti.h"
 #include "vmcore/refs.h"
@@ -79,6 +81,30 @@ void JNICALL OnVmInit(jvmtiEnv*, JNIEnv* jni, jthread thread) {
     Check(frame.ok(), "LocalFrame pushes a frame");
   }
 
+  // Suspend/ResumeThreadList: one answer per thread, in order; an empty list
+  // makes no JVMTI call (JVMTI refuses a count of 0).
+  {
+    LocalFrame frame(jni, 64);
+    auto empty = j.SuspendThreadList({});
+    Check(empty && empty->empty(), "SuspendThreadList of no thread answers nothing");
+    std::vector<jthread> others;
+    if (auto all = j.GetAllThreads()) {
+      for (jthread t : *all)
+        if (!jni->IsSameObject(t, thread)) others.push_back(t);
+    }
+    auto all_are = [](const auto& r, jvmtiError e) {
+      return r && std::all_of(r->begin(), r->end(), [e](jvmtiError x) { return x == e; });
+    };
+    auto suspended = j.SuspendThreadList(others);
+    Check(!others.empty() && suspended && suspended->size() == others.size() && all_are(suspended, JVMTI_ERROR_NONE),
+          "SuspendThreadList suspends every other thread");
+    Check(all_are(j.SuspendThreadList(others), JVMTI_ERROR_THREAD_SUSPENDED),
+          "SuspendThreadList again: each one answers THREAD_SUSPENDED");
+    Check(all_are(j.ResumeThreadList(others), JVMTI_ERROR_NONE), "ResumeThreadList resumes them");
+    Check(all_are(j.ResumeThreadList(others), JVMTI_ERROR_THREAD_NOT_SUSPENDED),
+          "ResumeThreadList again: each one answers THREAD_NOT_SUSPENDED");
+  }
+
   std::printf("%d passed, %d failed\n", g_passed, g_failed);
   std::fflush(stdout);
   std::exit(g_failed == 0 ? 0 : 1);
@@ -90,6 +116,7 @@ extern "C" JNIEXPORT jint JNICALL Agent_OnLoad(JavaVM* vm, char*, void*) {
   if (vm->GetEnv(reinterpret_cast<void**>(&g_env), JVMTI_VERSION_1_2) != JNI_OK) return JNI_ERR;
   jvmtiCapabilities caps{};
   caps.can_get_line_numbers = 1;
+  caps.can_suspend = 1;
   g_env->AddCapabilities(&caps);
   jvmtiEventCallbacks cb{};
   cb.VMInit = OnVmInit;
