@@ -145,6 +145,7 @@ class SocketTransport final : public Transport {
   tl::expected<void, TransportError> Resolve(const ParsedAddress& address);
 
   uint16_t port() const override { return bound_port_; }
+  bool listens_on_loopback_only() const override { return loopback_only_; }
   tl::expected<void, TransportError> Attach() override;
   tl::expected<void, TransportError> Accept() override;
   void Run() override;
@@ -210,6 +211,7 @@ class SocketTransport final : public Transport {
   // ---- I/O state (io_ thread only) ----
   tcp::acceptor acceptor_;
   uint16_t bound_port_ = 0;
+  bool loopback_only_ = false;  // set by Bind
   std::vector<tcp::endpoint> connect_endpoints_;
   std::shared_ptr<Session> session_;
   uint64_t last_epoch_ = 0;
@@ -285,6 +287,7 @@ tl::expected<void, TransportError> SocketTransport::Bind(const ParsedAddress& ad
   auto local = acceptor_.local_endpoint(ec);
   if (ec) return tl::unexpected(TransportError{kErrorIo, "getsockname failed: " + ec.message(), {}});
   bound_port_ = local.port();
+  loopback_only_ = local.address().is_loopback();
   if (log_) log_->debug("listening on {}", EndpointText(local));
   return {};
 }
