@@ -20,6 +20,7 @@
 #include <spdlog/sinks/base_sink.h>
 
 #include "backend/address_file.h"
+#include "backend/container.h"
 #include "backend/errors.h"
 #include "backend/frame_pop.h"
 #include "backend/log.h"
@@ -251,7 +252,9 @@ bool LaunchDebugger(const std::string& command, const std::string& transport, co
   // async-signal-safe calls (the JVM is multithreaded).
   const pid_t pid = fork();
   if (pid == 0) {
-    if (syscall(SYS_close_range, 3U, ~0U, 0U) != 0) {
+    // __NR_ (the kernel's number), not SYS_: glibc 2.31, which the agent is built
+    // against (cmake/glibc_floor.cmake), predates close_range and has no SYS_ name.
+    if (syscall(__NR_close_range, 3U, ~0U, 0U) != 0) {
       for (long fd = 3; fd < max_fd && fd <= INT_MAX; ++fd) close(static_cast<int>(fd));
     }
     if (argv[0] != nullptr) execvp(argv[0], argv.data());
@@ -713,6 +716,12 @@ bool Agent::StartSession(JNIEnv* jni, jthread thread, const StartingException* t
              LogLevelName(o.log_level));
 
   if (o.server) {
+    // jdwpx only: the first line of a container's log, before the Listening line.
+    if (auto warning = LoopbackInContainerWarning(transport_->listens_on_loopback_only(), InContainer(),
+                                                  o.address.value_or(""), transport_->address())) {
+      std::fprintf(stderr, "%s\n", warning->c_str());
+      std::fflush(stderr);
+    }
     SetListenerAddressProperty(jni, transport_->address());
     if (o.launch) {
       // The launched debugger replaces the "Listening" line (stock prints it only without launch=).

@@ -10,6 +10,17 @@ PACKAGES=(
   openjdk-17-jdk-headless libeclipse-jdt-debug-java libeclipse-osgi-java
   python3 git
 )
+# The container tests (integration/containers/): rootful podman with runc (crun refuses
+# a mixed cgroup v1/v2 host), netavark and aardvark-dns (containers find each other by
+# name), and debootstrap for the base image and the Debian 11 root. The Dockerfile's
+# build stage needs none of them (JDWPX_SETUP_NO_CONTAINERS=1).
+if [[ "${JDWPX_SETUP_NO_CONTAINERS:-}" != 1 ]]; then
+  PACKAGES+=(podman runc netavark aardvark-dns iptables debootstrap)
+fi
+# The agent is built against bullseye's glibc 2.31 (cmake/glibc_floor.cmake): its
+# sysroot is unpacked from bullseye's packages by make-sysroot.sh, below.
+SYSROOT=/opt/jdwpx-sysroot/bullseye
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 
 missing=()
 for pkg in "${PACKAGES[@]}"; do
@@ -19,8 +30,8 @@ for pkg in "${PACKAGES[@]}"; do
   fi
 done
 
-if ((${#missing[@]} == 0)); then
-  echo "setup: all ${#PACKAGES[@]} packages already installed"
+if ((${#missing[@]} == 0)) && [[ -f "$SYSROOT/.jdwpx-sysroot" ]]; then
+  echo "setup: all ${#PACKAGES[@]} packages already installed, sysroot in $SYSROOT"
   exit 0
 fi
 
@@ -29,11 +40,14 @@ if [[ $(id -u) -eq 0 ]]; then
 elif command -v sudo >/dev/null; then
   as_root=(sudo)
 else
-  echo "setup: missing packages (${missing[*]}) and not root; rerun as root" >&2
+  echo "setup: missing packages (${missing[*]}) or sysroot ($SYSROOT) and not root; rerun as root" >&2
   exit 1
 fi
 
-echo "setup: installing ${missing[*]}"
-export DEBIAN_FRONTEND=noninteractive
-"${as_root[@]}" apt-get update
-"${as_root[@]}" apt-get install -y --no-install-recommends "${missing[@]}"
+if ((${#missing[@]} > 0)); then
+  echo "setup: installing ${missing[*]}"
+  export DEBIAN_FRONTEND=noninteractive
+  "${as_root[@]}" apt-get update
+  "${as_root[@]}" apt-get install -y --no-install-recommends "${missing[@]}"
+fi
+"${as_root[@]}" "$here/make-sysroot.sh" "$SYSROOT"

@@ -183,6 +183,7 @@ class SocketTransport final : public Transport {
   }
   std::string endpoint_text() const override { return endpoint_text_; }
   std::string exposure_warning() const override { return exposure_warning_; }
+  bool listens_on_loopback_only() const override { return loopback_only_; }
   tl::expected<void, TransportError> Attach() override;
   tl::expected<void, TransportError> Accept() override;
   tl::expected<void, TransportError> AcceptWithin(int64_t wait_ms, int64_t every_ms,
@@ -259,6 +260,7 @@ class SocketTransport final : public Transport {
   std::vector<std::pair<Protocol::endpoint, std::string>> connect_endpoints_;
   // AcceptWithin: its bound ran out (no debugger attached in time).
   bool suspend_timed_out_ = false;
+  bool loopback_only_ = false;  // set by Bind (TCP only: a Unix socket is no port)
   std::shared_ptr<Session> session_;
   uint64_t last_epoch_ = 0;
   // The socket in the middle of a handshake, so that Shutdown/timeouts can close it.
@@ -343,6 +345,7 @@ tl::expected<void, TransportError> SocketTransport::Bind(const ParsedAddress& ad
         "reached through a tunnel, or a Unix socket (address=unix:<path>) with jdwpx-bridge.",
         endpoint_text_, endpoint_text_);
   }
+  loopback_only_ = IsLoopback(local.address());
   if (log_) log_->debug("listening on {}", EndpointText(local));
   return {};
 }

@@ -133,6 +133,10 @@ class Transport {
   // who may connect; empty otherwise.
   virtual std::string exposure_warning() const { return {}; }
 
+  // Server mode: the listening socket accepts only loopback connections (address=5005,
+  // localhost:5005), so nothing outside this host (or this container) can reach it.
+  virtual bool listens_on_loopback_only() const { return false; }
+
   // Client mode only, before Run(): connects and handshakes, blocking, honouring timeout_ms.
   virtual tl::expected<void, TransportError> Attach() = 0;
 
