@@ -455,7 +455,7 @@ bool Agent::EnableSessionEvents(JNIEnv* jni) {
   }
   events_.ActivateSession(jni);
   session_events_ = true;
-  Log().info("session events on (thread start/end, breakpoints, frame pops{})",
+  Log().debug("session events on (thread start/end, breakpoints, frame pops{})",
              virtual_threads_ ? ", virtual thread start/end" : "");
   return true;
 }
@@ -475,7 +475,7 @@ void Agent::DisableSessionEvents(JNIEnv* jni) {
   }
   events_.DeactivateSession(jni);
   session_events_ = false;
-  Log().info("session events off: no debugger attached");
+  Log().debug("session events off: no debugger attached");
 }
 
 void Agent::ExitWithTransportError(const transport::TransportError& error) {

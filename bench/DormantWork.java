@@ -7,7 +7,7 @@ import java.lang.reflect.Method;
  * Workloads of the dormant-cost bench (dormant_cost.py): what an application does
  * while an agent is loaded and no debugger is attached. One workload per JVM; it
  * runs once to warm up at a fifth of its size, then timed, and prints
- * "RESULT <nanoseconds>" of the timed run.
+ * "RESULT <wall nanoseconds> <process CPU nanoseconds>" of the timed run.
  *
  *   java DormantWork threads N | vthreads N | classes N | exceptions N
  *
@@ -21,10 +21,16 @@ public class DormantWork {
     String workload = args[0];
     int n = Integer.parseInt(args[1]);
     run(workload, Math.max(1, n / 5));
+    // CPU time of the whole process (every thread, the VM's own too): on a machine
+    // shared with other work it varies far less than the wall-clock time.
+    com.sun.management.OperatingSystemMXBean os =
+        (com.sun.management.OperatingSystemMXBean) java.lang.management.ManagementFactory.getOperatingSystemMXBean();
+    long cpuStart = os.getProcessCpuTime();
     long start = System.nanoTime();
     run(workload, n);
     long nanos = System.nanoTime() - start;
-    System.out.println("RESULT " + nanos);
+    long cpu = os.getProcessCpuTime() - cpuStart;
+    System.out.println("RESULT " + nanos + " " + cpu);
   }
 
   static void run(String workload, int n) throws Exception {

@@ -5,7 +5,9 @@
                                   [--only WORKLOAD,...]
 
 Each workload (bench/DormantWork.java) runs in a fresh JVM, warmed up once at a fifth of
-its size, and times itself in-process (JVM start and exit are exit_time.py's business):
+its size, and measures itself in-process: the process's CPU time (all threads) over the
+timed run, which a machine shared with other work disturbs far less than the wall-clock
+time (printed below each row). JVM start and exit are exit_time.py's business.
 
   threads     start + join 5,000 platform threads, one after the other
   vthreads    start 100,000 virtual threads, then join them (JDK 21+; skipped otherwise)
@@ -55,7 +57,7 @@ def jdk_feature(java: str) -> int:
     raise RuntimeError(f"cannot read the version of {java}")
 
 
-def run_once(java: str, classes: str, agent_lib: str, config, workload: str) -> float:
+def run_once(java: str, classes: str, agent_lib: str, config, workload: str) -> tuple[float, float]:
     argv = [java, "-Xshare:auto"]
     if config:
         agent, opts = config
@@ -64,7 +66,8 @@ def run_once(java: str, classes: str, agent_lib: str, config, workload: str) -> 
     proc = subprocess.run(argv, capture_output=True, text=True, timeout=300)
     for line in proc.stdout.splitlines():
         if line.startswith("RESULT "):
-            return int(line.split()[1]) / 1e6
+            _, wall, cpu = line.split()
+            return int(wall) / 1e6, int(cpu) / 1e6
     raise RuntimeError(f"{' '.join(argv)}: rc={proc.returncode}\n{proc.stdout}\n{proc.stderr}")
 
 
@@ -88,7 +91,7 @@ def main():
         subprocess.run([os.path.join(args.jdk, "bin", "javac"), "-d", classes,
                         os.path.join(classes, "DormantWork.java")], check=True)
         print(f"agent loaded, nobody attached: {java} (JDK {feature}), {args.runs} alternating runs, "
-              f"medians (ms), ratio over none")
+              f"medians of the process's CPU time (ms; wall-clock time below), ratio over none")
         names = [c for c in CONFIGS if c != "none"]
         print(f"{'workload':11} {'none':>8} " + " ".join(f"{n:>26}" for n in names) + "  goal")
         for workload in workloads:
@@ -100,7 +103,8 @@ def main():
             for _ in range(args.runs):
                 for c, config in CONFIGS.items():
                     samples[c].append(run_once(java, classes, agent_lib, config, workload))
-            m = {c: statistics.median(v) for c, v in samples.items()}
+            m = {c: statistics.median(cpu for _, cpu in v) for c, v in samples.items()}
+            wall = {c: statistics.median(w for w, _ in v) for c, v in samples.items()}
             cells = " ".join(f"{cell(m[n], m['none']):>26}" for n in names)
             goal = GOALS.get(workload)
             verdict = ""
@@ -110,6 +114,8 @@ def main():
             else:
                 verdict = "reported"
             print(f"{workload:11} {m['none']:8.1f} {cells}  {verdict}", flush=True)
+            print(f"{'  wall':11} {wall['none']:8.1f} " +
+                  " ".join(f"{cell(wall[n], wall['none']):>26}" for n in names), flush=True)
 
 
 if __name__ == "__main__":

@@ -272,14 +272,14 @@ class SecondDebuggerTest(OnDemandBase):
 class SessionEventsTest(OnDemandBase):
     """Issue 13 item 2, jdwpx's own: while no debugger is attached the agent enables no
     thread, breakpoint, frame-pop or class-prepare events; on at the handshake, off at the end
-    of the session (loglevel=info says so). Stock keeps its events on; it is checked unchanged:
+    of the session (loglevel=debug says so). Stock keeps its events on; it is checked unchanged:
     listening with suspend=n, the program runs and a debugger attaches twice."""
 
     ON, OFF = "session events on", "session events off"
 
     def test_listening_agent_enables_nothing_until_a_debugger(self):
         options = "transport=dt_socket,server=y,address=0,suspend=n"
-        self.start([], options=options + (",loglevel=info" if self.cfg.agent == "ours" else ""))
+        self.start([], options=options + (",loglevel=debug" if self.cfg.agent == "ours" else ""))
         offset = 0
         for session in range(2):
             m = self.debuggee._out.wait_for(LISTENING_RE, offset, 30)
@@ -301,7 +301,7 @@ class SessionEventsTest(OnDemandBase):
     def test_dormant_again_turns_everything_off(self):
         if self.cfg.agent == "stock":
             self.skipTest("jdwpx extension: stock's libjdwp has no Agent_OnAttach")
-        self.start([], options="transport=dt_socket,server=y,address=0,onjcmd=y,loglevel=info")
+        self.start([], options="transport=dt_socket,server=y,address=0,onjcmd=y,loglevel=debug")
         self.assertNotIn(self.ON, self.debuggee.stderr)
         mark = len(self.debuggee.stdout)
         self.assertEqual(self.agent_load("transport=dt_socket,server=y,address=0,onjcmd=y"), ATTACH_OK)
