@@ -6,8 +6,8 @@ import java.lang.reflect.Method;
 /**
  * Workloads of the dormant-cost bench (dormant_cost.py): what an application does
  * while an agent is loaded and no debugger is attached. One workload per JVM; it
- * runs once to warm up at a fifth of its size, then timed, and prints
- * "RESULT <wall nanoseconds> <process CPU nanoseconds>" of the timed run.
+ * runs once to warm up at a fifth of its size, then 5 times timed, and prints
+ * "RESULT <wall nanoseconds> <process CPU nanoseconds>" of one run (the mean).
  *
  *   java DormantWork threads N | vthreads N | classes N | exceptions N
  *
@@ -16,6 +16,7 @@ import java.lang.reflect.Method;
  */
 public class DormantWork {
   static volatile long sink;
+  static final int ROUNDS = 5;
 
   public static void main(String[] args) throws Exception {
     String workload = args[0];
@@ -25,11 +26,12 @@ public class DormantWork {
     // shared with other work it varies far less than the wall-clock time.
     com.sun.management.OperatingSystemMXBean os =
         (com.sun.management.OperatingSystemMXBean) java.lang.management.ManagementFactory.getOperatingSystemMXBean();
+    // Several rounds, averaged: the CPU clock ticks in 10 ms steps.
     long cpuStart = os.getProcessCpuTime();
     long start = System.nanoTime();
-    run(workload, n);
-    long nanos = System.nanoTime() - start;
-    long cpu = os.getProcessCpuTime() - cpuStart;
+    for (int round = 0; round < ROUNDS; round++) run(workload, n);
+    long nanos = (System.nanoTime() - start) / ROUNDS;
+    long cpu = (os.getProcessCpuTime() - cpuStart) / ROUNDS;
     System.out.println("RESULT " + nanos + " " + cpu);
   }
 

@@ -5,9 +5,10 @@
                                   [--only WORKLOAD,...]
 
 Each workload (bench/DormantWork.java) runs in a fresh JVM, warmed up once at a fifth of
-its size, and measures itself in-process: the process's CPU time (all threads) over the
-timed run, which a machine shared with other work disturbs far less than the wall-clock
-time (printed below each row). JVM start and exit are exit_time.py's business.
+its size, then 5 times, and measures itself in-process: the process's CPU time (all
+threads) per run (the mean of the 5), which a machine shared with other work disturbs far
+less than the wall-clock time (printed below each row). JVM start and exit are
+exit_time.py's business.
 
   threads     start + join 5,000 platform threads, one after the other
   vthreads    start 100,000 virtual threads, then join them (JDK 21+; skipped otherwise)
