@@ -21,6 +21,7 @@
 
 #include "backend/address_file.h"
 #include "backend/container.h"
+#include "backend/attach_options.h"
 #include "backend/errors.h"
 #include "backend/frame_pop.h"
 #include "backend/log.h"
@@ -434,12 +435,13 @@ bool Agent::Initialize() {
   }
   if (caps.can_generate_native_method_bind_events && !ctx_.jvmti.SetEventMode(true, JVMTI_EVENT_NATIVE_METHOD_BIND))
     Log().warn("cannot hold up Thread.resume of threads the debugger suspended");
-  // Dormant (onjcmd=y) until started; a late attach enables them as it starts.
-  if (ctx_.options.onjcmd || late_) return true;
-  return EnableSessionEvents();
+  // Nothing else until a debugger is attached (EnableSessionEvents at the handshake).
+  return true;
 }
 
-bool Agent::EnableSessionEvents() {
+bool Agent::EnableSessionEvents(JNIEnv* jni) {
+  std::lock_guard lock(session_events_mu_);
+  if (session_events_) return true;
   auto granted = ctx_.jvmti.GetCapabilities();
   if (!granted) return false;
   for (jvmtiEvent e : {JVMTI_EVENT_THREAD_START, JVMTI_EVENT_THREAD_END, JVMTI_EVENT_BREAKPOINT,
@@ -457,7 +459,29 @@ bool Agent::EnableSessionEvents() {
         !ctx_.jvmti.SetEventMode(true, vmcore::Jvmti::kEventVirtualThreadStart))
       Log().warn("cannot enable VirtualThreadStart events");
   }
+  events_.ActivateSession(jni);
+  session_events_ = true;
+  Log().debug("session events on (thread start/end, breakpoints, frame pops{})",
+             virtual_threads_ ? ", virtual thread start/end" : "");
   return true;
+}
+
+void Agent::DisableSessionEvents(JNIEnv* jni) {
+  std::lock_guard lock(session_events_mu_);
+  if (!session_events_) return;
+  // Everything a session may have switched on: the events above, and those its
+  // requests enabled (already off once EventManager::EndSession cleared them).
+  for (jvmtiEvent e : {JVMTI_EVENT_THREAD_START, JVMTI_EVENT_THREAD_END, JVMTI_EVENT_BREAKPOINT,
+                       JVMTI_EVENT_FRAME_POP}) {
+    (void)ctx_.jvmti.SetEventMode(false, e);
+  }
+  if (virtual_threads_) {
+    (void)ctx_.jvmti.SetEventMode(false, vmcore::Jvmti::kEventVirtualThreadEnd);
+    (void)ctx_.jvmti.SetEventMode(false, vmcore::Jvmti::kEventVirtualThreadStart);
+  }
+  events_.DeactivateSession(jni);
+  session_events_ = false;
+  Log().debug("session events off: no debugger attached");
 }
 
 void Agent::ExitWithTransportError(const transport::TransportError& error) {
@@ -481,6 +505,7 @@ void Agent::ExitNoTransports() {
 
 bool Agent::TransportStartFailed(JNIEnv* jni, const transport::TransportError& error) {
   const bool deferred = StartsLate();
+  start_error_transport_ = true;
   start_error_ = error.plain ? error.message : fmt::format("transport error {}: {}", error.code, error.message);
   if (error.load_failed) {
     // The library or its entry point is missing: stock's TRANSPORT_LOAD.
@@ -564,9 +589,11 @@ void Agent::OnVmInit(JNIEnv* jni, jthread thread) {
   StartSession(jni, thread, nullptr);
 }
 
-std::optional<std::string> Agent::StartOnDemand(JNIEnv* jni, jthread thread, const Options* spec, bool* first) {
+std::optional<std::string> Agent::StartOnDemand(JNIEnv* jni, jthread thread, const Options* spec, bool* first,
+                                                bool* transport_failed) {
   std::lock_guard lock(start_mu_);
   *first = false;
+  if (transport_failed) *transport_failed = false;
   // Stock's texts for these two (jcmd prints "Debugging has not been started: <text>").
   if (!vm_initialized_) return "Not yet initialized. Try again later.";
   // A late attach whose start failed may be started again the same way.
@@ -585,12 +612,12 @@ std::optional<std::string> Agent::StartOnDemand(JNIEnv* jni, jthread thread, con
     o.allow = spec->allow;
     o.timeout_ms = spec->timeout_ms;
   }
-  if (!EnableSessionEvents()) return "cannot enable the JVMTI events a debugger needs";
   started_ = true;
   *first = true;
   if (!StartSession(jni, thread, nullptr)) {
     // Back to dormant: a later jcmd may try again (another address, say).
     started_ = false;
+    if (transport_failed) *transport_failed = start_error_transport_;
     return start_error_;
   }
   Log().info("started on demand ({}, address {})", ctx_.options.server ? "listening" : "attached",
@@ -604,7 +631,7 @@ std::optional<std::string> Agent::StartLate(JNIEnv* jni, jthread thread) {
   vm_initialized_ = true;
   dormant_after_session_ = ctx_.options.onjcmd || !ctx_.options.server;
   auto granted = ctx_.jvmti.GetCapabilities();
-  if (!granted || !EnableSessionEvents()) return "cannot enable the JVMTI events a debugger needs";
+  if (!granted) return "cannot read the JVMTI capabilities granted";
   // What a JVM gives an agent loaded while it runs, named as a debugger user knows it.
   const std::pair<bool, const char*> wanted[] = {
       {granted->can_generate_breakpoint_events != 0, "breakpoints"},
@@ -654,6 +681,7 @@ std::string Agent::ActiveState() {
 bool Agent::StartSession(JNIEnv* jni, jthread thread, const StartingException* trigger) {
   const Options& o = ctx_.options;
   bool suspend = o.suspend;  // false once suspendtimeout= ran out
+  start_error_transport_ = false;
   if (transport_) {
     // Dormant again after a session (OnDetached): the old I/O thread leaves Run()
     // after Shutdown. Its transport is kept, not destroyed: another thread may
@@ -768,6 +796,7 @@ bool Agent::StartSession(JNIEnv* jni, jthread thread, const StartingException* t
   if (!o.server || suspend) {
     // A debugger is attached now: report the start; with suspend=y this parks the
     // initial thread (and suspends all others) until the debugger resumes.
+    if (!EnableSessionEvents(jni)) Log().error("cannot enable the JVMTI events a debugger needs");
     events_.BeginSession();
     const auto policy = o.suspend ? jdwp::SuspendPolicy::kAll : jdwp::SuspendPolicy::kNone;
     if (trigger) {
@@ -1054,6 +1083,8 @@ void Agent::RunCommands(JNIEnv* jni) {
     }
     switch (message.kind) {
       case Message::kAttached:
+        // Before any of the session's commands (they follow in the inbox).
+        if (!EnableSessionEvents(jni)) Log().error("cannot enable the JVMTI events a debugger needs");
         BeginServing(message.session);
         break;
       case Message::kPacket:
@@ -1150,6 +1181,7 @@ void Agent::EndSession(JNIEnv* jni) {
   events_.Drain(2000);
   ctx_.threads.ResumeEverything(jni);
   ctx_.objects.Reset(jni);
+  DisableSessionEvents(jni);
   std::lock_guard lock(mu_);
   session_ = 0;
 }
@@ -1227,7 +1259,8 @@ void PinLibrary() {
 void AttachError(const std::string& text) {
   std::fprintf(stderr, "ERROR: JDWP %s\n", text.c_str());
   std::fflush(stderr);
-  jdwpx::backend::Log().error("{}", text);
+  // Into the log too, unless the log is stderr (the line is there already).
+  if (!jdwpx::backend::LogGoesToStderr()) jdwpx::backend::Log().error("{}", text);
 }
 
 jthread CurrentThread(jvmtiEnv* jvmti) {
@@ -1235,11 +1268,11 @@ jthread CurrentThread(jvmtiEnv* jvmti) {
   return jvmti->GetCurrentThread(&thread) == JVMTI_ERROR_NONE ? thread : nullptr;
 }
 
-// Options given to jcmd JVMTI.agent_load, parsed with the load-time rules but
-// never exiting: an error is printed and returned as false.
+// Options given to jcmd JVMTI.agent_load (attach_options.h), never exiting: an
+// error is printed and returned as nullopt, as is `help` (after the help text).
 std::optional<jdwpx::backend::Options> ParseAttachOptions(const char* text, int feature) {
   namespace be = jdwpx::backend;
-  auto parsed = be::ParseOptions(text ? text : "", feature);
+  auto parsed = be::ParseAttachOptions(text ? text : "", feature);
   if (!parsed) {
     std::fputs(parsed.error().stderr_text.c_str(), stderr);
     std::fflush(stderr);
@@ -1250,13 +1283,9 @@ std::optional<jdwpx::backend::Options> ParseAttachOptions(const char* text, int 
     std::fflush(stdout);
     return std::nullopt;
   }
-  if (parsed->onthrow || parsed->onuncaught) {
-    AttachError("onthrow= and onuncaught= cannot be used when loading into a running JVM");
-    return std::nullopt;
-  }
-  // The application runs already: nothing may hold it until a debugger comes.
-  parsed->suspend = false;
-  return std::move(*parsed);
+  for (const std::string& warning : parsed->warnings) std::fputs(warning.c_str(), stderr);
+  std::fflush(stderr);
+  return std::move(parsed->options);
 }
 
 }  // namespace
@@ -1275,9 +1304,14 @@ extern "C" JNIEXPORT const char* JNICALL debugInit_startDebuggingViaCommand(JNIE
   static std::string error_text;
   try {
     bool first = false;
-    auto error = agent->StartOnDemand(jni, thread, nullptr, &first);
+    bool transport_failed = false;
+    auto error = agent->StartOnDemand(jni, thread, nullptr, &first, &transport_failed);
     if (first_start) *first_start = first ? JNI_TRUE : JNI_FALSE;
-    if (error) {
+    // As stock (JDK 17): a transport that fails to start (the port is taken) is
+    // reported on the JVM's stderr only, and jcmd answers "Debugging has been
+    // started." with the configured transport and address. Unlike stock, the
+    // agent stays startable: the next jcmd tries again.
+    if (error && !transport_failed) {
       error_text = *error;
       return error_text.c_str();
     }

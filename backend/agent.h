@@ -66,7 +66,10 @@ class Agent : public transport::Listener {
   // replaces the transport, address, server, allow and timeout of the load-time
   // options. Returns the reason it did not start, nullopt on success; `first`
   // is false when it had started before (nothing is done then).
-  std::optional<std::string> StartOnDemand(JNIEnv* jni, jthread thread, const Options* spec, bool* first);
+  // `transport_failed` (optional): set when the error is the transport's (the
+  // port is taken...), which stock's VM.start_java_debugging does not report to jcmd.
+  std::optional<std::string> StartOnDemand(JNIEnv* jni, jthread thread, const Options* spec, bool* first,
+                                           bool* transport_failed = nullptr);
   // Late attach (Agent_OnAttach without Agent_OnLoad): starts at once with the
   // capabilities the live phase grants, and logs what is missing.
   std::optional<std::string> StartLate(JNIEnv* jni, jthread thread);
@@ -111,9 +114,13 @@ class Agent : public transport::Listener {
   // reports VMStart, or `trigger` when the start was deferred to an exception.
   // False when the transport did not start (reported on stderr, reason in start_error_).
   bool StartSession(JNIEnv* jni, jthread thread, const StartingException* trigger);
-  // Events that only a started agent needs (thread start/end, breakpoints,
-  // frame pops, virtual thread ends): a dormant agent costs the VM nothing.
-  bool EnableSessionEvents();
+  // Events that only a debugger's session needs (thread start/end, breakpoints,
+  // frame pops, virtual thread start/end; class prepares for unload tracking):
+  // switched on at the handshake, off when the session ends, so that an agent
+  // nobody is attached to (listening, or dormant) costs the VM nothing per
+  // thread or class. Idempotent; on Java or agent threads only (JVMTI calls).
+  bool EnableSessionEvents(JNIEnv* jni);
+  void DisableSessionEvents(JNIEnv* jni);
   // Whether the application already runs when the agent starts (every start but
   // the one at VMInit): a failed start must then leave the process alive.
   bool StartsLate() const { return ctx_.options.onthrow || ctx_.options.onuncaught || ctx_.options.onjcmd || late_; }
@@ -176,8 +183,11 @@ class Agent : public transport::Listener {
   std::atomic<bool> started_{false};
   bool late_ = false;              // loaded by Agent_OnAttach
   bool virtual_threads_ = false;   // can_support_virtual_threads granted
+  std::mutex session_events_mu_;   // leaf: guards session_events_
+  bool session_events_ = false;    // EnableSessionEvents in force
   std::mutex start_mu_;            // jcmd starts, one at a time
   std::string start_error_;        // why the last StartSession failed
+  bool start_error_transport_ = false;  // ... and it was the transport (start_mu_ or VMInit)
   // Started by jcmd with onjcmd=y in its options (or server=n): when the debugger
   // leaves, the transport shuts down and the agent waits for the next jcmd start.
   std::atomic<bool> dormant_after_session_{false};

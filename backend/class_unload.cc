@@ -24,15 +24,21 @@ bool ClassTracker::Start(JavaVM* vm, JNIEnv* jni) {
     return false;
   }
   env_.store(env, std::memory_order_release);
+  TagLoaded(jni);
+  return true;
+}
+
+void ClassTracker::TagLoaded(JNIEnv* jni) {
+  jvmtiEnv* env = env_.load(std::memory_order_acquire);
+  if (!env) return;
   jint count = 0;
   jclass* classes = nullptr;
-  if (env->GetLoadedClasses(&count, &classes) != JVMTI_ERROR_NONE) return true;
+  if (env->GetLoadedClasses(&count, &classes) != JVMTI_ERROR_NONE) return;
   for (jint i = 0; i < count; ++i) {
     Track(classes[i]);
     jni->DeleteLocalRef(classes[i]);
   }
   env->Deallocate(reinterpret_cast<unsigned char*>(classes));
-  return true;
 }
 
 void ClassTracker::Track(jclass klass) {

@@ -30,6 +30,9 @@ class ClassTracker {
   // Returns false when the VM offers no tagging or ObjectFree (then nothing is tracked).
   bool Start(JavaVM* vm, JNIEnv* jni);
   bool started() const { return env_.load(std::memory_order_acquire) != nullptr; }
+  // Tags every prepared class not tagged yet (those prepared while no debugger
+  // was attached, when ClassPrepare is off); no-op when not started.
+  void TagLoaded(JNIEnv* jni);
   // Tags one newly prepared class (no-op when not started or already tagged).
   void Track(jclass klass);
   bool HasUnloaded() const { return has_unloaded_.load(std::memory_order_acquire); }

@@ -184,9 +184,11 @@ const char* EventManager::MissingCapability(EventKind kind) {
   switch (kind) {
     case EventKind::kSingleStep: return g.can_generate_single_step_events ? nullptr : "can_generate_single_step_events";
     case EventKind::kBreakpoint: return g.can_generate_breakpoint_events ? nullptr : "can_generate_breakpoint_events";
-    // Exception requests are accepted and never fire: every JDI client asks for
-    // them when it attaches (jdb: uncaught Throwable) and JDI makes any error
-    // there fatal to the client. StartLate logs that they are missing.
+    // Exception requests are accepted although they never fire (Set warns once):
+    // JDWP has no capability bit for them, so no JDI client can know to not ask,
+    // and every one asks at attach (jdb: uncaught Throwable) and dies of any
+    // error there (tried: NOT_IMPLEMENTED -> UnsupportedOperationException ->
+    // jdb's "Internal exception" before its first prompt).
     case EventKind::kFieldAccess:
       return g.can_generate_field_access_events ? nullptr : "can_generate_field_access_events";
     case EventKind::kFieldModification:
@@ -204,6 +206,14 @@ const char* EventManager::MissingCapability(EventKind kind) {
     default:
       return nullptr;
   }
+}
+
+void EventManager::WarnIfExceptionsCannotFire() {
+  static std::atomic<bool> warned{false};
+  auto granted = ctx_.jvmti.GetCapabilities();
+  if (!granted || granted->can_generate_exception_events || warned.exchange(true)) return;
+  Log().warn("Exception requests are accepted but never fire: this JVM did not grant "
+             "can_generate_exception_events (jdwpx was loaded into a running JVM)");
 }
 
 jdwp::Result<int32_t> EventManager::Set(JNIEnv* jni, const jdwp::EventRequest::Set::Request& req) {
@@ -224,6 +234,7 @@ jdwp::Result<int32_t> EventManager::Set(JNIEnv* jni, const jdwp::EventRequest::S
     // A late attach: the JVM grants a running agent no breakpoints, steps...
     return jdwp::Fail(ErrorCode::kNotImplemented, std::string("the JVM did not grant ") + missing);
   }
+  if (req.event_kind == EventKind::kException) WarnIfExceptionsCannotFire();
 
   auto r = std::make_unique<Request>();
   r->kind = req.event_kind;
@@ -624,9 +635,10 @@ void EventManager::SetGlobalMode(jvmtiEvent event, bool on) {
 }
 
 void EventManager::UpdateEventModes(JNIEnv*) {
-  // Once tracking unloads, every prepared class is tagged from then on (as stock
-  // tracks always): a class loaded between sessions may unload in the next one.
-  bool exception = false, class_prepare = unloads_.started(), entry = false, exit = false, access = false,
+  // Once tracking unloads, every class prepared while a session is active is
+  // tagged (ActivateSession tags those prepared between sessions): a class
+  // loaded in one session may unload in the next one.
+  bool exception = false, class_prepare = unloads_.started() && session_active_, entry = false, exit = false, access = false,
        modification = false;
   bool contended_enter = false, contended_entered = false, wait = false, waited = false;
   for (auto& r : requests_) {
@@ -712,6 +724,23 @@ void EventManager::BeginSession() {
   epoch_.fetch_add(1);
   attached_ = true;
   UnblockAfterResume();
+}
+
+void EventManager::ActivateSession(JNIEnv* jni) {
+  {
+    std::lock_guard lock(mu_);
+    session_active_ = true;
+    UpdateEventModes(jni);
+  }
+  // After ClassPrepare is on (a class prepared meanwhile is met at its
+  // ClassPrepare), and outside mu_, which ClassPrepare callbacks take.
+  unloads_.TagLoaded(jni);
+}
+
+void EventManager::DeactivateSession(JNIEnv* jni) {
+  std::lock_guard lock(mu_);
+  session_active_ = false;
+  UpdateEventModes(jni);
 }
 
 void EventManager::EndSession(JNIEnv* jni) {

@@ -22,6 +22,7 @@
 #include <jvmti.h>
 
 #include <array>
+#include <atomic>
 #include <condition_variable>
 #include <cstdint>
 #include <deque>
@@ -51,6 +52,8 @@ class EventManager {
   jdwp::Result<int32_t> Set(JNIEnv* jni, const jdwp::EventRequest::Set::Request& req);
   // Names the JVMTI capability `kind` needs and the VM did not grant (late attach).
   const char* MissingCapability(jdwp::EventKind kind);
+  // Once per process, when an Exception request is accepted without the capability (late attach).
+  void WarnIfExceptionsCannotFire();
   jdwp::Result<void> Clear(JNIEnv* jni, jdwp::EventKind kind, int32_t request_id);
   void ClearAllBreakpoints(JNIEnv* jni);
   void Hold();
@@ -64,6 +67,11 @@ class EventManager {
   // Session lifecycle.
   void BeginSession();            // a debugger attached: new epoch
   void EndSession(JNIEnv* jni);   // clear every request, drop held events, new epoch
+  // A session's events are on (Agent::EnableSessionEvents) / off: the class
+  // prepares that unload tracking needs are on only in between (classes
+  // prepared meanwhile are tagged when the next session activates).
+  void ActivateSession(JNIEnv* jni);
+  void DeactivateSession(JNIEnv* jni);
   bool attached() const { return attached_; }
 
   // Events the agent reports by itself.
@@ -190,6 +198,7 @@ class EventManager {
   std::mutex mu_;
   std::vector<std::unique_ptr<Request>> requests_;
   ClassTracker unloads_;  // started by the first ClassUnload request
+  bool session_active_ = false;  // mu_; between ActivateSession and DeactivateSession
   MethodHooks hooks_;
   // The global mode last applied per JVMTI event (-1: not yet); mu_.
   std::array<int8_t, JVMTI_MAX_EVENT_TYPE_VAL - JVMTI_MIN_EVENT_TYPE_VAL + 1> global_modes_ = MakeUnknownModes();

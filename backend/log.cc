@@ -6,7 +6,10 @@
 namespace jdwpx::backend {
 namespace {
 std::shared_ptr<spdlog::logger> g_backend;
+bool g_to_stderr = true;
 }
+
+bool LogGoesToStderr() { return g_to_stderr; }
 
 spdlog::logger& Log() {
   if (!g_backend) {
@@ -24,6 +27,7 @@ void ConfigureLogging(const std::string& level, const std::string& logfile) {
   } catch (...) {
     sink = nullptr;
   }
+  g_to_stderr = !sink;
   if (!sink) sink = std::make_shared<spdlog::sinks::stderr_sink_mt>();
   auto lvl = spdlog::level::from_str(level.empty() ? "warn" : level);
   for (const char* name : {"jdwpx.backend", "jdwpx.transport", "jdwpx.packets"}) {

@@ -11,5 +11,7 @@ namespace jdwpx::backend {
 spdlog::logger& Log();
 // Creates the named loggers of all folders writing to stderr or `logfile`, at `level`.
 void ConfigureLogging(const std::string& level, const std::string& logfile);
+// Whether the loggers write to stderr (no logfile=, or it could not be opened).
+bool LogGoesToStderr();
 
 }  // namespace jdwpx::backend

@@ -189,6 +189,56 @@ class OnjcmdTest(OnDemandBase):
         self.assertNotRegex(self.debuggee.stdout, LISTENING_RE)  # quiet=y
         self.assert_runs_on()
 
+    def test_onjcmd_with_suspend_y(self):
+        # Stock (JDK 17 to 23) forces suspend=n with onjcmd=y, silently: main runs, nothing is printed.
+        if self.cfg.jdk_version >= 24:
+            self.skipTest("JDK 24+ has no onjcmd in stock; jdwpx's onjcmd is tested by DormantTest")
+        home = harness.debuggee_java_home(self.cfg)
+        self.start([f"-agentlib:jdwp={self.OPTIONS},suspend=y"], options=None, java=os.path.join(home, "bin", "java"))
+        self.assertEqual(listening_ports(self.debuggee.proc.pid), set())
+        self.assertNotIn("JDWP", self.debuggee.stderr)
+        mark = len(self.debuggee.stdout)
+        self.assertEqual(self.jcmd("VM.start_java_debugging"),
+                         "Debugging has been started.\nTransport : dt_socket\nAddress : 0\n")
+        self.debug_with_jdb(self.port_after(mark))
+        self.assert_runs_on()
+
+    def test_start_fails_port_taken(self):
+        # Stock reports a transport that cannot start on the JVM's stderr only: jcmd says started.
+        if self.cfg.jdk_version >= 24:
+            self.skipTest("JDK 24+ has no VM.start_java_debugging")
+        import socket
+        taken = socket.socket()
+        self.addCleanup(taken.close)
+        taken.bind(("127.0.0.1", 0))
+        taken.listen(1)
+        address = f"127.0.0.1:{taken.getsockname()[1]}"
+        home = harness.debuggee_java_home(self.cfg)
+        self.start([f"-agentlib:jdwp=transport=dt_socket,server=y,address={address},onjcmd=y"], options=None,
+                   java=os.path.join(home, "bin", "java"))
+        self.assertEqual(self.jcmd("VM.start_java_debugging"),
+                         f"Debugging has been started.\nTransport : dt_socket\nAddress : {address}\n")
+        self.debuggee.wait_for_output(re.escape("ERROR: JDWP Transport dt_socket failed to initialize, "
+                                                "TRANSPORT_INIT(510)"), 30, "stderr")
+        self.assertIn("ERROR: transport error 202: bind failed: Address already in use\n"
+                      "ERROR: JDWP Transport dt_socket failed to initialize, TRANSPORT_INIT(510)\n",
+                      self.debuggee.stderr)
+        self.assertEqual(listening_ports(self.debuggee.proc.pid), set())
+        self.assert_runs_on()
+        taken.close()
+        mark = len(self.debuggee.stdout)
+        if self.cfg.agent == "stock":
+            # Stock counts the failed start as the start: nothing listens, and it cannot be retried.
+            self.assertEqual(self.jcmd("VM.start_java_debugging"),
+                             f"Debugging is already active.\nTransport : dt_socket\nAddress : {address}\n")
+            self.assertEqual(listening_ports(self.debuggee.proc.pid), set())
+        else:
+            # jdwpx stays startable: once the port is free, the next jcmd starts it.
+            self.assertEqual(self.jcmd("VM.start_java_debugging"),
+                             f"Debugging has been started.\nTransport : dt_socket\nAddress : {address}\n")
+            self.assertEqual(listening_ports(self.debuggee.proc.pid), {self.port_after(mark)})
+        self.assert_runs_on()
+
     def test_start_without_onjcmd(self):
         if self.cfg.jdk_version >= 24:
             self.skipTest("JDK 24+ has no VM.start_java_debugging")
@@ -216,6 +266,56 @@ class SecondDebuggerTest(OnDemandBase):
             jdb = self.debug_with_jdb(int(m.group(1)))
             jdb.send("quit")
             self.assertEqual(jdb.wait(30), 0)
+        self.assert_runs_on()
+
+
+class SessionEventsTest(OnDemandBase):
+    """Issue 13 item 2, jdwpx's own: while no debugger is attached the agent enables no
+    thread, breakpoint, frame-pop or class-prepare events; on at the handshake, off at the end
+    of the session (loglevel=debug says so). Stock keeps its events on; it is checked unchanged:
+    listening with suspend=n, the program runs and a debugger attaches twice."""
+
+    ON, OFF = "session events on", "session events off"
+
+    def test_listening_agent_enables_nothing_until_a_debugger(self):
+        options = "transport=dt_socket,server=y,address=0,suspend=n"
+        self.start([], options=options + (",loglevel=debug" if self.cfg.agent == "ours" else ""))
+        offset = 0
+        for session in range(2):
+            m = self.debuggee._out.wait_for(LISTENING_RE, offset, 30)
+            self.assertIsNotNone(m, f"session {session}\n{self.debuggee.stdout}")
+            offset = m.end()
+            if self.cfg.agent == "ours":
+                self.assertEqual(self.debuggee.stderr.count(self.ON), session, self.debuggee.stderr)
+                self.assertEqual(self.debuggee.stderr.count(self.OFF), session, self.debuggee.stderr)
+            jdb = self.debug_with_jdb(int(m.group(1)))
+            if self.cfg.agent == "ours":
+                self.assertEqual(self.debuggee.stderr.count(self.ON), session + 1, self.debuggee.stderr)
+            jdb.send("quit")
+            self.assertEqual(jdb.wait(30), 0)
+            if self.cfg.agent == "ours":
+                m = self.debuggee._err.wait_for(r"(?s)" + r".*".join([self.OFF] * (session + 1)), 0, 30)
+                self.assertIsNotNone(m, self.debuggee.stderr)
+        self.assert_runs_on()
+
+    def test_dormant_again_turns_everything_off(self):
+        if self.cfg.agent == "stock":
+            self.skipTest("jdwpx extension: stock's libjdwp has no Agent_OnAttach")
+        self.start([], options="transport=dt_socket,server=y,address=0,onjcmd=y,loglevel=debug")
+        self.assertNotIn(self.ON, self.debuggee.stderr)
+        mark = len(self.debuggee.stdout)
+        self.assertEqual(self.agent_load("transport=dt_socket,server=y,address=0,onjcmd=y"), ATTACH_OK)
+        port = self.port_after(mark)
+        # Started and listening, nobody attached yet: still nothing on.
+        self.assertNotIn(self.ON, self.debuggee.stderr)
+        jdb = self.debug_with_jdb(port)
+        self.assertEqual(self.debuggee.stderr.count(self.ON), 1)
+        jdb.send("quit")
+        self.assertEqual(jdb.wait(30), 0)
+        self.assertIsNotNone(self.debuggee._err.wait_for(r"(?s)session events off.*back to dormant|"
+                                                         r"back to dormant.*session events off", 0, 30),
+                             self.debuggee.stderr)
+        self.assertEqual(listening_ports(self.debuggee.proc.pid), set())
         self.assert_runs_on()
 
 
@@ -299,6 +399,9 @@ class DormantTest(OnDemandBase):
             self.assertEqual(self.agent_load(f"transport=dt_socket,server=y,address=127.0.0.1:{busy}"),
                              ATTACH_START_FAILED)
             self.debuggee.wait_for_output(r"debugging has not been started: transport error", 30, "stderr")
+        # Each error once on stderr (the log, also stderr here, does not repeat it).
+        self.assertEqual(self.debuggee.stderr.count("debugging has not been started: transport library not found"),
+                         1, self.debuggee.stderr)
         self.assertEqual(listening_ports(pid), set())
         self.assert_runs_on()
         # And it can still be started.
@@ -322,7 +425,10 @@ class LateAttachTest(OnDemandBase):
         port = self.port_after(0)
         self.debuggee.wait_for_output(r"late attach\): limited mode, without breakpoints", 30, "stderr")
         self.assertNotIn(DYNAMIC_AGENT_WARNING, self.debuggee.stderr)
-        jdb = self.jdb(port)  # suspend=y was not honoured: nothing waits for the debugger
+        # suspend=y cannot apply to a running application: said once, and nothing waits for the debugger.
+        self.assertEqual(self.debuggee.stderr.count("WARNING: JDWP suspend=y ignored: the application already runs"),
+                         1, self.debuggee.stderr)
+        jdb = self.jdb(port)
         threads = jdb.command("threads")
         self.assertRegex(threads, r"od-worker")
         main_id = re.search(r"\(java\.lang\.Thread\)(\w+)\s+main\s", threads)
@@ -353,8 +459,16 @@ class LateAttachTest(OnDemandBase):
             self.assertEqual(client.error(jc.EventRequest.Set, bytes([kind, 0]) + jc.i32(0)),
                              jc.Error.NOT_IMPLEMENTED, kind)
         self.assertEqual(client.error(jc.EventRequest.Set, bytes([8, 0]) + jc.i32(0)), jc.Error.NONE)  # ClassPrepare
-        # Exception: accepted and never reported (JDI clients ask for it at attach; an error kills jdb).
-        self.assertEqual(client.error(jc.EventRequest.Set, bytes([4, 0]) + jc.i32(0)), jc.Error.NONE)
+        # Exception: the live phase grants no can_generate_exception_events (the log line names what
+        # GetPotentialCapabilities lacked). Accepted and never reported: JDWP has no capability bit
+        # for it, and JDI clients ask for it at attach and die of any error there (jdb: "Internal
+        # exception" before its first prompt). Said once on stderr.
+        self.debuggee.wait_for_output(r"limited mode, without [^\n]*exception events", 30, "stderr")
+        for _ in range(2):
+            self.assertEqual(client.error(jc.EventRequest.Set, bytes([4, 0]) + jc.i32(0)), jc.Error.NONE)
+        self.debuggee.wait_for_output("Exception requests are accepted but never fire", 30, "stderr")
+        client.ok(jc.VirtualMachine.CapabilitiesNew)  # after both replies: any second warning is written
+        self.assertEqual(self.debuggee.stderr.count("Exception requests are accepted but never fire"), 1)
         threads = client.threads_by_name()
         self.assertIn("main", threads)
         self.assertIn("od-worker", threads)
