@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """A JVM in a container, debugged from outside it (podman, rootful): through a port
 published on 127.0.0.1 with jdb on the host, from a second container on a user-defined
-network by the first one's name, and a JVM whose address=5005 (loopback only since
+network by the first one's name, with no port at all through jdwpx-bridge and `podman exec -i`, and a JVM whose address=5005 (loopback only since
 JDK 9) no published port can reach, which our agent says on its log's first line.
 
 JDK 17 is the image's own JDK, whose lib/libjdwp.so is jdwpx (so JAVA_TOOL_OPTIONS'
@@ -96,6 +96,26 @@ class InContainers(unittest.TestCase):
             "-v", f"{harness.FIXTURES_SRC}:/src:ro", *self.jdk_mount(), self.image,
             f"{self.jdk_home()}/bin/jdb", "-sourcepath", "/src", "-attach", f"{app_name}:5005"])
         debug_session(self, jdb, app)
+
+    def test_no_port_bridge_through_podman_exec(self):
+        # What `kubectl exec -i` gives in a pod: the JVM listens on a Unix socket in its
+        # container and publishes nothing; on the host, jdwpx-bridge listens on loopback
+        # and relays each connection to `podman exec -i <app> jdwpx-bridge connect unix:...`.
+        if self.cfg.agent != "ours":
+            self.skipTest("stock has no Unix socket transport (address=unix: is jdwpx's)")
+        name = f"jdwpx-app-{uuid.uuid4().hex[:8]}"
+        app = self.start_app([], options="transport=dt_socket,server=y,suspend=n,address=unix:/tmp/jdwp.sock",
+                             name=name)
+        app.wait_for_output(r"Listening for transport dt_socket at address: unix:/tmp/jdwp\.sock")
+        bridge = harness._Process([os.path.join(self.cfg.build_dir, "tools", "jdwpx-bridge"), "listen", "127.0.0.1:0",
+                                   "--", "podman", "exec", "-i", name, "/opt/jdwpx/bin/jdwpx-bridge", "connect",
+                                   "unix:/tmp/jdwp.sock"])
+        self.addCleanup(bridge.__exit__, None, None, None)
+        listening = bridge._out.wait_for(r"jdwpx-bridge: listening on 127\.0\.0\.1:(\d+)", 0, 30)
+        self.assertIsNotNone(listening, f"bridge did not listen:\n{bridge.stdout}\n{bridge.stderr}")
+        jdb = harness.Jdb(self.cfg, int(listening.group(1)), args=["-sourcepath", harness.FIXTURES_SRC])
+        debug_session(self, jdb, app)
+        self.assertIsNone(app.returncode, "the JVM must run on after the debugger left")
 
     def test_loopback_address_in_container(self):
         # On the command line, not JAVA_TOOL_OPTIONS: the JVM prints its "Picked up
