@@ -133,5 +133,16 @@ function(jdwpx_glibc_floor)
   target_sources(jdwpx PRIVATE "${PROJECT_SOURCE_DIR}/backend/floor/glibc_compat.cc")
   target_compile_options(jdwpx PRIVATE ${floor_compile})
   target_link_options(jdwpx PRIVATE ${floor_link})
+
+  # jdwpx-bridge is copied into pods and hosts as well: the same floor (its libraries
+  # are among the agent's: transport and jdwp).
+  if(TARGET jdwpx-bridge)
+    get_target_property(bridge_libs jdwpx-bridge LINK_LIBRARIES)
+    jdwpx_floor_map(bridge_libs ${bridge_libs})
+    set_property(TARGET jdwpx-bridge PROPERTY LINK_LIBRARIES "${bridge_libs}")
+    target_sources(jdwpx-bridge PRIVATE "${PROJECT_SOURCE_DIR}/backend/floor/glibc_compat.cc")
+    target_compile_options(jdwpx-bridge PRIVATE ${floor_compile})
+    target_link_options(jdwpx-bridge PRIVATE ${floor_link})
+  endif()
 endfunction()
 jdwpx_glibc_floor()
