@@ -22,7 +22,7 @@ import uuid
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import podman as pm  # noqa: E402
-from session import FIXTURE, debug_session  # noqa: E402
+from session import BP_LINE, FIXTURE, debug_session  # noqa: E402
 
 harness = pm.harness
 IMAGE_JDK = "/opt/jdk"
@@ -116,6 +116,23 @@ class InContainers(unittest.TestCase):
         jdb = harness.Jdb(self.cfg, int(listening.group(1)), args=["-sourcepath", harness.FIXTURES_SRC])
         debug_session(self, jdb, app)
         self.assertIsNone(app.returncode, "the JVM must run on after the debugger left")
+
+    def test_container_stopped_mid_session(self):
+        # The container goes away while jdb is stopped at a breakpoint in it: jdb is told
+        # and ends; nothing is left listening on the published port.
+        app = self.start_app(["-p", "127.0.0.1::5005"])
+        port = app.host_port(5005)
+        jdb = harness.Jdb(self.cfg, port, args=["-sourcepath", harness.FIXTURES_SRC])
+        self.addCleanup(jdb.__exit__, None, None, None)
+        jdb.expect_prompt(60)
+        jdb.command(f"stop at {FIXTURE}:{BP_LINE}")
+        jdb.expect(rf'Breakpoint hit: "thread=main", {FIXTURE}\.tick\(\)', 30)
+        jdb.expect_prompt()
+        pm.podman(self.env, "kill", app.name)
+        jdb.expect(r"\nThe application has been disconnected\n", 30)
+        self.assertEqual(jdb.wait(30), 0, jdb.transcript)
+        self.assertIsNotNone(app.wait(30), "the container ended")
+        self.assertFalse(_handshake(port), "something still answers on the published port")
 
     def test_loopback_address_in_container(self):
         # On the command line, not JAVA_TOOL_OPTIONS: the JVM prints its "Picked up
