@@ -435,6 +435,14 @@ bool Agent::Initialize() {
   }
   if (caps.can_generate_native_method_bind_events && !ctx_.jvmti.SetEventMode(true, JVMTI_EVENT_NATIVE_METHOD_BIND))
     Log().warn("cannot hold up Thread.resume of threads the debugger suspended");
+  // includevirtualthreads=y: AllThreads lists every live virtual thread, and JVMTI cannot
+  // enumerate them; only their start and end events tell. Those stay on from here, also
+  // while no debugger is attached (the cost of the option).
+  if (virtual_threads && ctx_.options.include_virtual_threads) {
+    if (!ctx_.jvmti.SetEventMode(true, vmcore::Jvmti::kEventVirtualThreadStart) ||
+        !ctx_.jvmti.SetEventMode(true, vmcore::Jvmti::kEventVirtualThreadEnd))
+      Log().warn("cannot enable VirtualThreadStart/End events: virtual threads may be missing from AllThreads");
+  }
   // Nothing else until a debugger is attached (EnableSessionEvents at the handshake).
   return true;
 }
@@ -475,7 +483,7 @@ void Agent::DisableSessionEvents(JNIEnv* jni) {
                        JVMTI_EVENT_FRAME_POP}) {
     (void)ctx_.jvmti.SetEventMode(false, e);
   }
-  if (virtual_threads_) {
+  if (virtual_threads_ && !ctx_.options.include_virtual_threads) {  // else on for the VM's life
     (void)ctx_.jvmti.SetEventMode(false, vmcore::Jvmti::kEventVirtualThreadEnd);
     (void)ctx_.jvmti.SetEventMode(false, vmcore::Jvmti::kEventVirtualThreadStart);
   }
