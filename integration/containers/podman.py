@@ -45,6 +45,16 @@ def skip(reason: str):
     sys.exit(SKIP_EXIT)
 
 
+def image_or_skip(build_dir: str) -> tuple:
+    """-> (podman environment, the jdwpx image), made if need be; or skips the test script."""
+    try:
+        env = podman_env(build_dir)
+        require_podman(env)
+        return env, ensure_image(build_dir, env)
+    except Unavailable as e:
+        skip(str(e))
+
+
 def _state_dir(build_dir: str) -> str:
     path = os.path.join(build_dir or "/tmp", "containers")
     os.makedirs(path, exist_ok=True)

@@ -73,12 +73,7 @@ class Image(unittest.TestCase):
 
 if __name__ == "__main__":
     cfg = harness.parse_args()
-    try:
-        ENV = pm.podman_env(cfg.build_dir)
-        pm.require_podman(ENV)
-        IMAGE = pm.ensure_image(cfg.build_dir, ENV)
-    except pm.Unavailable as e:
-        pm.skip(str(e))
+    ENV, IMAGE = pm.image_or_skip(cfg.build_dir)
     size = pm.podman(ENV, "image", "inspect", "--format", "{{.Size}}", IMAGE).stdout.strip()
     print(f"image {IMAGE}: {int(size) / 1e6:.0f} MB", flush=True)
     unittest.main(argv=cfg.unittest_argv, verbosity=2)

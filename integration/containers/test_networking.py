@@ -174,10 +174,5 @@ def _handshake(port: int) -> bool:
 
 if __name__ == "__main__":
     cfg = harness.parse_args()
-    try:
-        ENV = pm.podman_env(cfg.build_dir)
-        pm.require_podman(ENV)
-        IMAGE = pm.ensure_image(cfg.build_dir, ENV)
-    except pm.Unavailable as e:
-        pm.skip(str(e))
+    ENV, IMAGE = pm.image_or_skip(cfg.build_dir)
     harness.main()
