@@ -83,24 +83,7 @@ class Session(EventsSession):
         self.c.ok(VirtualMachine.Resume)
         return self.c.read_event()
 
-    def run(self, on_event=None) -> list:
-        """As test_events.Session.run, but events that came while the requests
-        were being set (a running thread's) are kept: they come first."""
-        composites = []
-        for method_id in self.methods:
-            self.line_table(method_id)
-        self.c.ok(VirtualMachine.Resume)
-        while True:
-            policy, events = self.parse(self.c.read_event())
-            if os.environ.get("EVENTS_DEBUG"):
-                print(policy, events, flush=True)
-            if any(e["kind"] == VM_DEATH for e in events):
-                return composites
-            composites.append((policy, events))
-            if on_event:
-                on_event(policy, events)
-            if policy != NONE:
-                self.c.ok(VirtualMachine.Resume)
+    keeps_earlier_events = True  # a running thread's events come first
 
     def instance_only(self, object_id: int) -> bytes:
         return bytes([11]) + self.c.object_id(object_id)

@@ -173,15 +173,20 @@ class Session:
         assert r.at_end(), "bytes left after the composite"
         return policy, events
 
+    # Events that came while the requests were being set (a running thread's):
+    # dropped here; a subclass whose requests meet running threads keeps them.
+    keeps_earlier_events = False
+
     def run(self, on_event=None) -> list:
-        """Resumes and collects [(policy, [event...])] until VMDeath; after a
-        suspending composite calls on_event(policy, events), then resumes."""
+        """Resumes and collects [(policy, [event...])] until VMDeath, calling
+        on_event(policy, events) for each composite; resumes after a suspending one."""
         composites = []
         # Events of policy NONE are parsed while the VM runs on, maybe to its end:
         # read every line table while the VM is still there.
         for method_id in self.methods:
             self.line_table(method_id)
-        self.c.events.clear()
+        if not self.keeps_earlier_events:
+            self.c.events.clear()
         self.c.ok(VirtualMachine.Resume)
         while True:
             # Events that came while a reply was awaited come first.
@@ -191,12 +196,10 @@ class Session:
             if any(e["kind"] == VM_DEATH for e in events):
                 return composites
             composites.append((policy, events))
-            if policy != NONE:
-                if on_event:
-                    on_event(policy, events)
-                self.c.ok(VirtualMachine.Resume)
-            elif on_event:
+            if on_event:
                 on_event(policy, events)
+            if policy != NONE:
+                self.c.ok(VirtualMachine.Resume)
 
 
 class EventsTest(unittest.TestCase):
