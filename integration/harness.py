@@ -400,6 +400,16 @@ class Jdb(_Process):
         m = self.expect_prompt(timeout)
         return self._out.text[start:m.start()]
 
+    def expect_started(self, timeout: float = 20):
+        """Waits for a suspended VM's "VM Started" and the prompts around it. jdb
+        prints one or two prompts there (its event handler and its input loop race,
+        with either agent): a command with known output puts the reader past them."""
+        self.expect(r"VM Started", timeout)
+        self.expect_prompt(timeout)
+        self.send("version")
+        self.expect(r"This is jdb version", timeout)
+        self.expect_prompt(timeout)
+
     def skip_pending(self):
         """Marks everything printed so far as read."""
         self._cursor = len(self._out.text)

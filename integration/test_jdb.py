@@ -26,15 +26,7 @@ class JdbSession(unittest.TestCase):
         self.addCleanup(self.debuggee.__exit__, None, None, None)
         self.jdb = harness.Jdb(self.cfg, self.debuggee.port, args=["-sourcepath", harness.FIXTURES_SRC])
         self.addCleanup(self.jdb.__exit__, None, None, None)
-        # suspend=y: jdb reports the VM started and prompts with the main thread.
-        self.jdb.expect(r"VM Started")
-        self.jdb.expect_prompt()
-        # jdb prints one or two prompts around "VM Started" (its event handler and
-        # its input loop race, with either agent). A command with known output
-        # puts the reader past all of them before the test's first command.
-        self.jdb.send("version")
-        self.jdb.expect(r"This is jdb version")
-        self.jdb.expect_prompt()
+        self.jdb.expect_started()  # suspend=y
 
     def tearDown(self):
         if harness.test_failed(self):

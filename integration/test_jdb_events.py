@@ -24,12 +24,7 @@ class JdbEvents(unittest.TestCase):
         self.addCleanup(self.debuggee.__exit__, None, None, None)
         self.jdb = harness.Jdb(self.cfg, self.debuggee.port, args=["-sourcepath", harness.FIXTURES_SRC])
         self.addCleanup(self.jdb.__exit__, None, None, None)
-        self.jdb.expect(r"VM Started")
-        self.jdb.expect_prompt()
-        # Past the one or two prompts jdb prints around "VM Started" (see test_jdb.py).
-        self.jdb.send("version")
-        self.jdb.expect(r"This is jdb version")
-        self.jdb.expect_prompt()
+        self.jdb.expect_started()
 
     def tearDown(self):
         if harness.test_failed(self) and hasattr(self, "jdb"):

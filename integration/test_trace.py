@@ -250,11 +250,7 @@ class TraceTest(unittest.TestCase):
         with harness.Debuggee(self.cfg, fixture, options=options) as d:
             relay = Relay(d.port)
             with harness.Jdb(self.cfg, relay.port, args=["-sourcepath", harness.FIXTURES_SRC]) as jdb:
-                jdb.expect(r"VM Started")
-                jdb.expect_prompt()
-                jdb.send("version")
-                jdb.expect(r"This is jdb version")
-                jdb.expect_prompt()
+                jdb.expect_started()
                 jdb.command(f"stop at {fixture}:{leaf}")
                 jdb.send("cont")
                 jdb.expect(rf'Breakpoint hit: "thread=main", {fixture}\.leaf\(\), line={leaf} ')
