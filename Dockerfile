@@ -2,7 +2,8 @@
 # jdwpx's command-line tools, and the agent alone at /opt/jdwpx/lib/libjdwpx.so for
 # `COPY --from=` into any other JDK image (README: "Debugging in containers and Kubernetes").
 #
-#   podman build --pull=never -t jdwpx .     (or: docker build -t jdwpx .)
+#   podman build --pull=never --build-arg JDWPX_VERSION="$(git describe --always --dirty)" -t jdwpx .
+#   (or docker build with the same argument)
 #
 # The agent is built against a glibc 2.31 sysroot (scripts/setup.sh makes it), so the
 # copied library loads into Debian 11+, Ubuntu 20.04+, UBI 9 and Amazon Linux 2023 images.
@@ -13,6 +14,9 @@ FROM ${BASE} AS build
 # Set to a directory of the build context holding an already built and stripped
 # libjdwpx.so and tools (integration/containers/ does, to keep the tests' time small).
 ARG JDWPX_PREBUILT=
+# The version the agent names (its traces' header): the context has no git history,
+# so pass it: --build-arg JDWPX_VERSION=$(git describe --always --dirty).
+ARG JDWPX_VERSION=
 WORKDIR /src
 COPY . .
 RUN set -eu; mkdir -p /out/lib /out/bin; \
@@ -21,7 +25,7 @@ RUN set -eu; mkdir -p /out/lib /out/bin; \
       find "$JDWPX_PREBUILT" -maxdepth 1 -type f -perm -u+x -name 'jdwpx-*' -exec cp {} /out/bin/ \; ; \
     else \
       JDWPX_SETUP_NO_CONTAINERS=1 scripts/setup.sh; \
-      cmake -S . -B /build -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo; \
+      cmake -S . -B /build -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DJDWPX_VERSION="$JDWPX_VERSION"; \
       cmake --build /build --target jdwpx $(sed -n 's/^add_executable(\(jdwpx-[a-z-]*\) .*/\1/p' tools/CMakeLists.txt); \
       strip --strip-unneeded -o /out/lib/libjdwpx.so /build/backend/libjdwpx.so; \
       for tool in /build/tools/jdwpx-*; do \
