@@ -1,21 +1,30 @@
-// Event requests and event reporting.
+// Event requests and event reporting: the event path, one file per job.
+//
+//   events.cc           the request table: Set, Clear, what a request holds in
+//                       the VM (breakpoints, watches, event modes, method hooks),
+//                       expiry, session switches
+//   event_filters.cc    a request's modifiers against one event (Matches)
+//   event_callbacks.cc  the JVMTI callbacks (breakpoint, exception, class prepare,
+//                       threads, class unload, fields, monitors) and VMStart/VMDeath
+//   method_events.cc    MethodEntry / MethodExit, and entries kept back for a
+//                       breakpoint or step at the same place (event_places.h)
+//   stepping.cc         StepRequest: the SingleStep and FramePop callbacks
+//   event_reporter.h    composite -> suspension -> send, on the reporter thread
+//   event_request.h     what the table holds per request (Request, Step)
+//
+// A breakpoint hit: agent.cc's callback -> EventManager::OnBreakpoint
+// (event_callbacks.cc) -> Matches (event_filters.cc) -> Report (events.cc:
+// expired requests let go) -> EventReporter::Report (event_reporter.cc), which
+// hands the composite to the reporter thread and parks the event thread.
 //
 // Requests live in one table guarded by mu_ (rank: below ThreadControl's lock;
 // never held while a thread waits for the reporter). JVMTI callbacks run on the
 // event's own Java thread: they match requests, build one composite for all
 // requests that match at that point (newest request first, as stock lists
 // them), hand it to the reporter thread, and wait
-// (parked in ThreadControl) only when the suspend policy says so.
-//
-// The reporter is an agent thread: it applies the suspend policy (a thread
-// never suspends itself) and then sends the packet, so a debugger always finds
-// the event thread suspended when it reads the event. Packets of a previous
-// session (epoch) are dropped instead of sent, and suspend nothing.
-// As stock's event helper does, once it has sent a SUSPEND_ALL composite the
-// reporter sends no other event until the debugger resumes a thread or the VM
-// (ThreadReference.Resume, VirtualMachine.Resume): events other threads met
-// meanwhile wait, so that a debugger is never handed a second stop while it
-// handles the first (jdb, for one, loses its prompt then).
+// (parked in ThreadControl) only when the suspend policy says so
+// (event_reporter.h: who suspends, and the order of events after a SUSPEND_ALL
+// one).
 #pragma once
 
 #include <jni.h>
@@ -36,6 +45,7 @@
 
 #include "backend/class_unload.h"
 #include "backend/context.h"
+#include "backend/event_reporter.h"
 #include "backend/method_hooks.h"
 #include "jdwp/commands/event.h"
 #include "jdwp/commands/event_request.h"
@@ -56,10 +66,10 @@ class EventManager {
   void WarnIfExceptionsCannotFire();
   jdwp::Result<void> Clear(JNIEnv* jni, jdwp::EventKind kind, int32_t request_id);
   void ClearAllBreakpoints(JNIEnv* jni);
-  void Hold();
-  void Release();
+  void Hold() { reporter_.Hold(); }
+  void Release() { reporter_.Release(); }
   // ThreadReference.Resume / VirtualMachine.Resume: events wait no more for one.
-  void UnblockAfterResume();
+  void UnblockAfterResume() { reporter_.UnblockAfterResume(); }
 
   // Runs a task on the command thread, in order with the commands (set by the Agent).
   std::function<void(std::function<void(JNIEnv*)>)> post_command;
@@ -72,7 +82,7 @@ class EventManager {
   // prepared meanwhile are tagged when the next session activates).
   void ActivateSession(JNIEnv* jni);
   void DeactivateSession(JNIEnv* jni);
-  bool attached() const { return attached_; }
+  bool attached() const { return reporter_.attached(); }
 
   // Events the agent reports by itself.
   // `applied` runs once the start's suspend policy is in force (before the
@@ -103,16 +113,18 @@ class EventManager {
   void OnMonitorEvent(JNIEnv* jni, jthread thread, jobject object, jdwp::EventKind kind, jlong extra);
 
   // The reporter thread's loop and its stop.
-  void RunReporter(JNIEnv* jni);
-  void StopReporter();
+  void RunReporter(JNIEnv* jni) { reporter_.Run(jni); }
+  void StopReporter() { reporter_.Stop(); }
   // Sends `packet` after re-suspending `thread` (end of an InvokeMethod), waiting for it.
   // Takes ownership of `thread`, a global reference.
-  void SendAfterInvoke(JNIEnv* jni, jthread thread, std::vector<uint8_t> packet);
+  void SendAfterInvoke(JNIEnv* jni, jthread thread, std::vector<uint8_t> packet) {
+    reporter_.SendAfterInvoke(jni, thread, std::move(packet));
+  }
   // At the end of a callback whose thread's suspension was deferred: has the
   // reporter suspend it, then parks it until resumed.
-  void SuspendDeferred(JNIEnv* jni, void* token);
+  void SuspendDeferred(JNIEnv* jni, void* token) { reporter_.SuspendDeferred(jni, token); }
   // Waits (bounded) until every queued packet has been handed to the transport.
-  void Drain(int timeout_ms);
+  void Drain(int timeout_ms) { reporter_.Drain(timeout_ms); }
   // After RedefineClasses of `classes` (JVMTI cleared their breakpoints): deletes
   // the breakpoint requests located in them, as stock does, so that a breakpoint
   // set there again is set in the VM again; the method hooks are set again.
@@ -126,9 +138,8 @@ class EventManager {
   bool AfterFramesPopped(JNIEnv* jni, jthread thread);
 
  private:
-  struct Request;
-  struct Step;
-  struct Item;
+  struct Request;  // event_request.h
+  struct Step;     // event_request.h
 
   bool Matches(JNIEnv* jni, Request& r, jthread thread, jclass klass, const jdwp::Location* loc,
                jobject exception, bool caught, jobject instance, jfieldID field = nullptr,
@@ -141,14 +152,10 @@ class EventManager {
   // `location` are where they were kept, otherwise reported alone first.
   void TakeDeferred(JNIEnv* jni, jthread thread, jmethodID method, jlocation location,
                     std::vector<jdwp::events::EventData>& events, jdwp::SuspendPolicy& policy);
-  // Builds and queues one composite; waits for the reporter and parks `thread`
-  // (the current Java thread: the event thread, or the one reporting a set that
-  // names no thread) when the policy suspends it. `thread` may be null.
+  // Lets expired requests go, then hands the composite to the reporter
+  // (EventReporter::Report: it may park `thread`).
   void Report(JNIEnv* jni, jthread thread, std::vector<jdwp::events::EventData> events,
               jdwp::SuspendPolicy policy, const std::function<void()>& applied = nullptr);
-  void Enqueue(std::unique_ptr<Item> item);
-  // Enqueues and returns once the reporter has handled the item (it signals `done`).
-  void EnqueueAndWait(std::unique_ptr<Item> item);
   template <class Event>
   void ReportThreadEvent(JNIEnv* jni, jthread thread, jdwp::EventKind kind);
   void UpdateEventModes(JNIEnv* jni);  // mu_ held
@@ -225,21 +232,7 @@ class EventManager {
   // A Count ran out since the last ReleaseExpired (set under mu_, read without it).
   std::atomic<bool> expired_pending_{false};
 
-  // Reporter state.
-  std::mutex queue_mu_;
-  std::condition_variable queue_cv_;
-  std::deque<std::unique_ptr<Item>> queue_;
-  // HoldEvents: as stock, events wait in the queue, in order, until
-  // ReleaseEvents (their suspensions too); other items go on.
-  bool holding_ = false;
-  // A SUSPEND_ALL composite was sent: events wait for a resume (see the top).
-  bool blocked_ = false;
-  std::deque<std::unique_ptr<Item>>::iterator NextItemLocked();  // queue_mu_ held
-  bool stopping_ = false;
-  size_t in_flight_ = 0;
-  std::atomic<uint64_t> epoch_{1};
-  std::atomic<bool> attached_{false};
-  std::atomic<uint32_t> next_packet_id_{1};
+  EventReporter reporter_;
 };
 
 }  // namespace jdwpx::backend

@@ -1,0 +1,212 @@
+// The reporter (event_reporter.h): composite -> suspension -> send.
+#include "backend/event_reporter.h"
+
+#include <algorithm>
+#include <chrono>
+#include <utility>
+#include <variant>
+
+#include "jdwp/codec.h"
+#include "jdwp/packet.h"
+
+namespace jdwpx::backend {
+
+using jdwp::SuspendPolicy;
+namespace ev = jdwp::events;
+
+struct EventReporter::Item {
+  std::vector<uint8_t> packet;  // empty: nothing to send
+  SuspendPolicy policy = SuspendPolicy::kNone;
+  jobject thread = nullptr;      // global ref, event thread (may be null)
+  bool resuspend_after_invoke = false;
+  // A SUSPEND_ALL composite (but VMStart: stock reports it apart): once sent,
+  // the events after it wait for a resume (event_reporter.h).
+  bool blocks_events = false;
+  void* deferred_token = nullptr;  // apply a deferred suspension (ThreadControl state)
+  uint64_t epoch = 0;
+  // Completion signal for a waiting event thread.
+  std::mutex* done_mu = nullptr;
+  std::condition_variable* done_cv = nullptr;
+  bool* done = nullptr;
+};
+
+EventReporter::EventReporter(Context& ctx) : ctx_(ctx) {}
+EventReporter::~EventReporter() = default;
+
+void EventReporter::Enqueue(std::unique_ptr<Item> item) {
+  std::lock_guard lock(queue_mu_);
+  queue_.push_back(std::move(item));
+  queue_cv_.notify_all();
+}
+
+void EventReporter::EnqueueAndWait(std::unique_ptr<Item> item) {
+  std::mutex done_mu;
+  std::condition_variable done_cv;
+  bool done = false;
+  item->done_mu = &done_mu;
+  item->done_cv = &done_cv;
+  item->done = &done;
+  Enqueue(std::move(item));
+  std::unique_lock lock(done_mu);
+  done_cv.wait(lock, [&] { return done; });
+}
+
+void EventReporter::Report(JNIEnv* jni, jthread thread, std::vector<ev::EventData> events, SuspendPolicy policy,
+                          const std::function<void()>& applied) {
+  if (events.empty()) return;
+  // An agent thread is never suspended: as stock, its event (a ClassPrepare)
+  // names no thread, and SUSPEND_EVENT_THREAD becomes SUSPEND_ALL.
+  if (thread && ThreadControl::CurrentIsAgent()) {
+    thread = nullptr;
+    if (policy == SuspendPolicy::kEventThread) policy = SuspendPolicy::kAll;
+  }
+  // As stock: a set that names no thread (ClassUnload, VMDeath, an agent
+  // thread's ClassPrepare) suspends all threads whatever its policy.
+  const bool names_a_thread = std::any_of(events.begin(), events.end(), [](const ev::EventData& e) {
+    return std::visit([](const auto& x) {
+      if constexpr (requires { x.thread; }) return !x.thread.is_null();
+      else return false;
+    }, e);
+  });
+  const bool vm_start = events.size() == 1 && std::holds_alternative<ev::VMStart>(events.front());
+  jdwp::Event::Composite::Request composite{policy, std::move(events)};
+  auto body = jdwp::EncodeBody(composite);
+  auto item = std::make_unique<Item>();
+  item->packet = jdwp::MakeCommandPacket(next_packet_id_.fetch_add(1), jdwp::Event::Composite::kId, body);
+  item->policy = policy != SuspendPolicy::kNone && !names_a_thread ? SuspendPolicy::kAll : policy;
+  item->blocks_events = item->policy == SuspendPolicy::kAll && !vm_start;
+  item->epoch = epoch_.load();
+  if (item->policy == SuspendPolicy::kNone || !thread) {
+    if (thread) item->thread = jni->NewGlobalRef(thread);
+    Enqueue(std::move(item));
+    if (applied) applied();
+    return;
+  }
+  item->thread = jni->NewGlobalRef(thread);
+  void* parking = ctx_.threads.PrepareToPark(jni, thread);
+  EnqueueAndWait(std::move(item));
+  // From here until resumed this thread is suspended: no JNI or JVMTI calls.
+  if (applied) applied();
+  ctx_.threads.Park(jni, parking);
+}
+
+void EventReporter::SendAfterInvoke(JNIEnv* jni, jthread thread, std::vector<uint8_t> packet) {
+  auto item = std::make_unique<Item>();
+  item->packet = std::move(packet);
+  item->thread = thread;  // the caller's global reference; the reporter deletes it
+  item->resuspend_after_invoke = true;
+  item->epoch = epoch_.load();
+  EnqueueAndWait(std::move(item));
+}
+
+void EventReporter::SuspendDeferred(JNIEnv* jni, void* token) {
+  auto item = std::make_unique<Item>();
+  item->deferred_token = token;
+  item->epoch = epoch_.load();
+  EnqueueAndWait(std::move(item));
+  // Suspended now (or resumed meanwhile): no JNI or JVMTI calls until Park returns.
+  ctx_.threads.Park(jni, token);
+}
+
+std::deque<std::unique_ptr<EventReporter::Item>>::iterator EventReporter::NextItemLocked() {
+  if ((!holding_ && !blocked_) || stopping_) return queue_.begin();
+  // Held: an event waits, with its suspension (as stock, its thread waits in the
+  // agent unsuspended); a thread's deferred suspension and the end of an
+  // invocation (whose reply stock sends at once) are no events.
+  return std::find_if(queue_.begin(), queue_.end(),
+                      [](const std::unique_ptr<Item>& i) { return i->deferred_token || i->resuspend_after_invoke; });
+}
+
+void EventReporter::Run(JNIEnv* jni) {
+  while (true) {
+    std::unique_ptr<Item> item;
+    {
+      std::unique_lock lock(queue_mu_);
+      auto next = queue_.end();
+      queue_cv_.wait(lock, [&] {
+        next = NextItemLocked();
+        return stopping_ || next != queue_.end();
+      });
+      if (next == queue_.end()) return;
+      item = std::move(*next);
+      queue_.erase(next);
+      ++in_flight_;
+    }
+    bool current = item->epoch == epoch_.load() && attached_;
+    if (item->deferred_token) {
+      ctx_.threads.ApplyDeferred(item->deferred_token);
+    } else if (item->resuspend_after_invoke) {
+      ctx_.threads.ResuspendAfterInvoke(jni, static_cast<jthread>(item->thread));
+    } else if (current && item->policy != SuspendPolicy::kNone) {
+      ctx_.threads.SuspendForEvent(jni, static_cast<jthread>(item->thread), item->policy);
+    }
+    if (current && !item->packet.empty()) {
+      if (item->blocks_events) {
+        // Before it is sent: a resume that answers it must find the block set.
+        std::lock_guard lock(queue_mu_);
+        blocked_ = true;
+      }
+      ctx_.send(std::move(item->packet));
+    }
+    if (item->thread) jni->DeleteGlobalRef(item->thread);
+    if (item->done) {
+      std::lock_guard lock(*item->done_mu);
+      *item->done = true;
+      item->done_cv->notify_all();
+    }
+    std::lock_guard lock(queue_mu_);
+    --in_flight_;
+    queue_cv_.notify_all();
+  }
+}
+
+void EventReporter::Stop() {
+  std::lock_guard lock(queue_mu_);
+  stopping_ = true;
+  queue_cv_.notify_all();
+}
+
+void EventReporter::Drain(int timeout_ms) {
+  std::unique_lock lock(queue_mu_);
+  queue_cv_.wait_for(lock, std::chrono::milliseconds(timeout_ms),
+                     [&] { return stopping_ || (queue_.empty() && in_flight_ == 0); });
+}
+
+void EventReporter::Hold() {
+  std::lock_guard lock(queue_mu_);
+  holding_ = true;
+}
+
+void EventReporter::Release() {
+  std::lock_guard lock(queue_mu_);
+  holding_ = false;
+  queue_cv_.notify_all();
+}
+
+void EventReporter::UnblockAfterResume() {
+  std::lock_guard lock(queue_mu_);
+  blocked_ = false;
+  queue_cv_.notify_all();
+}
+
+void EventReporter::BeginSession() {
+  epoch_.fetch_add(1);
+  attached_ = true;
+  UnblockAfterResume();
+}
+
+void EventReporter::EndSession() {
+  attached_ = false;
+  epoch_.fetch_add(1);
+}
+
+void EventReporter::LetGo() {
+  // Events queued meanwhile (held ones too) are of the old epoch: dropped,
+  // suspending nothing, their threads let go.
+  std::lock_guard lock(queue_mu_);
+  holding_ = false;
+  blocked_ = false;
+  queue_cv_.notify_all();
+}
+
+}  // namespace jdwpx::backend

@@ -1,0 +1,99 @@
+// The reporter: the last leg of an event's way out (composite -> suspension ->
+// send), and the agent thread that runs it.
+//
+// A callback hands its composite here (Report) on the event's own Java thread.
+// The reporter thread applies the suspend policy (a thread never suspends
+// itself) and then sends the packet, so a debugger always finds the event
+// thread suspended when it reads the event; the event thread waits for that
+// and then parks (ThreadControl) until resumed. Packets of a previous session
+// (epoch) are dropped instead of sent, and suspend nothing.
+//
+// As stock's event helper does, once it has sent a SUSPEND_ALL composite the
+// reporter sends no other event until the debugger resumes a thread or the VM
+// (ThreadReference.Resume, VirtualMachine.Resume): events other threads met
+// meanwhile wait, so that a debugger is never handed a second stop while it
+// handles the first (jdb, for one, loses its prompt then).
+//
+// Locks: queue_mu_ is a leaf (nothing else is taken under it); an event
+// thread's wait for its item is on a lock of its own.
+#pragma once
+
+#include <jni.h>
+
+#include <atomic>
+#include <condition_variable>
+#include <cstdint>
+#include <deque>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <vector>
+
+#include "backend/context.h"
+#include "jdwp/commands/event.h"
+
+namespace jdwpx::backend {
+
+class EventReporter {
+ public:
+  explicit EventReporter(Context& ctx);
+  ~EventReporter();
+
+  // Builds and queues one composite; waits for the reporter and parks `thread`
+  // (the current Java thread: the event thread, or the one reporting a set that
+  // names no thread) when the policy suspends it. `thread` may be null.
+  // `applied` runs once the policy is in force (before the thread parks).
+  void Report(JNIEnv* jni, jthread thread, std::vector<jdwp::events::EventData> events,
+              jdwp::SuspendPolicy policy, const std::function<void()>& applied = nullptr);
+  // Sends `packet` after re-suspending `thread` (end of an InvokeMethod), waiting for it.
+  // Takes ownership of `thread`, a global reference.
+  void SendAfterInvoke(JNIEnv* jni, jthread thread, std::vector<uint8_t> packet);
+  // At the end of a callback whose thread's suspension was deferred: has the
+  // reporter suspend it, then parks it until resumed.
+  void SuspendDeferred(JNIEnv* jni, void* token);
+
+  // EventRequest / VirtualMachine HoldEvents and ReleaseEvents.
+  void Hold();
+  void Release();
+  // ThreadReference.Resume / VirtualMachine.Resume: events wait no more for one.
+  void UnblockAfterResume();
+
+  // A debugger attached: a new epoch.
+  void BeginSession();
+  // A debugger left: a new epoch (events of the old one are dropped from now on).
+  void EndSession();
+  // After EndSession: held and blocked events go (to be dropped), their threads let go.
+  void LetGo();
+  bool attached() const { return attached_; }
+  uint64_t epoch() const { return epoch_.load(); }
+
+  // The reporter thread's loop and its stop.
+  void Run(JNIEnv* jni);
+  void Stop();
+  // Waits (bounded) until every queued packet has been handed to the transport.
+  void Drain(int timeout_ms);
+
+ private:
+  struct Item;
+  void Enqueue(std::unique_ptr<Item> item);
+  // Enqueues and returns once the reporter has handled the item (it signals `done`).
+  void EnqueueAndWait(std::unique_ptr<Item> item);
+  std::deque<std::unique_ptr<Item>>::iterator NextItemLocked();  // queue_mu_ held
+
+  Context& ctx_;
+  std::mutex queue_mu_;
+  std::condition_variable queue_cv_;
+  std::deque<std::unique_ptr<Item>> queue_;
+  // HoldEvents: as stock, events wait in the queue, in order, until
+  // ReleaseEvents (their suspensions too); other items go on.
+  bool holding_ = false;
+  // A SUSPEND_ALL composite was sent: events wait for a resume (see the top).
+  bool blocked_ = false;
+  bool stopping_ = false;
+  size_t in_flight_ = 0;
+  std::atomic<uint64_t> epoch_{1};
+  std::atomic<bool> attached_{false};
+  std::atomic<uint32_t> next_packet_id_{1};
+};
+
+}  // namespace jdwpx::backend
