@@ -43,6 +43,7 @@ void EventManager::ReportStartingException(JNIEnv* jni, jthread thread, jmethodI
 }
 
 void EventManager::ReportVmDeath(JNIEnv* jni) {
+  reporter_.CloseForVmDeath();  // other threads' events, met from now on, are not sent
   Release();  // events held until now go first: VMDeath is the last
   UnblockAfterResume();  // and those waiting for a resume
   std::vector<ev::EventData> events;

@@ -39,7 +39,7 @@ void EventReporter::Enqueue(std::unique_ptr<Item> item) {
   queue_cv_.notify_all();
 }
 
-void EventReporter::EnqueueAndWait(std::unique_ptr<Item> item) {
+void EventReporter::EnqueueAndWait(std::unique_ptr<Item> item, const std::function<void()>& queued) {
   std::mutex done_mu;
   std::condition_variable done_cv;
   bool done = false;
@@ -47,13 +47,38 @@ void EventReporter::EnqueueAndWait(std::unique_ptr<Item> item) {
   item->done_cv = &done_cv;
   item->done = &done;
   Enqueue(std::move(item));
+  if (queued) queued();
   std::unique_lock lock(done_mu);
   done_cv.wait(lock, [&] { return done; });
+}
+
+bool EventReporter::EnterReport(bool vm_death) {
+  // Sequentially consistent with CloseForVmDeath: either it sees this Report
+  // counted, or this Report sees the way closed.
+  reporting_.fetch_add(1);
+  if (!closed_.load() || vm_death) return true;
+  LeaveReport();
+  return false;
+}
+
+void EventReporter::LeaveReport() {
+  if (reporting_.fetch_sub(1) == 1 && closed_.load()) {
+    std::lock_guard lock(queue_mu_);
+    queue_cv_.notify_all();
+  }
+}
+
+void EventReporter::CloseForVmDeath() {
+  closed_.store(true);
+  std::unique_lock lock(queue_mu_);
+  queue_cv_.wait_for(lock, std::chrono::seconds(2), [&] { return reporting_.load() == 0; });
 }
 
 void EventReporter::Report(JNIEnv* jni, jthread thread, std::vector<ev::EventData> events, SuspendPolicy policy,
                           const std::function<void()>& applied) {
   if (events.empty()) return;
+  const bool vm_death = std::holds_alternative<ev::VMDeath>(events.back());
+  if (!EnterReport(vm_death)) return;
   // An agent thread is never suspended: as stock, its event (a ClassPrepare)
   // names no thread, and SUSPEND_EVENT_THREAD becomes SUSPEND_ALL.
   if (thread && ThreadControl::CurrentIsAgent()) {
@@ -79,12 +104,13 @@ void EventReporter::Report(JNIEnv* jni, jthread thread, std::vector<ev::EventDat
   if (item->policy == SuspendPolicy::kNone || !thread) {
     if (thread) item->thread = jni->NewGlobalRef(thread);
     Enqueue(std::move(item));
+    LeaveReport();
     if (applied) applied();
     return;
   }
   item->thread = jni->NewGlobalRef(thread);
   void* parking = ctx_.threads.PrepareToPark(jni, thread);
-  EnqueueAndWait(std::move(item));
+  EnqueueAndWait(std::move(item), [this] { LeaveReport(); });
   // From here until resumed this thread is suspended: no JNI or JVMTI calls.
   if (applied) applied();
   ctx_.threads.Park(jni, parking);

@@ -14,6 +14,11 @@
 // meanwhile wait, so that a debugger is never handed a second stop while it
 // handles the first (jdb, for one, loses its prompt then).
 //
+// VMDeath is the last event a debugger gets. JVMTI posts it while other threads
+// still run and meet events; as stock, which stops callbacks at VMDeath, a
+// composite that comes to Report after VMDeath's is dropped, and VMDeath's waits
+// until the composites already past that check are queued before it.
+//
 // Locks: queue_mu_ is a leaf (nothing else is taken under it); an event
 // thread's wait for its item is on a lock of its own.
 #pragma once
@@ -45,6 +50,9 @@ class EventReporter {
   // `applied` runs once the policy is in force (before the thread parks).
   void Report(JNIEnv* jni, jthread thread, std::vector<jdwp::events::EventData> events,
               jdwp::SuspendPolicy policy, const std::function<void()>& applied = nullptr);
+  // Closes the way for every event but VMDeath's (see the top); returns once the
+  // composites already past the check are queued (bounded: 2 s).
+  void CloseForVmDeath();
   // Sends `packet` after re-suspending `thread` (end of an InvokeMethod), waiting for it.
   // Takes ownership of `thread`, a global reference.
   void SendAfterInvoke(JNIEnv* jni, jthread thread, std::vector<uint8_t> packet);
@@ -76,8 +84,12 @@ class EventReporter {
  private:
   struct Item;
   void Enqueue(std::unique_ptr<Item> item);
-  // Enqueues and returns once the reporter has handled the item (it signals `done`).
-  void EnqueueAndWait(std::unique_ptr<Item> item);
+  // Enqueues and returns once the reporter has handled the item (it signals `done`);
+  // `queued` runs once the item is in the queue, before the wait.
+  void EnqueueAndWait(std::unique_ptr<Item> item, const std::function<void()>& queued = nullptr);
+  // Report's way in and out while the way is open (CloseForVmDeath).
+  bool EnterReport(bool vm_death);
+  void LeaveReport();
   std::deque<std::unique_ptr<Item>>::iterator NextItemLocked();  // queue_mu_ held
 
   Context& ctx_;
@@ -91,6 +103,8 @@ class EventReporter {
   bool blocked_ = false;
   bool stopping_ = false;
   size_t in_flight_ = 0;
+  std::atomic<int> reporting_{0};  // Reports between EnterReport and LeaveReport
+  std::atomic<bool> closed_{false};  // VMDeath came: no other event goes
   std::atomic<uint64_t> epoch_{1};
   std::atomic<bool> attached_{false};
   std::atomic<uint32_t> next_packet_id_{1};

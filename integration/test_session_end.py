@@ -38,7 +38,7 @@ SOURCE = "SessionEnd.java"
 
 SINGLE_STEP, BREAKPOINT, VM_DEATH = 1, 2, 99
 THREAD_STATUS_ZOMBIE = 0
-SUSPEND_NONE, SUSPEND_ALL = 0, 2
+SUSPEND_NONE, SUSPEND_EVENT_THREAD, SUSPEND_ALL = 0, 1, 2
 STEP_LINE, STEP_OVER = 1, 1
 PROGRESS_TIMEOUT_S = 20
 DRIVER_TIMEOUT_S = 60
@@ -338,6 +338,53 @@ class SessionEndTest(unittest.TestCase):
         except ConnectionClosed:
             pass
         self.assertEqual(kinds[-1:], [VM_DEATH])
+        self.assertEqual(self.proc.wait(30), 0)
+        self.assertIn("main done", self.proc.stdout)
+
+    def test_vm_exits_during_a_storm_of_events(self):
+        self.storm_until_the_vm_exits(SUSPEND_NONE)
+
+    def test_vm_exits_during_a_storm_of_suspending_events(self):
+        self.storm_until_the_vm_exits(SUSPEND_EVENT_THREAD)
+
+    def storm_until_the_vm_exits(self, policy: int):
+        # A breakpoint in the spinner's loop: events as fast as the agent reports
+        # them (and the debugger resumes them, for SUSPEND_EVENT_THREAD), while main
+        # ends the program. Every event reported goes out, then VMDeath, then the
+        # connection closes; the VM exits on time with its own code.
+        c = self.first_client()
+        c.ok(VirtualMachine.Suspend)
+        bp = self.set_breakpoint(c, "spin", "// @bp-spin", policy=policy)
+        fields = c.fields(self.fixture)
+        ticks = c.static_values(self.fixture, [fields["ticks"].id])[0][1]
+        c.ok(ClassType.SetValues, c.type_id(self.fixture) + i32(1) + c.field_id(fields["limit"].id) + i32(ticks + 5))
+        c.events.clear()
+        c.ok(VirtualMachine.Resume)
+        hits, last, closed = 0, None, False
+        # Until the connection closes, and then the events read meanwhile (VMDeath
+        # comes while the last Resume waits for a reply the exiting VM may never send).
+        while c.events or not closed:
+            if not c.events:
+                try:
+                    c.read_event()  # kept in c.events
+                except ConnectionClosed:
+                    closed = True
+                continue
+            _, events = self.next_event(c)
+            for kind, request, thread in events:
+                hits += kind == BREAKPOINT and request == bp
+                last = kind
+                if kind == BREAKPOINT and policy == SUSPEND_EVENT_THREAD and not closed:
+                    try:
+                        # VM_DEAD once VMDeath is on its way; THREAD_NOT_SUSPENDED: never.
+                        self.assertIn(c.error(ThreadReference.Resume, c.object_id(thread)), (0, 112))
+                    except ConnectionClosed:
+                        closed = True
+        self.assertEqual(last, VM_DEATH, f"{hits} hits")
+        # Stock now and then sends none of the storm before VMDeath (1 run in 24, JDK 25,
+        # SUSPEND_NONE; usually thousands): the storm is checked on ours.
+        if self.cfg.agent == "ours":
+            self.assertGreater(hits, 100)
         self.assertEqual(self.proc.wait(30), 0)
         self.assertIn("main done", self.proc.stdout)
 
