@@ -519,7 +519,10 @@ class BadInputTest(unittest.TestCase):
         # after it is not answered, the VM runs on and the next debugger is served.
         c = self.launch()
         c.sock.sendall(struct.pack(">IIBH", HEADER_SIZE, 999, 0x80, 0))
-        c.send_command(VirtualMachine.Version)
+        try:
+            c.send_command(VirtualMachine.Version)
+        except (ConnectionResetError, BrokenPipeError):
+            pass  # the agent closed already (stock on JDK 25 often does): its reset reaches this send
         wait_closed_without_reply(c)
         c = self.reattach()
         self.assertTrue(c.ok(VirtualMachine.Version).string())
