@@ -14,9 +14,11 @@
 // fails there is reported and the JVM runs on, never exits.
 //
 // Threads (all agent threads, hidden from the debugger):
-//   I/O             runs the transport (accept, read, write); a plain native
-//                   thread, not a Java one: it calls no JNI/JVMTI, and the VM's
-//                   exit never waits for it
+//   I/O             runs the transport (accept, read, and the writes a sender
+//                   could not finish: replies and events are written by the
+//                   thread that sends them when the socket is free); a plain
+//                   native thread, not a Java one: it calls no JNI/JVMTI, and
+//                   the VM's exit never waits for it
 //   jdwpx commands  executes commands in arrival order, one at a time, and the
 //                   session transitions (attach, detach, dispose) in order with them
 //   jdwpx events    the reporter: applies suspend policies and sends events
