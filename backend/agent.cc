@@ -1,6 +1,7 @@
 #include "backend/agent.h"
 
 #include <dlfcn.h>
+#include <sched.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -989,6 +990,7 @@ void JNICALL Agent::ReporterThreadMain(jvmtiEnv*, JNIEnv* jni, void* arg) {
 void Agent::Post(Message message) {
   std::lock_guard lock(mu_);
   inbox_.push_back(std::move(message));
+  inbox_size_.store(inbox_.size(), std::memory_order_release);
   cv_.notify_all();
 }
 
@@ -1016,8 +1018,7 @@ void Agent::OnAttached(const std::string& peer, uint64_t session, std::chrono::n
 }
 
 void Agent::SendTo(uint64_t session, std::vector<uint8_t> packet) {
-  if (auto* log = spdlog::get("jdwpx.packets").get(); log && log->should_log(spdlog::level::trace))
-    log->trace("-> {}", jdwp::DescribePacket(packet));
+  if (auto* log = PacketTraceLog()) log->trace("-> {}", jdwp::DescribePacket(packet));
   if (transport_) transport_->Send(session, std::move(packet));
 }
 
@@ -1077,9 +1078,22 @@ void Agent::OnWarning(const std::string& message) {
 
 // ---- commands -------------------------------------------------------------------
 
+void Agent::AwaitNextCommandBriefly() {
+  const auto until = std::chrono::steady_clock::now() + kCommandSpin;
+  while (inbox_size_.load(std::memory_order_acquire) == 0 && std::chrono::steady_clock::now() < until) {
+    // Yielding: a thread runnable here (the I/O thread with the next packet,
+    // the debugger itself) runs first; the core is not held from it.
+    sched_yield();
+  }
+}
+
 void Agent::RunCommands(JNIEnv* jni) {
   command_jni_ = jni;
+  // When the last packet was done (see kCommandSpin).
+  std::chrono::steady_clock::time_point done{};
+  bool spin = false;
   while (true) {
+    if (spin) AwaitNextCommandBriefly();
     Message message;
     {
       std::unique_lock lock(mu_);
@@ -1087,7 +1101,15 @@ void Agent::RunCommands(JNIEnv* jni) {
       if (inbox_.empty()) return;
       message = std::move(inbox_.front());
       inbox_.pop_front();
+      inbox_size_.store(inbox_.size(), std::memory_order_relaxed);
       command_busy_ = true;
+    }
+    if (message.kind == Message::kPacket) {
+      // A debugger in conversation (its next command within kCommandSpinWindow
+      // of the last reply): wait for its next one on the CPU for a moment.
+      spin = std::chrono::steady_clock::now() - done < kCommandSpinWindow;
+    } else {
+      spin = false;
     }
     switch (message.kind) {
       case Message::kAttached:
@@ -1102,6 +1124,7 @@ void Agent::RunCommands(JNIEnv* jni) {
         } else {
           Log().debug("dropping a packet of an ended session");
         }
+        done = std::chrono::steady_clock::now();
         break;
       case Message::kDetached:
         // Already ended by Dispose, the session served meanwhile is another.
@@ -1151,8 +1174,7 @@ void Agent::HandlePacket(JNIEnv* jni, const std::vector<uint8_t>& bytes) {
     transport_->CloseConnection(session);
     return;
   }
-  auto* plog = spdlog::get("jdwpx.packets").get();
-  if (plog && plog->should_log(spdlog::level::trace)) plog->trace("<- {}", jdwp::DescribePacket(bytes));
+  if (auto* plog = PacketTraceLog()) plog->trace("<- {}", jdwp::DescribePacket(bytes));
   vmcore::LocalFrame frame(jni, 64);
   uint32_t id = packet->id;
   // A reply goes to the connection its command came from, even when it comes later.

@@ -14,9 +14,11 @@
 // fails there is reported and the JVM runs on, never exits.
 //
 // Threads (all agent threads, hidden from the debugger):
-//   I/O             runs the transport (accept, read, write); a plain native
-//                   thread, not a Java one: it calls no JNI/JVMTI, and the VM's
-//                   exit never waits for it
+//   I/O             runs the transport (accept, read, and the writes a sender
+//                   could not finish: replies and events are written by the
+//                   thread that sends them when the socket is free); a plain
+//                   native thread, not a Java one: it calls no JNI/JVMTI, and
+//                   the VM's exit never waits for it
 //   jdwpx commands  executes commands in arrival order, one at a time, and the
 //                   session transitions (attach, detach, dispose) in order with them
 //   jdwpx events    the reporter: applies suspend policies and sends events
@@ -210,6 +212,18 @@ class Agent : public transport::Listener {
   std::mutex mu_;
   std::condition_variable cv_;
   std::deque<Message> inbox_;
+  // inbox_.size(), also read without mu_ (AwaitNextCommandBriefly).
+  std::atomic<size_t> inbox_size_{0};
+  // A debugger in conversation sends its next command right after reading a
+  // reply (an IDE at a stop: frames, then locals, then fields...). When one
+  // came within kCommandSpinWindow of the previous command's end, the command
+  // thread, once done, looks for the next one on the CPU (yielding) for up to
+  // kCommandSpin before it sleeps: the I/O thread's hand-off then needs no
+  // wake-up, the longest step of a cheap command's round trip. A debugger that
+  // pauses costs one kCommandSpin of yields, then the thread sleeps as before.
+  static constexpr std::chrono::microseconds kCommandSpin{50};
+  static constexpr std::chrono::microseconds kCommandSpinWindow{500};
+  void AwaitNextCommandBriefly();
   bool stopping_ = false;
   // Commands wait until VMStart's suspension is in force: a debugger may send
   // VirtualMachine.Resume before it has read VMStart, and that resume must

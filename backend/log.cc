@@ -6,8 +6,11 @@
 namespace jdwpx::backend {
 namespace {
 std::shared_ptr<spdlog::logger> g_backend;
+std::shared_ptr<spdlog::logger> g_packets_trace;  // set at configuration, kept for the process's life
 bool g_to_stderr = true;
 }
+
+spdlog::logger* PacketTraceLog() { return g_packets_trace.get(); }
 
 bool LogGoesToStderr() { return g_to_stderr; }
 
@@ -40,6 +43,7 @@ void ConfigureLogging(const std::string& level, const std::string& logfile) {
     logger->flush_on(spdlog::level::trace);
     spdlog::register_logger(logger);
     if (std::string(name) == "jdwpx.backend") g_backend = logger;
+    if (std::string(name) == "jdwpx.packets") g_packets_trace = lvl == spdlog::level::trace ? logger : nullptr;
   }
 }
 

@@ -9,6 +9,9 @@
 namespace jdwpx::backend {
 
 spdlog::logger& Log();
+// The packet logger ("jdwpx.packets") when it logs at trace level (loglevel=trace),
+// else null: one load per packet instead of a registry lookup.
+spdlog::logger* PacketTraceLog();
 // Creates the named loggers of all folders writing to stderr or `logfile`, at `level`.
 void ConfigureLogging(const std::string& level, const std::string& logfile);
 // Whether the loggers write to stderr (no logfile=, or it could not be opened).

@@ -822,6 +822,45 @@ public final class Bench {
       }
     }
 
+    /** Queues a command without flushing or waiting (pipelining); returns its id. */
+    int send(int commandSet, int command, byte[] data) throws IOException {
+      int id = nextId++;
+      out.writeInt(HEADER_SIZE + data.length);
+      out.writeInt(id);
+      out.writeByte(0);
+      out.writeByte(commandSet);
+      out.writeByte(command);
+      out.write(data);
+      return id;
+    }
+
+    void flush() throws IOException {
+      out.flush();
+    }
+
+    /** One reply packet: its id, error code and data. */
+    record RawReply(int id, int error, byte[] data) {}
+
+    /** Reads packets until a reply comes (events are read past). */
+    RawReply readReply() throws IOException {
+      while (true) {
+        int length = in.readInt();
+        int packetId = in.readInt();
+        int flags = in.readUnsignedByte();
+        int errorOrCommand = in.readUnsignedShort();
+        if (length < HEADER_SIZE) {
+          throw new IOException("packet length " + length);
+        }
+        byte[] payload = new byte[length - HEADER_SIZE];
+        in.readFully(payload);
+        if ((flags & REPLY_FLAG) == 0) {
+          noteEvent(errorOrCommand, payload);
+        } else {
+          return new RawReply(packetId, errorOrCommand, payload);
+        }
+      }
+    }
+
     private void noteEvent(int commandSetAndCommand, byte[] payload) {
       // Event.Composite (64/100): suspendPolicy, count, then the first event's kind.
       if (commandSetAndCommand == (64 << 8 | 100) && payload.length > 5 && payload[5] == 90) {
@@ -953,6 +992,11 @@ public final class Bench {
       new Metric("isCollected() round trip (median)", "us", Better.LOWER, "%.1f");
   static final Metric ROUND_TRIP_MEAN =
       new Metric("isCollected() round trip (mean)", "us", Better.LOWER, "%.1f");
+  static final Metric RAW_ROUND_TRIP =
+      new Metric("ThreadReference.SuspendCount round trip, raw JDWP (median)", "us", Better.LOWER, "%.1f");
+  static final Metric BURST =
+      new Metric("burst of " + Bench.BURST_SIZE + " pipelined reads at a stop (median per burst)", "us",
+          Better.LOWER, "%.0f");
   static final Metric BREAKPOINT_RATE =
       new Metric("breakpoint hits + resume, SUSPEND_EVENT_THREAD", "hits/s", Better.HIGHER, "%.0f");
   static final Metric BREAKPOINT_RATE_ALL =
@@ -1052,7 +1096,7 @@ public final class Bench {
       new Metric("  Resume + Suspend per thread: 4,000 threads over 100", "x", Better.LOWER, "%.2f");
 
   static final List<Metric> METRICS = withThreadRows(LAUNCH_TO_LISTEN, ATTACH_TO_BREAKPOINT,
-      ROUND_TRIP_MEDIAN, ROUND_TRIP_MEAN, BREAKPOINT_RATE, BREAKPOINT_RATE_ALL,
+      ROUND_TRIP_MEDIAN, ROUND_TRIP_MEAN, RAW_ROUND_TRIP, BURST, BREAKPOINT_RATE, BREAKPOINT_RATE_ALL,
       TRACE_OFF_RATE, TRACE_ON_RATE, TRACE_RATIO, STEP_RATE, STEP_INTO_RATE,
       CALLS_BASELINE, CALLS_METHOD_EVENTS, CALLS_RATIO,
       EXPIRED_BASELINE, EXPIRED_BREAKPOINT, EXPIRED_ENTRY, EXPIRED_WATCH,
@@ -1654,6 +1698,172 @@ public final class Bench {
     return count;
   }
 
+  // The pipelined burst: what an IDE sends at every stop, all at once, then
+  // reads every reply (JDI's own requests from several views overlap so).
+  static final int BURST_SIZE = 100;
+
+  /** One command of the burst (its data is built once; every send reuses it). */
+  record BurstCommand(String name, int commandSet, int command, byte[] data) {}
+
+  /**
+   * At the stop in BenchTarget.Inspected.stop (mode "burst", thread "main"
+   * suspended): first sequential raw round trips of ThreadReference.SuspendCount
+   * (the agent's own latency, without JDI), then bursts of BURST_SIZE read
+   * commands (frames, frame count, the frame's locals, `this`, its type and
+   * fields, a string, the thread's status and name) sent back to back before
+   * any reply is read; each burst is timed from its first byte sent to its last
+   * reply read, and every reply is checked (one per id, no error).
+   */
+  Map<Metric, Double> rawRoundTripAndBurst(Debuggee debuggee) throws Exception {
+    try (Jdwp jdwp = attachRaw(debuggee)) {
+      long thread = jdwp.threadNamed("main");
+      jdwp.command("ThreadReference.Suspend", 11, 2, new Body().id(thread, jdwp.objectIdSize));
+      List<BurstCommand> cycle = burstCommands(jdwp, thread);
+
+      byte[] suspendCount = new Body().id(thread, jdwp.objectIdSize).toByteArray();
+      int warmup = Math.max(20, settings.roundTrips() / 10);
+      long[] nanos = new long[settings.roundTrips()];
+      measure(debuggee, "SuspendCount round trips", () -> {
+        for (int i = -warmup; i < nanos.length; i++) {
+          long start = System.nanoTime();
+          int id = jdwp.send(11, 12, suspendCount);
+          jdwp.flush();
+          Jdwp.RawReply reply = jdwp.readReply();
+          long took = System.nanoTime() - start;
+          if (reply.id() != id || reply.error() != 0 || ByteBuffer.wrap(reply.data()).getInt() != 1) {
+            throw BenchFailure.measured("SuspendCount: reply id " + reply.id() + " (sent " + id + "), error "
+                + reply.error());
+          }
+          if (i >= 0) {
+            nanos[i] = took;
+          }
+        }
+        return null;
+      });
+      Arrays.sort(nanos);
+
+      int bursts = settings.quick() ? 20 : 300;
+      long[] burstNanos = new long[bursts];
+      measure(debuggee, "pipelined bursts", () -> {
+        for (int b = -Math.max(5, bursts / 10); b < bursts; b++) {
+          long start = System.nanoTime();
+          runBurst(jdwp, cycle);
+          if (b >= 0) {
+            burstNanos[b] = System.nanoTime() - start;
+          }
+        }
+        return null;
+      });
+      Arrays.sort(burstNanos);
+      return Map.of(RAW_ROUND_TRIP, median(nanos) / 1e3, BURST, median(burstNanos) / 1e3);
+    }
+  }
+
+  /** Sends BURST_SIZE commands (the cycle repeated) without waiting, then reads and checks every reply. */
+  static void runBurst(Jdwp jdwp, List<BurstCommand> cycle) throws IOException, BenchFailure {
+    Map<Integer, BurstCommand> sent = new HashMap<>();
+    for (int i = 0; i < BURST_SIZE; i++) {
+      BurstCommand c = cycle.get(i % cycle.size());
+      sent.put(jdwp.send(c.commandSet(), c.command(), c.data()), c);
+    }
+    jdwp.flush();
+    for (int i = 0; i < BURST_SIZE; i++) {
+      Jdwp.RawReply reply = jdwp.readReply();
+      BurstCommand c = sent.remove(reply.id());
+      if (c == null) {
+        throw BenchFailure.measured("burst: a reply with id " + reply.id() + " that was not asked (or twice)");
+      }
+      if (reply.error() != 0) {
+        throw BenchFailure.measured("burst: " + c.name() + " answered JDWP error " + reply.error());
+      }
+    }
+  }
+
+  /** The commands of one IDE stop at BenchTarget.Inspected.stop, with their data. */
+  static List<BurstCommand> burstCommands(Jdwp jdwp, long thread) throws IOException, JdwpError, BenchFailure {
+    long type = jdwp.classBySignature("L" + TARGET_CLASS + "$Inspected;");
+    Reply methods = jdwp.command("ReferenceType.Methods", 2, 5, new Body().id(type, jdwp.referenceTypeIdSize));
+    long stopMethod = -1;
+    for (int n = methods.i32(); n > 0; n--) {
+      long id = methods.id(jdwp.methodIdSize);
+      String name = methods.string();
+      methods.string();
+      methods.i32();
+      if (name.equals("stop")) {
+        stopMethod = id;
+      }
+    }
+    Reply frames = jdwp.command("ThreadReference.Frames", 11, 6, new Body().id(thread, jdwp.objectIdSize).i32(0).i32(-1));
+    long frame = -1;
+    long index = -1;
+    for (int n = frames.i32(); n > 0; n--) {
+      long id = frames.id(jdwp.frameIdSize);
+      frames.u8();
+      frames.id(jdwp.referenceTypeIdSize);
+      long method = frames.id(jdwp.methodIdSize);
+      long codeIndex = frames.i64();
+      if (method == stopMethod && frame == -1) {
+        frame = id;
+        index = codeIndex;
+      }
+    }
+    if (frame == -1) {
+      throw new BenchFailure("no frame of Inspected.stop on thread main", false);
+    }
+    long at = index;
+    List<Variable> visible = variableTable(jdwp, type, stopMethod).stream().filter(v -> v.visibleAt(at)).toList();
+    if (visible.size() < 4) {
+      throw new BenchFailure("Inspected.stop shows " + visible.size() + " locals, expected this, a, b, label, boxed",
+          false);
+    }
+    Body locals = new Body().id(thread, jdwp.objectIdSize).id(frame, jdwp.frameIdSize).i32(visible.size());
+    for (Variable v : visible) {
+      locals.i32(v.slot()).u8(v.tag());
+    }
+    Reply self = jdwp.command("StackFrame.ThisObject", 16, 3,
+        new Body().id(thread, jdwp.objectIdSize).id(frame, jdwp.frameIdSize));
+    self.u8();
+    long object = self.objectId();
+    Reply fieldList = jdwp.command("ReferenceType.Fields", 2, 4, new Body().id(type, jdwp.referenceTypeIdSize));
+    List<Long> instanceFields = new ArrayList<>();
+    long nameField = -1;
+    for (int n = fieldList.i32(); n > 0; n--) {
+      long id = fieldList.id(jdwp.fieldIdSize);
+      String name = fieldList.string();
+      fieldList.string();
+      int modifiers = fieldList.i32();
+      if ((modifiers & 0x0008) == 0) {
+        instanceFields.add(id);
+      }
+      if (name.equals("name")) {
+        nameField = id;
+      }
+    }
+    Body fieldValues = new Body().id(object, jdwp.objectIdSize).i32(instanceFields.size());
+    instanceFields.forEach(f -> fieldValues.id(f, jdwp.fieldIdSize));
+    Reply nameValue = jdwp.command("ObjectReference.GetValues", 9, 2,
+        new Body().id(object, jdwp.objectIdSize).i32(1).id(nameField, jdwp.fieldIdSize));
+    nameValue.i32();
+    nameValue.u8();
+    long string = nameValue.objectId();
+    byte[] threadOnly = new Body().id(thread, jdwp.objectIdSize).toByteArray();
+    byte[] typeOnly = new Body().id(type, jdwp.referenceTypeIdSize).toByteArray();
+    byte[] objectOnly = new Body().id(object, jdwp.objectIdSize).toByteArray();
+    return List.of(
+        new BurstCommand("ThreadReference.Frames", 11, 6,
+            new Body().id(thread, jdwp.objectIdSize).i32(0).i32(-1).toByteArray()),
+        new BurstCommand("ThreadReference.FrameCount", 11, 7, threadOnly),
+        new BurstCommand("StackFrame.GetValues", 16, 1, locals.toByteArray()),
+        new BurstCommand("StackFrame.ThisObject", 16, 3,
+            new Body().id(thread, jdwp.objectIdSize).id(frame, jdwp.frameIdSize).toByteArray()),
+        new BurstCommand("ObjectReference.ReferenceType", 9, 1, objectOnly),
+        new BurstCommand("ObjectReference.GetValues", 9, 2, fieldValues.toByteArray()),
+        new BurstCommand("ReferenceType.Fields", 2, 4, typeOnly),
+        new BurstCommand("StringReference.Value", 10, 1, new Body().id(string, jdwp.objectIdSize).toByteArray()),
+        new BurstCommand("ThreadReference.Status", 11, 4, threadOnly),
+        new BurstCommand("ThreadReference.Name", 11, 1, threadOnly));
+  }
+
   /** Full walks of a suspended thread BenchTarget.STACK_DEPTH frames deep. */
   Map<Metric, Double> stackWalk(Debuggee debuggee) throws Exception {
     try (Jdwp jdwp = attachRaw(debuggee)) {
@@ -2086,6 +2296,8 @@ public final class Bench {
     runRepeated("attach", settings.attachRuns(), List.of(LAUNCH_TO_LISTEN, ATTACH_TO_BREAKPOINT),
         this::attachToFirstBreakpoint);
     runRepeated("round trip", settings.rounds(), List.of(ROUND_TRIP_MEDIAN, ROUND_TRIP_MEAN), this::roundTrip);
+    runRepeated("round trip raw, pipelined burst", settings.rounds(), List.of(RAW_ROUND_TRIP, BURST), "burst",
+        this::rawRoundTripAndBurst);
     runRepeated("breakpoint rate SUSPEND_EVENT_THREAD", settings.rounds(), List.of(BREAKPOINT_RATE),
         d -> breakpointRate(d, EventRequest.SUSPEND_EVENT_THREAD, BREAKPOINT_RATE));
     runRepeated("breakpoint rate SUSPEND_ALL", settings.rounds(), List.of(BREAKPOINT_RATE_ALL),

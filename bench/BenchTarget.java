@@ -269,6 +269,10 @@ public final class BenchTarget {
         descend(STACK_DEPTH, 0L);
         return;
       }
+      case "burst" -> {
+        new Inspected("inspected", 7).stop(3, 11L);
+        return;
+      }
       default -> throw new IllegalArgumentException("unknown mode " + mode);
     }
     awaitInspection();
@@ -284,6 +288,32 @@ public final class BenchTarget {
       descend(depth - 1, sum + depth);
     }
     sink = sum + marker.hashCode();
+  }
+
+  /**
+   * The pipelined-burst scenario's stop: what an IDE shows when a thread stops
+   * in an instance method (frames, the locals, `this`, its fields, a string).
+   */
+  static final class Inspected {
+    final String name;
+    final int count;
+    long total = 42;
+    double ratio = 0.5;
+    boolean flag = true;
+    Object other = new Point(1, 2);
+    int[] numbers = {1, 2, 3};
+
+    Inspected(String name, int count) {
+      this.name = name;
+      this.count = count;
+    }
+
+    void stop(int a, long b) throws InterruptedException {
+      String label = name + a;
+      Object boxed = Long.valueOf(b);
+      awaitInspection(); // BENCH:burst-stop
+      sink = label.length() + boxed.hashCode();
+    }
   }
 
   static void awaitInspection() throws InterruptedException {

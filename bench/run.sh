@@ -26,7 +26,12 @@
 #
 # Scenarios (the --only names), each in a fresh debuggee per agent and run:
 #   attach                               launch -> listening line, attach -> first breakpoint
-#   round trip                           ObjectReference.IsCollected latency
+#   round trip                           ObjectReference.IsCollected latency (JDI)
+#   round trip raw, pipelined burst      at a thread stopped in an instance method (raw JDWP):
+#                                        ThreadReference.SuspendCount latency, and a burst
+#                                        of 100 read commands an IDE sends at a stop (frames,
+#                                        locals, this, its fields, a string...) sent back to
+#                                        back, then every reply read: time per burst
 #   breakpoint rate SUSPEND_EVENT_THREAD breakpoint hits + resume per second
 #   breakpoint rate SUSPEND_ALL          the same with SUSPEND_ALL
 #   trace overhead                       breakpoint rate (SUSPEND_EVENT_THREAD) of our agent

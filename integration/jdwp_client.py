@@ -472,6 +472,13 @@ class Client:
             return Packet(packet_id, flags, struct.unpack(">H", header[9:])[0], data)
         return Packet(packet_id, flags, (header[9], header[10]), data)
 
+    def command_packet(self, command, data: bytes = b"") -> tuple:
+        """A command packet with the next id, not sent -> (bytes, packet id): for
+        pipelining many commands in one write."""
+        packet_id = self._next_id
+        self._next_id += 1
+        return struct.pack(">IIBBB", HEADER_SIZE + len(data), packet_id, 0, command[0], command[1]) + data, packet_id
+
     def send_command(self, command, data: bytes = b"") -> int:
         """Sends without waiting for the reply -> the packet id. `command` is a
         Command or any (command set, command) pair."""

@@ -5,8 +5,9 @@
 // attached; Run() then runs it on the agent's I/O thread until Shutdown()
 // (server) or the end of the connection (client). Every member below the
 // "I/O state" line is touched only by the thread running the io_context.
-// Other threads reach it only through asio::post (Send, CloseConnection,
-// Shutdown) and through the atomics.
+// Other threads reach it only through asio::post (CloseConnection, Shutdown,
+// the rest of a packet Send() could not write), through the atomics, and
+// through a session's write side under its write_mu (Send, below).
 //
 // Server mode keeps one acceptor for the whole life of the transport: one
 // accept loop takes a connection, filters it (allow=), waits for the attached
@@ -16,6 +17,13 @@
 // reader coroutine, one writer callback chain draining a queue). Handshakes are
 // serial, like stock's. Sessions are numbered; Send and CloseConnection name
 // theirs, so a late packet or close never reaches the next debugger.
+// Writing: Send() writes a packet at once on the calling thread (the command
+// thread's reply, the reporter's event) when nothing is queued before it and
+// no write is under way: one non-blocking send(2), no hop to the I/O thread.
+// What does not fit in the socket buffer (and everything sent while the rest
+// waits) is queued for the I/O thread's writer, in order. The session's
+// write_mu guards the queue, the writer state and the socket's close, so a
+// direct write never reaches a closed (or reused) descriptor.
 // Unix-domain sockets (address=unix:<path>, ours) share all of this through
 // asio's generic stream protocol; only binding, the peer check (SO_PEERCRED
 // instead of allow=) and the socket file's life differ (unix_socket.cc).
@@ -28,6 +36,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cerrno>
 #include <chrono>
 #include <cstring>
 #include <deque>
@@ -35,6 +44,7 @@
 #include <condition_variable>
 #include <functional>
 #include <mutex>
+#include <system_error>
 
 #include <asio.hpp>
 #include <spdlog/spdlog.h>
@@ -149,11 +159,19 @@ struct Session {
   Socket socket;
   std::string peer;
   uint64_t epoch = 0;
+  bool reader_started = false;  // I/O thread only
+  bool ended = false;           // I/O thread only (`closed` is what other threads see)
+
+  // Leaf lock (nothing else is taken under it but the trace's lock-free push
+  // and unwritten_mu_): the write side, shared by Send() on any thread and the
+  // I/O thread's writer.
+  std::mutex write_mu;
   std::deque<std::vector<uint8_t>> queue;
-  bool writing = false;
+  size_t front_written = 0;  // bytes of queue.front() already written (a direct write cut short)
+  bool writing = false;      // the I/O thread's writer owns the socket's write side
+  bool direct_ok = false;    // Run() serves the session: Send() may write directly
   bool close_when_drained = false;
-  bool reader_started = false;
-  bool ended = false;
+  bool closed = false;       // the socket is closed (EndSession)
 };
 
 class SocketTransport final : public Transport {
@@ -208,6 +226,9 @@ class SocketTransport final : public Transport {
   void StartSession(std::shared_ptr<Socket> socket, const std::string& peer, std::chrono::nanoseconds handshake);
   void StartReader(const std::shared_ptr<Session>& session);
   void WriteNext(const std::shared_ptr<Session>& session);
+  // Send() on the calling thread: writes `packet` now when the writer is idle,
+  // else queues it; `session` is locked (write_mu).
+  void SendLocked(const std::shared_ptr<Session>& session, std::vector<uint8_t> packet);
   // Hands one whole packet to the listener, or ends the session on a packet no debugger sends.
   void Deliver(const std::shared_ptr<Session>& session, std::vector<uint8_t> packet);
   void EndSession(const std::shared_ptr<Session>& session, const std::string& reason);
@@ -245,6 +266,10 @@ class SocketTransport final : public Transport {
   // Epoch of the attached session, 0 when none: Send() drops early on 0, and
   // its queued handler drops a packet meant for an earlier session.
   std::atomic<uint64_t> attached_epoch_{0};
+  // The attached session as Send() sees it from other threads (the I/O thread
+  // sets and clears it with session_).
+  std::mutex direct_mu_;  // leaf; taken before a session's write_mu
+  std::shared_ptr<Session> direct_session_;
   // Packets accepted by Send() and not yet written or dropped (for Flush).
   std::mutex unwritten_mu_;
   std::condition_variable unwritten_cv_;
@@ -636,6 +661,10 @@ void SocketTransport::StartSession(std::shared_ptr<Socket> socket, const std::st
   session->peer = peer;
   session->epoch = ++last_epoch_;
   session_ = session;
+  {
+    std::lock_guard lock(direct_mu_);
+    direct_session_ = session;
+  }
   attached_epoch_ = session->epoch;
   if (log_) log_->debug("debugger attached: {}", peer);
   Notify([&] { listener_->OnAttached(peer, session->epoch, handshake); });
@@ -647,7 +676,17 @@ void SocketTransport::StartReader(const std::shared_ptr<Session>& session) {
   if (session->reader_started) return;
   session->reader_started = true;
   Spawn(ReadLoop(session));
-  if (!session->writing) WriteNext(session);
+  bool start_writer = false;
+  {
+    std::lock_guard lock(session->write_mu);
+    session->direct_ok = true;
+    // Packets sent before Run() (VMStart) wait in the queue: the writer takes them.
+    if (!session->writing) {
+      session->writing = true;
+      start_writer = true;
+    }
+  }
+  if (start_writer) WriteNext(session);
 }
 
 asio::awaitable<void> SocketTransport::ReadLoop(std::shared_ptr<Session> session) {
@@ -730,40 +769,111 @@ void SocketTransport::Deliver(const std::shared_ptr<Session>& session, std::vect
 
 void SocketTransport::WriteNext(const std::shared_ptr<Session>& session) {
   if (session->ended) return;
-  if (session->queue.empty()) {
-    session->writing = false;
-    if (session->close_when_drained) EndSession(session, "connection closed by the agent");
-    return;
+  const uint8_t* data = nullptr;
+  size_t size = 0;
+  {
+    std::unique_lock lock(session->write_mu);
+    if (session->queue.empty()) {
+      session->writing = false;
+      const bool close = session->close_when_drained;
+      lock.unlock();
+      if (close) EndSession(session, "connection closed by the agent");
+      return;
+    }
+    session->writing = true;
+    // The front element stays put while other threads push_back (a deque keeps
+    // references); only this thread pops it.
+    const std::vector<uint8_t>& front = session->queue.front();
+    data = front.data() + session->front_written;
+    size = front.size() - session->front_written;
   }
-  session->writing = true;
-  const std::vector<uint8_t>& front = session->queue.front();
-  if (log_) log_->trace("-> packet len={}", front.size());
-  asio::async_write(session->socket, asio::buffer(front), [this, session](const asio::error_code& ec, size_t) {
+  if (log_) log_->trace("-> packet len={}", size);
+  asio::async_write(session->socket, asio::buffer(data, size), [this, session](const asio::error_code& ec, size_t) {
     if (session->ended) return;
     if (ec) {
       EndSession(session, "send failed: " + ec.message());
       return;
     }
-    // The last byte is written: the moment a protocol trace times a reply by.
-    Notify([&] { listener_->OnWritten(session->queue.front()); });
-    session->queue.pop_front();
+    {
+      std::lock_guard lock(session->write_mu);
+      // The last byte is written: the moment a protocol trace times a reply by.
+      Notify([&] { listener_->OnWritten(session->queue.front()); });
+      session->queue.pop_front();
+      session->front_written = 0;
+    }
     PacketsDone(1);
     WriteNext(session);
   });
 }
 
-void SocketTransport::EndSession(const std::shared_ptr<Session>& session, const std::string& reason) {
+void SocketTransport::SendLocked(const std::shared_ptr<Session>& session, std::vector<uint8_t> packet) {
+  if (session->direct_ok && !session->writing && session->queue.empty()) {
+    const int fd = session->socket.native_handle();
+    size_t written = 0;
+    int error = 0;
+    while (written < packet.size()) {
+      ssize_t n = ::send(fd, packet.data() + written, packet.size() - written, MSG_DONTWAIT | MSG_NOSIGNAL);
+      if (n > 0) {
+        written += static_cast<size_t>(n);
+      } else if (n < 0 && errno == EINTR) {
+        continue;
+      } else {
+        error = n < 0 ? errno : EPIPE;
+        break;
+      }
+    }
+    if (written == packet.size()) {
+      if (log_) log_->trace("-> packet len={} (direct)", packet.size());
+      Notify([&] { listener_->OnWritten(packet); });
+      return;
+    }
+    if (error != EAGAIN && error != EWOULDBLOCK) {
+      // The peer is gone: the reader sees it too; the I/O thread ends the
+      // session, and nothing more is written meanwhile.
+      session->close_when_drained = true;
+      asio::post(io_, [this, session, error] {
+        EndSession(session, "send failed: " + std::error_code(error, std::generic_category()).message());
+      });
+      return;
+    }
+    // The socket buffer is full: the writer sends the rest when it drains.
+    session->front_written = written;
+  }
+  {
+    std::lock_guard lock(unwritten_mu_);
+    ++unwritten_;
+  }
+  session->queue.push_back(std::move(packet));
+  if (session->direct_ok && !session->writing) {
+    session->writing = true;
+    asio::post(io_, [this, session] { WriteNext(session); });
+  }
+}
+
+void SocketTransport::EndSession(const std::shared_ptr<Session>& which, const std::string& reason) {
+  // A copy: `which` may be session_ itself, reset below.
+  const std::shared_ptr<Session> session = which;
   if (session->ended) return;
   session->ended = true;
-  PacketsDone(session->queue.size());
-  session->queue.clear();
-  asio::error_code ignored;
-  session->socket.shutdown(asio::socket_base::shutdown_both, ignored);
-  session->socket.close(ignored);
   if (session_ == session) {
     session_.reset();
     attached_epoch_ = 0;
+    std::lock_guard lock(direct_mu_);
+    direct_session_.reset();
   }
+  size_t dropped = 0;
+  {
+    // Closed under the write lock: no direct write is on the descriptor now,
+    // and none comes after.
+    std::lock_guard lock(session->write_mu);
+    session->closed = true;
+    dropped = session->queue.size();
+    session->queue.clear();
+    asio::error_code ignored;
+    session->socket.shutdown(asio::socket_base::shutdown_both, ignored);
+    session->socket.close(ignored);
+  }
+  PacketsDone(dropped);
   if (log_) log_->debug("debugger detached: {}", reason);
   Notify([&] { listener_->OnDetached(reason); });
   // A connection waiting for this end goes ahead.
@@ -819,22 +929,16 @@ void SocketTransport::PacketsDone(size_t n) {
 void SocketTransport::Send(uint64_t epoch, std::vector<uint8_t> packet) {
   try {
     if (epoch == 0 || epoch != attached_epoch_ || stopping_) return;
+    std::shared_ptr<Session> session;
     {
-      std::lock_guard lock(unwritten_mu_);
-      ++unwritten_;
+      std::lock_guard lock(direct_mu_);
+      session = direct_session_;
     }
-    asio::post(io_, [this, epoch, packet = std::move(packet)]() mutable {
-      auto session = session_;
-      if (!session || session->epoch != epoch || session->ended || session->close_when_drained) {
-        PacketsDone(1);
-        return;
-      }
-      session->queue.push_back(std::move(packet));
-      // Before Run() the reader has not started; StartReader starts the writer too.
-      if (!session->writing && session->reader_started) WriteNext(session);
-    });
+    if (!session || session->epoch != epoch) return;
+    std::lock_guard lock(session->write_mu);
+    if (session->closed || session->close_when_drained) return;
+    SendLocked(session, std::move(packet));
   } catch (...) {
-    PacketsDone(1);
     if (log_) log_->error("Send failed to queue a packet");
   }
 }
@@ -850,8 +954,14 @@ void SocketTransport::CloseConnection(uint64_t epoch) {
     asio::post(io_, [this, epoch] {
       auto session = session_;
       if (!session || session->epoch != epoch || session->ended) return;
-      session->close_when_drained = true;
-      if (!session->writing) WriteNext(session);
+      bool idle = false;
+      {
+        std::lock_guard lock(session->write_mu);
+        session->close_when_drained = true;
+        idle = !session->writing && session->queue.empty();
+      }
+      // Idle: everything sent before is written; else the writer closes once drained.
+      if (idle) EndSession(session, "connection closed by the agent");
     });
   } catch (...) {
     if (log_) log_->error("CloseConnection failed");

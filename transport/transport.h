@@ -165,8 +165,11 @@ class Transport {
   // In client mode Run() returns when the connection ends.
   virtual void Run() = 0;
 
-  // Queues one whole packet for connection `session`; dropped unless that one
-  // is still attached.
+  // Sends one whole packet to connection `session`; dropped unless that one is
+  // still attached; packets keep the order of the Send() calls. dt_socket
+  // never blocks: it writes on the calling thread when nothing is being
+  // written (no hop to the I/O thread), else queues behind what is. A
+  // transport library writes on the calling thread, as stock.
   virtual void Send(uint64_t session, std::vector<uint8_t> packet) = 0;
 
   // Waits until every packet queued so far is written (or dropped because the

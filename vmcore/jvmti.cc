@@ -595,6 +595,15 @@ Result<std::string> Jvmti::GetClassSignatureOnly(jclass klass) const {
   return TakeString(env_, sig);
 }
 
+Result<char> Jvmti::GetFieldTypeChar(jclass klass, jfieldID field) const {
+  char* sig = nullptr;
+  jvmtiError err = env_->GetFieldName(klass, field, nullptr, &sig, nullptr);
+  if (err != JVMTI_ERROR_NONE) return VmFail(err, "GetFieldName");
+  const char type = sig ? sig[0] : '\0';
+  if (sig) env_->Deallocate(reinterpret_cast<unsigned char*>(sig));
+  return type;
+}
+
 Result<std::vector<jobject>> Jvmti::GetAllModules() const {
   jint n = 0;
   jobject* modules = nullptr;

@@ -159,6 +159,9 @@ class Jvmti {
   Result<jvmtiCapabilities> GetCapabilities() const;
   // GetClassSignature without the generic signature (one JVMTI allocation less).
   Result<std::string> GetClassSignatureOnly(jclass klass) const;
+  // The first character of a field's signature (its type: 'I', 'L', '['...),
+  // from GetFieldName asked for the signature alone: one JVMTI allocation, no copy.
+  Result<char> GetFieldTypeChar(jclass klass, jfieldID field) const;
   Result<std::vector<jobject>> GetAllModules() const;                      // local references
   Result<std::vector<jclass>> GetClassLoaderClasses(jobject loader) const;  // local references; null = bootstrap
   Result<ConstantPoolBytes> GetConstantPool(jclass klass) const;

@@ -284,11 +284,12 @@ void RegisterObjects(Dispatcher& d, Context& ctx, JNIEnv** jni_slot) {
       auto decl = c->jvmti.GetFieldDeclaringClass(k, f);
       if (!decl) return jdwp::Fail(ErrorCode::kInvalidFieldid, "field not in this object's class");
       bool member = J()->IsAssignableFrom(k, *decl);
-      VM_ASSIGN_OR_RETURN(auto name, c->jvmti.GetFieldName(*decl, f));
+      // The signature's first character is all a value needs (no name, no copies).
+      VM_ASSIGN_OR_RETURN(char type, c->jvmti.GetFieldTypeChar(*decl, f));
       VM_ASSIGN_OR_RETURN(jint mods, c->jvmti.GetFieldModifiers(*decl, f));
       if (!member) return jdwp::Fail(ErrorCode::kInvalidFieldid, "field not in this object's class");
       bool is_static = mods & 0x0008;
-      r.values.push_back(ReadField(*c, J(), is_static ? nullptr : obj, *decl, f, name.signature[0]));
+      r.values.push_back(ReadField(*c, J(), is_static ? nullptr : obj, *decl, f, type));
       J()->DeleteLocalRef(*decl);
     }
     return r;

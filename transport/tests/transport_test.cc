@@ -894,6 +894,63 @@ TEST(Transport, SendFromAnotherThreadWhileReading) {
   });
 }
 
+// Send() writes on the caller's thread when the writer is idle and queues
+// behind a write under way (a packet bigger than the socket buffer): threads
+// sending at once (the command thread's replies, the reporter's events) each
+// keep their order, and no packet is torn or lost.
+TEST(Transport, SendersOnSeveralThreadsKeepTheirOrderAcrossDirectAndQueuedWrites) {
+  Harness h(Harness::Server());
+  ASSERT_TRUE(h.transport);
+  h.StartRun();
+  Peer peer = h.AttachDebugger();
+  constexpr uint32_t kThreads = 3;
+  constexpr uint32_t kPerThread = 300;
+  // Every 50th packet is 1 MB: cut short by the socket buffer, finished by the I/O thread.
+  auto payload = [](uint32_t n) -> size_t { return n % 50 == 7 ? (1u << 20) : n % 40; };
+  std::vector<std::thread> senders;
+  for (uint32_t t = 0; t < kThreads; ++t) {
+    senders.emplace_back([&, t] {
+      for (uint32_t n = 0; n < kPerThread; ++n) h.Send(MakePacket(t << 16 | n, payload(n), uint8_t(t + 1)));
+    });
+  }
+  std::vector<uint32_t> next(kThreads, 0);
+  for (uint32_t i = 0; i < kThreads * kPerThread; ++i) {
+    auto packet = peer.ReadPacket();
+    ASSERT_TRUE(packet) << "packet " << i;
+    const uint32_t t = PacketId(*packet) >> 16;
+    ASSERT_LT(t, kThreads);
+    const uint32_t n = next[t]++;
+    ASSERT_EQ(*packet, MakePacket(t << 16 | n, payload(n), uint8_t(t + 1))) << "thread " << t << " packet " << n;
+  }
+  for (auto& sender : senders) sender.join();
+  EXPECT_TRUE(h.transport->Flush(std::chrono::seconds(10)));
+  EXPECT_TRUE(h.recorder.WaitFor([&] { return h.recorder.written.size() == kThreads * kPerThread; }));
+}
+
+// A peer that has gone while packets are being sent: sends fail quietly, the
+// session ends once, Flush does not wait for what can no longer be written.
+TEST(Transport, SendingToAVanishedPeerEndsTheSessionOnce) {
+  Harness h(Harness::Server());
+  ASSERT_TRUE(h.transport);
+  h.StartRun();
+  {
+    Peer peer = h.AttachDebugger();
+    h.Send(MakePacket(1, 4));
+    ASSERT_TRUE(peer.ReadPacket());
+    peer.Close();
+  }
+  for (uint32_t id = 2; id < 2000; ++id) h.Send(MakePacket(id, id % 3 == 0 ? 100000 : 10));
+  ASSERT_TRUE(h.recorder.WaitDetached(1));
+  EXPECT_TRUE(h.transport->Flush(std::chrono::seconds(10)));
+  EXPECT_EQ(h.recorder.Locked([&] { return h.recorder.detached.size(); }), 1u);
+  // Listening again: the next debugger is served.
+  Peer next = h.AttachDebugger();
+  h.Send(MakePacket(5000, 2));
+  auto packet = next.ReadPacket();
+  ASSERT_TRUE(packet);
+  EXPECT_EQ(PacketId(*packet), 5000u);
+}
+
 TEST(Transport, SendWithoutDebuggerIsDropped) {
   Harness h(Harness::Server());
   ASSERT_TRUE(h.transport);

@@ -48,6 +48,20 @@ void JNICALL OnVmInit(jvmtiEnv*, JNIEnv* jni, jthread thread) {
   }
   Check(has_length, "GetClassMethods(String) includes length()I");
 
+  // GetFieldTypeChar: the signature's first character, as GetFieldName's signature has it.
+  auto fields = j.GetClassFields(string_class);
+  bool types_agree = fields.has_value() && !fields->empty();
+  bool has_int_hash = false;
+  if (fields) {
+    for (jfieldID f : *fields) {
+      auto name = j.GetFieldName(string_class, f);
+      auto type = j.GetFieldTypeChar(string_class, f);
+      if (!name || !type || name->signature.empty() || *type != name->signature[0]) types_agree = false;
+      if (name && type && name->name == "hash" && *type == 'I') has_int_hash = true;
+    }
+  }
+  Check(types_agree && has_int_hash, "GetFieldTypeChar is the first character of each field's signature (String.hash: I)");
+
   auto loaded = j.LoadedClasses();
   bool found = false;
   if (loaded) {
