@@ -101,7 +101,7 @@ void EventManager::OnBreakpoint(JNIEnv* jni, jthread thread, jmethodID method, j
     bool instance_read = false;
     for (auto& r : requests_ | std::views::reverse) {
       if (r->kind != EventKind::kBreakpoint || r->bp_method != method || r->bp_location != location) continue;
-      if (!instance_read) {
+      if (!instance_read && r->HasInstanceFilter()) {
         instance_read = true;
         instance = FrameThis(thread, method);
       }
@@ -135,7 +135,7 @@ void EventManager::OnException(JNIEnv* jni, jthread thread, jmethodID method, jl
     bool instance_read = false;
     for (auto& r : requests_ | std::views::reverse) {
       if (r->kind != EventKind::kException) continue;
-      if (!instance_read) {
+      if (!instance_read && r->HasInstanceFilter()) {
         instance_read = true;
         instance = FrameThis(thread, method);
       }
@@ -316,7 +316,10 @@ void EventManager::OnMonitorEvent(JNIEnv* jni, jthread thread, jobject object, E
     jdwp::TaggedObjectId object_id{};
     // As stock: InstanceOnly tests the top frame's `this` (for a wait, the
     // receiver of the native Object.wait: the monitor).
-    jobject instance = frame_method ? FrameThis(thread, frame_method) : nullptr;
+    const bool wants_instance = std::any_of(requests_.begin(), requests_.end(), [&](const std::unique_ptr<Request>& r) {
+      return r->kind == kind && r->HasInstanceFilter();
+    });
+    jobject instance = frame_method && wants_instance ? FrameThis(thread, frame_method) : nullptr;
     for (auto& r : requests_ | std::views::reverse) {
       if (r->kind != kind) continue;
       if (!Matches(jni, *r, thread, klass, &loc, nullptr, false, instance)) continue;

@@ -24,6 +24,8 @@ struct EventReporter::Item {
   bool blocks_events = false;
   void* deferred_token = nullptr;  // apply a deferred suspension (ThreadControl state)
   uint64_t epoch = 0;
+  // The event thread, parked (ThreadControl::PrepareToPark) until the item is handled.
+  void* parked = nullptr;
   // Completion signal for a waiting event thread.
   std::mutex* done_mu = nullptr;
   std::condition_variable* done_cv = nullptr;
@@ -110,9 +112,18 @@ void EventReporter::Report(JNIEnv* jni, jthread thread, std::vector<ev::EventDat
   }
   item->thread = jni->NewGlobalRef(thread);
   void* parking = ctx_.threads.PrepareToPark(jni, thread);
-  EnqueueAndWait(std::move(item), [this] { LeaveReport(); });
+  item->parked = parking;
+  if (applied) {
+    EnqueueAndWait(std::move(item), [this] { LeaveReport(); });
+    // Suspended now: no JNI or JVMTI calls until Park returns.
+    applied();
+  } else {
+    // Park waits for the reporter to have handled the item (EventHandled) and
+    // then for a resume: one wait, no wake-up in between.
+    Enqueue(std::move(item));
+    LeaveReport();
+  }
   // From here until resumed this thread is suspended: no JNI or JVMTI calls.
-  if (applied) applied();
   ctx_.threads.Park(jni, parking);
 }
 
@@ -175,6 +186,7 @@ void EventReporter::Run(JNIEnv* jni) {
       ctx_.send(std::move(item->packet));
     }
     if (item->thread) jni->DeleteGlobalRef(item->thread);
+    if (item->parked) ctx_.threads.EventHandled(item->parked);
     if (item->done) {
       std::lock_guard lock(*item->done_mu);
       *item->done = true;

@@ -6,9 +6,11 @@
 #include <jni.h>
 #include <jvmti.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <memory>
 #include <unordered_map>
+#include <variant>
 #include <vector>
 
 #include "backend/events.h"
@@ -73,6 +75,14 @@ struct EventManager::Request {
   jfieldID watch_field = nullptr;
   bool watching = false;
   std::unique_ptr<Step> step;
+
+  // An InstanceOnly filter: only then does an event need the frame's `this`
+  // (a JVMTI call per event, skipped otherwise).
+  bool HasInstanceFilter() const {
+    return std::any_of(modifiers.begin(), modifiers.end(), [](const jdwp::modifiers::Modifier& m) {
+      return std::holds_alternative<jdwp::modifiers::InstanceOnly>(m);
+    });
+  }
 };
 
 }  // namespace jdwpx::backend

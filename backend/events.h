@@ -192,7 +192,9 @@ class EventManager {
   void StopWatchingEntries(Step& step);          // mu_ held (see Step::watching_entries)
   void SingleStepAgain(Step& step);              // mu_ held: watching entries ends, single steps on
   bool CachedMayStopIn(JNIEnv* jni, Step& step, jmethodID method);  // mu_ held; StepMayStopIn, once per method
-  bool StepCompletes(JNIEnv* jni, Step& step, jthread thread, jmethodID method, jlocation location);
+  // `frame_count`: the thread's, when it was read on the way (else left as is).
+  bool StepCompletes(JNIEnv* jni, Step& step, jthread thread, jmethodID method, jlocation location,
+                     int32_t& frame_count);
   bool StepMayStopIn(JNIEnv* jni, Step& step, jmethodID method);  // mu_ held
   std::string ClassNameOf(jclass klass);
   // Reports the classes unloaded since the last call (ClassUnload requests);

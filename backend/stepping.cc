@@ -4,6 +4,7 @@
 #include "backend/events.h"
 
 #include <algorithm>
+#include <optional>
 #include <ranges>
 #include <string>
 #include <utility>
@@ -46,7 +47,8 @@ void EventManager::StopStepping(JNIEnv* jni, Step& step) {
 }
 
 // Where a step ends, as stock's step control decides it; false: keep going.
-bool EventManager::StepCompletes(JNIEnv* jni, Step& step, jthread thread, jmethodID method, jlocation location) {
+bool EventManager::StepCompletes(JNIEnv* jni, Step& step, jthread thread, jmethodID method, jlocation location,
+                                 int32_t& frame_count) {
   if (step.skip_handler_entry) {
     step.skip_handler_entry = false;
     return false;
@@ -56,6 +58,7 @@ bool EventManager::StepCompletes(JNIEnv* jni, Step& step, jthread thread, jmetho
   auto count = ctx_.jvmti.GetFrameCount(thread);
   if (!count) return false;
   int32_t depth = *count;
+  frame_count = depth;
   if (depth <= step.start_depth) step.callee_armed = false;
   if (depth < step.start_depth) return true;  // returned (or unwound) into a caller
   if (depth > step.start_depth) {
@@ -140,15 +143,21 @@ void EventManager::OnSingleStep(JNIEnv* jni, jthread thread, jmethodID method, j
       if (r->step && jni->IsSameObject(r->step->thread, thread)) step_request = r.get();
     if (!step_request || step_request->expired || step_request->step->frame_pop_depth >= 0) return;
     Step& step = *step_request->step;
-    if (!StepCompletes(jni, step, thread, method, location)) return;
+    // The thread's frame count, once StepCompletes has read it (-1: not read).
+    int32_t frame_count = -1;
+    if (!StepCompletes(jni, step, thread, method, location, frame_count)) return;
+    auto read_frame_count = [&]() -> std::optional<int32_t> {
+      if (frame_count >= 0) return frame_count;
+      auto count = ctx_.jvmti.GetFrameCount(thread);
+      return count ? std::optional<int32_t>(*count) : std::nullopt;
+    };
     jdwp::Location loc = ctx_.LocationOf(jni, method, location);
     jclass klass = nullptr;
     if (auto k = ctx_.jvmti.GetMethodDeclaringClass(method)) klass = *k;
     if (!Matches(jni, *step_request, thread, klass, &loc, nullptr, false, nullptr)) {
       // Filtered out (ClassExclude such as java.*): the same step goes on from
       // here, as stock (a step out waits again for this frame to pop).
-      auto count = ctx_.jvmti.GetFrameCount(thread);
-      if (count) step.start_depth = *count;
+      if (auto count = read_frame_count()) step.start_depth = *count;
       step.start_method = method;
       step.start_location = location;
       step.start_line = ctx_.StepLineOf(jni, method, location);
@@ -163,8 +172,12 @@ void EventManager::OnSingleStep(JNIEnv* jni, jthread thread, jmethodID method, j
       return;
     }
     auto thread_id = ctx_.IdOf<jdwp::ThreadId>(jni, thread);
-    jobject instance = nullptr;
-    instance = FrameThis(thread, method);
+    // `this` only for an InstanceOnly filter (a JVMTI call per step otherwise).
+    const bool wants_instance = std::any_of(requests_.begin(), requests_.end(), [&](const std::unique_ptr<Request>& r) {
+      return r->kind == EventKind::kBreakpoint && r->bp_method == method && r->bp_location == location &&
+             r->HasInstanceFilter();
+    });
+    jobject instance = wants_instance ? FrameThis(thread, method) : nullptr;
     events.push_back(ev::SingleStep{step_request->id, thread_id, loc});
     policy = step_request->policy;
     // Breakpoints at this very location are reported in the same set (spec:
@@ -182,7 +195,7 @@ void EventManager::OnSingleStep(JNIEnv* jni, jthread thread, jmethodID method, j
     step.start_method = method;
     step.start_location = location;
     step.start_line = ctx_.StepLineOf(jni, method, location);
-    if (auto count = ctx_.jvmti.GetFrameCount(thread)) step.start_depth = *count;
+    if (auto count = read_frame_count()) step.start_depth = *count;
     if (step_request->expired) StopStepping(jni, step);
     if (klass) jni->DeleteLocalRef(klass);
   }();

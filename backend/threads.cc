@@ -546,7 +546,17 @@ void* ThreadControl::PrepareToPark(JNIEnv* jni, jthread self) {
   State* s = SelfState(jni, self);
   std::lock_guard lock(mu_);
   s->parked = true;
+  s->event_pending = true;
   return s;
+}
+
+void ThreadControl::EventHandled(void* token) {
+  auto* s = static_cast<State*>(token);
+  std::lock_guard lock(mu_);
+  s->event_pending = false;
+  // Suspended by its event (the usual case): Park waits on for a resume, whose
+  // notify wakes it; no wake-up now.
+  if (s->count == 0) cv_.notify_all();
 }
 
 void* ThreadControl::EnterCallback(JNIEnv* jni, jthread self) {
@@ -619,7 +629,7 @@ void ThreadControl::Park(JNIEnv* jni, void* token) {
   std::unique_lock lock(mu_);
   while (true) {
     // A pending invoke runs only once the thread is resumed (as stock).
-    cv_.wait(lock, [&] { return s->count == 0; });
+    cv_.wait(lock, [&] { return s->count == 0 && !s->event_pending; });
     if (s->invoke) {
       auto work = std::move(s->invoke);
       s->invoke = nullptr;

@@ -142,8 +142,14 @@ class ThreadControl {
   // Event-thread side, in two steps because a suspended thread must make no
   // JNI or JVMTI call while it holds our lock (it would block there, holding it):
   // PrepareToPark before the event is handed to the reporter, Park after.
+  // PrepareToPark marks the thread's event as with the reporter: Park then
+  // waits for EventHandled too (one wait instead of two hand-offs).
   void* PrepareToPark(JNIEnv* jni, jthread self);
   void Park(JNIEnv* jni, void* token);
+  // Reporter side: the event of the thread parked as `token` was handled (its
+  // suspension applied, the packet sent, or dropped). Wakes it only if that
+  // lets it go (not suspended by then).
+  void EventHandled(void* token);
 
   // Per-thread record of the method hooks (method_hooks.h). Its lock is a leaf,
   // taken after mu_; JVMTI calls about its own thread may be made under it.
@@ -212,6 +218,7 @@ class ThreadControl {
     bool deferred = false;   // counted as suspended; JVMTI suspension waits for the callback's end
     uint64_t generation = 0;  // unique across threads: a frame ID carries it
     bool parked = false;  // between PrepareToPark and the end of Park
+    bool event_pending = false;  // between PrepareToPark and EventHandled
     std::function<void(JNIEnv*)> invoke;
     bool invoking = false;
     // The call resumed as ThreadReference.Resume (single-threaded) or VirtualMachine.Resume

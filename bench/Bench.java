@@ -1032,6 +1032,12 @@ public final class Bench {
       new Metric("load " + Bench.LOADED_CLASSES + " classes, ClassPrepare SUSPEND_NONE", "ms", Better.LOWER, "%.1f");
   static final Metric LOAD_PREPARE_RATIO =
       new Metric("  ClassPrepare: with request / without", "x", Better.LOWER, "%.2f");
+  // SUSPEND_ALL: each class's event stops the VM until the driver resumes it
+  // (what a debugger that sets breakpoints in classes as they load does).
+  static final Metric LOAD_PREPARE_ALL =
+      new Metric("load " + Bench.LOADED_CLASSES + " classes, ClassPrepare SUSPEND_ALL", "ms", Better.LOWER, "%.1f");
+  static final Metric LOAD_PREPARE_ALL_EVENT =
+      new Metric("  ClassPrepare SUSPEND_ALL: cost per event (over no requests)", "us", Better.LOWER, "%.1f");
   static final Metric LOAD_FILTERED =
       new Metric("load " + Bench.LOADED_CLASSES + " classes, ClassPrepare ClassMatch " + Bench.LOAD_FILTER,
           "ms", Better.LOWER, "%.1f");
@@ -1100,7 +1106,8 @@ public final class Bench {
       TRACE_OFF_RATE, TRACE_ON_RATE, TRACE_RATIO, STEP_RATE, STEP_INTO_RATE,
       CALLS_BASELINE, CALLS_METHOD_EVENTS, CALLS_RATIO,
       EXPIRED_BASELINE, EXPIRED_BREAKPOINT, EXPIRED_ENTRY, EXPIRED_WATCH,
-      LOAD_BASELINE, LOAD_PREPARE, LOAD_PREPARE_RATIO, LOAD_FILTERED, LOAD_FILTERED_RATIO,
+      LOAD_BASELINE, LOAD_PREPARE, LOAD_PREPARE_RATIO, LOAD_PREPARE_ALL, LOAD_PREPARE_ALL_EVENT, LOAD_FILTERED,
+      LOAD_FILTERED_RATIO,
       INVOKE_SINGLE, INVOKE_ALL, SESSION_CYCLE, SESSION_RSS,
       OBJECT_ARRAY_CALL, OBJECT_ARRAY_RSS, LONG_ARRAY_CALL, LONG_ARRAY_RSS, STRING_CALL, STRING_RSS,
       STACK_WALK, ALL_CLASSES_FIRST, INSTANCE_COUNTS);
@@ -1376,7 +1383,7 @@ public final class Bench {
 
   /**
    * Defining, linking and initializing LOADED_CLASSES classes, with no request,
-   * a ClassPrepare request of SUSPEND_NONE, or one filtered by LOAD_FILTER.
+   * a ClassPrepare request of SUSPEND_NONE (or SUSPEND_ALL, each set resumed by the driver), or one filtered by LOAD_FILTER.
    * Returns the loading's own run time. The events of an active request are
    * counted (they may arrive after the run time: SUSPEND_NONE does not wait).
    */
@@ -1389,7 +1396,7 @@ public final class Bench {
       if (classFilter != null) {
         prepare.addClassFilter(classFilter);
       }
-      prepare.setSuspendPolicy(EventRequest.SUSPEND_NONE);
+      prepare.setSuspendPolicy(metric == LOAD_PREPARE_ALL ? EventRequest.SUSPEND_ALL : EventRequest.SUSPEND_NONE);
       enable(prepare, "EventRequest.Set ClassPrepare");
     }
     start.resume();
@@ -2288,6 +2295,23 @@ public final class Bench {
     }
   }
 
+  /** (with - without) in ms, per event, in us. */
+  void recordPerEvent(Metric perEvent, Metric with, Metric without, int events) {
+    if (!results.containsKey(with) || !results.containsKey(without)) {
+      return;  // left out by --only
+    }
+    for (Agent agent : settings.agents()) {
+      Cell a = results.get(with).get(agent.column());
+      Cell b = results.get(without).get(agent.column());
+      if (a == null || b == null) {
+        continue;
+      }
+      Cell failed = a.failure() != null ? a : b.failure() != null ? b : null;
+      record(perEvent, agent, failed != null ? failed
+          : new Cell((a.value() - b.value()) * 1000.0 / events, null, null));
+    }
+  }
+
   int runAll() throws IOException {
     // One discarded attach first, so JDI's class loading in this driver is not
     // charged to whichever agent happens to go first.
@@ -2334,9 +2358,11 @@ public final class Bench {
     runVariants("class prepare", workloads, "load-classes=" + LOADED_CLASSES, List.of(
         new Variant("no requests", LOAD_BASELINE, d -> classLoads(d, null, LOAD_BASELINE)),
         new Variant("ClassPrepare", LOAD_PREPARE, d -> classLoads(d, null, LOAD_PREPARE)),
+        new Variant("ClassPrepare SUSPEND_ALL", LOAD_PREPARE_ALL, d -> classLoads(d, null, LOAD_PREPARE_ALL)),
         new Variant("ClassPrepare ClassMatch", LOAD_FILTERED, d -> classLoads(d, LOAD_FILTER, LOAD_FILTERED))));
     recordRatio(LOAD_PREPARE_RATIO, LOAD_PREPARE, LOAD_BASELINE);
     recordRatio(LOAD_FILTERED_RATIO, LOAD_FILTERED, LOAD_BASELINE);
+    recordPerEvent(LOAD_PREPARE_ALL_EVENT, LOAD_PREPARE_ALL, LOAD_BASELINE, LOADED_CLASSES);
     runVariants("invoke", settings.rounds(), null, List.of(
         new Variant("single-threaded", INVOKE_SINGLE,
             d -> invokeRate(d, ObjectReference.INVOKE_SINGLE_THREADED, INVOKE_SINGLE)),

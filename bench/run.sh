@@ -49,7 +49,9 @@
 #                                        ModificationWatchpoint; or none), left in place
 #   class prepare                        run time of loading 3,000 generated classes
 #                                        without requests, with ClassPrepare SUSPEND_NONE,
-#                                        and with one filtered by ClassMatch LoadGen15*
+#                                        with ClassPrepare SUSPEND_ALL (each set resumed;
+#                                        row: cost per event over no requests), and with
+#                                        one filtered by ClassMatch LoadGen15*
 #   invoke                               InvokeMethod toString() per second at a
 #                                        SUSPEND_ALL breakpoint, single-threaded and not
 #   sessions                             1,000 debugger sessions in a row (50 with --quick)
