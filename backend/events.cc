@@ -78,6 +78,7 @@ struct EventManager::Item {
   SuspendPolicy policy = SuspendPolicy::kNone;
   jobject thread = nullptr;      // global ref, event thread (may be null)
   bool resuspend_after_invoke = false;
+  bool invoke_reply = false;  // SendInvokeReply
   // A SUSPEND_ALL composite (but VMStart: stock reports it apart): once sent,
   // the events after it wait for a resume (events.h).
   bool blocks_events = false;
@@ -892,6 +893,21 @@ void EventManager::SendAfterInvoke(JNIEnv* jni, jthread thread, std::vector<uint
   EnqueueAndWait(std::move(item));
 }
 
+void EventManager::SendInvokeReply(uint64_t epoch, std::vector<uint8_t> packet) {
+  std::lock_guard lock(queue_mu_);
+  if (queue_.empty() && in_flight_ == 0) {
+    // Sent holding queue_mu_: nothing queued after it goes out before it.
+    if (epoch == epoch_.load() && attached_) ctx_.send(std::move(packet));
+    return;
+  }
+  auto item = std::make_unique<Item>();
+  item->packet = std::move(packet);
+  item->invoke_reply = true;
+  item->epoch = epoch;
+  queue_.push_back(std::move(item));
+  queue_cv_.notify_all();
+}
+
 void EventManager::SuspendDeferred(JNIEnv* jni, void* token) {
   auto item = std::make_unique<Item>();
   item->deferred_token = token;
@@ -907,7 +923,9 @@ std::deque<std::unique_ptr<EventManager::Item>>::iterator EventManager::NextItem
   // agent unsuspended); a thread's deferred suspension and the end of an
   // invocation (whose reply stock sends at once) are no events.
   return std::find_if(queue_.begin(), queue_.end(),
-                      [](const std::unique_ptr<Item>& i) { return i->deferred_token || i->resuspend_after_invoke; });
+                      [](const std::unique_ptr<Item>& i) {
+                        return i->deferred_token || i->resuspend_after_invoke || i->invoke_reply;
+                      });
 }
 
 void EventManager::RunReporter(JNIEnv* jni) {

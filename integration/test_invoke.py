@@ -30,8 +30,8 @@ import unittest
 
 import harness
 from jdwp_client import (ArrayReference, ClassObjectReference, ClassType, Client, Error, EventRequest, InterfaceType, Method,
-                         ObjectReference, Reader, ReferenceType, StringReference, ThreadReference, VirtualMachine,
-                         i32, i64, jdwp_string)
+                         ObjectReference, Reader, ReferenceType, StackFrame, StringReference, ThreadReference,
+                         VirtualMachine, i32, i64, jdwp_string)
 
 READ_TIMEOUT_S = 60
 EVENT_BREAKPOINT = 2
@@ -907,26 +907,63 @@ class InvokeWithItsOwnSession(unittest.TestCase):
         finally:
             s.close()
 
+    def test_thread_suspended_in_full_after_single_threaded_invokes(self):
+        # A single-threaded call ends with its thread suspended as before it, in
+        # the VM too: PopFrames (which JVMTI allows only on a suspended thread)
+        # works right after a run of calls; resumed, the thread calls stopHere again.
+        s = InvokeSession(self)
+        try:
+            c = s.client
+            counts = lambda: tuple(c.ok(ThreadReference.SuspendCount, c.object_id(t)).int() for t in (s.main, s.worker))
+            for n in range(3):
+                self.assertEqual(self.ok_value(s.invoke_static("retI", [tagged("I", n)],
+                                                               options=INVOKE_SINGLE_THREADED)), ("I", n + 1))
+            frames = c.frames(s.thread)
+            self.assertEqual(frames[0][1][2], s.method("stopHere"))
+            c.ok(StackFrame.PopFrames, c.object_id(s.thread) + c.frame_id(frames[0][0]))
+            self.assertEqual(counts(), (1, 1))
+            popped = c.frames(s.thread)
+            self.assertEqual(len(popped), len(frames) - 1)
+            self.assertEqual(popped[0][1][2], s.method("main"))
+            c.ok(ThreadReference.Resume, c.object_id(s.thread))
+            # main calls stopHere again: the breakpoint (SUSPEND_ALL) stops it there.
+            self.assertEqual(s.wait_breakpoint(s.bp_request), s.thread)
+            self.assertEqual(counts(), (1, 2))
+            self.assertEqual(self.ok_value(s.invoke_static("retI", [tagged("I", 7)], options=INVOKE_SINGLE_THREADED)),
+                             ("I", 8))
+            self.assertEqual(c.frames(s.thread)[0][1][2], s.method("stopHere"))
+        finally:
+            s.close()
+
+    def ok_value(self, result):
+        error, value, exception = result
+        self.assertEqual(ename(error), "NONE")
+        self.assertEqual(exception[1], 0, "no exception expected")
+        return value
+
+
 class InvokeDisconnect(unittest.TestCase):
     def setUp(self):
         self.cfg = harness.config()
 
     def test_disconnect_during_invoke_leaves_the_vm_running(self):
-        s = InvokeSession(self)
-        try:
-            c = s.client
-            s.clear_breakpoint(s.bp_request)
-            s.release()
-            data = (c.type_id(s.fixture) + c.object_id(s.thread) + c.method_id(s.method("sleepMs")) + i32(1)
-                    + tagged("J", 1000) + i32(0))
-            c.send_command(ClassType.InvokeMethod, data)
-            c.sock.shutdown(socket.SHUT_RDWR)
-            c.close()
-            # The call completes, the session's end resumes everything, and main runs to its end.
-            s.debuggee.wait_for_output(r"(?m)^done$", 60)
-            self.assertEqual(s.debuggee.wait(30), 0)
-        finally:
-            s.debuggee.__exit__(None, None, None)
+        for options in (0, INVOKE_SINGLE_THREADED):
+            with self.subTest(options=options):
+                s = InvokeSession(self)
+                try:
+                    c = s.client
+                    s.clear_breakpoint(s.bp_request)
+                    s.release()
+                    data = (c.type_id(s.fixture) + c.object_id(s.thread) + c.method_id(s.method("sleepMs")) + i32(1)
+                            + tagged("J", 1000) + i32(options))
+                    c.send_command(ClassType.InvokeMethod, data)
+                    c.sock.shutdown(socket.SHUT_RDWR)
+                    c.close()
+                    # The call completes, the session's end resumes everything, and main runs to its end.
+                    s.debuggee.wait_for_output(r"(?m)^done$", 60)
+                    self.assertEqual(s.debuggee.wait(30), 0)
+                finally:
+                    s.debuggee.__exit__(None, None, None)
 
 
 if __name__ == "__main__":
