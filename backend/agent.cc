@@ -1110,6 +1110,7 @@ void Agent::RunCommands(JNIEnv* jni) {
         break;
       case Message::kTask: {
         vmcore::LocalFrame frame(jni, 64);
+        ctx_.threads.ApplyPendingSuspensions();  // as before a command (HandlePacket)
         message.task(jni);
         break;
       }
