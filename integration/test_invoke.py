@@ -535,12 +535,17 @@ class Invoke(unittest.TestCase):
         self.assertEqual(s.string(r.value()[1]), "slept")
 
     def test_breakpoint_inside_invoked_method(self):
+        for options in (0, INVOKE_SINGLE_THREADED):
+            with self.subTest(options=options):
+                self.breakpoint_inside_invoked_method(options)
+
+    def breakpoint_inside_invoked_method(self, options):
         s, c = self.s, self.c
         request = s.set_breakpoint(s.fixture, "breakInside", harness.fixture_line(FIXTURE, "// @bp-inside"),
                                    policy=SUSPEND_EVENT_THREAD)
         try:
             data = (c.type_id(s.fixture) + c.object_id(s.thread) + c.method_id(s.method("breakInside"))
-                    + i32(1) + tagged("I", 5) + i32(0))
+                    + i32(1) + tagged("I", 5) + i32(options))
             pid = c.send_command(ClassType.InvokeMethod, data)
             reply = None
             hit = None
@@ -569,8 +574,39 @@ class Invoke(unittest.TestCase):
             self.assertIsNotNone(hit, "the breakpoint inside the invoked method was reported")
             self.assertEqual(ename(reply.kind), "NONE")
             self.assertEqual(Reader(reply.data, c.sizes).value(), ("I", 15))
-            # Suspended again at @bp-invoke with its count as before.
+            # Suspended again at @bp-invoke with its count as before, and ready for another call.
             self.assertEqual(c.ok(ThreadReference.SuspendCount, c.object_id(s.thread)).int(), 1)
+            self.assertEqual(self.ok(s.invoke_static("retI", [tagged("I", 1)], options=options)), ("I", 2))
+            self.assertEqual(c.frames(s.thread)[0][1][2], s.method("stopHere"))
+        finally:
+            s.clear_breakpoint(request)
+
+    def test_event_of_the_invoking_thread_comes_before_the_reply(self):
+        # A SUSPEND_NONE event inside the invoked method goes out before the
+        # invoke's reply, as stock sends both from one queue.
+        s, c = self.s, self.c
+        request = s.set_breakpoint(s.fixture, "breakInside", harness.fixture_line(FIXTURE, "// @bp-inside"),
+                                   policy=0)
+        try:
+            for options in (0, INVOKE_SINGLE_THREADED):
+                with self.subTest(options=options):
+                    for n in range(5):
+                        data = (c.type_id(s.fixture) + c.object_id(s.thread) + c.method_id(s.method("breakInside"))
+                                + i32(1) + tagged("I", n) + i32(options))
+                        pid = c.send_command(ClassType.InvokeMethod, data)
+                        hit = None
+                        while True:
+                            p = c.read_packet()
+                            if not p.is_reply:
+                                hit = hit if hit is not None else s._breakpoint_thread(p.data, request)
+                                if hit is None:
+                                    c.keep_event(p.data)
+                                continue
+                            self.assertEqual(p.id, pid)
+                            break
+                        self.assertEqual(hit, s.thread, "the event came before the reply")
+                        self.assertEqual(ename(p.kind), "NONE")
+                        self.assertEqual(Reader(p.data, c.sizes).value(), ("I", n * 3))
         finally:
             s.clear_breakpoint(request)
 
