@@ -10,7 +10,9 @@ invokes on the main thread: ObjectReference.InvokeMethod, ClassType.InvokeMethod
 ClassType.NewInstance, InterfaceType.InvokeMethod; return values of every type;
 exceptions; INVOKE_SINGLE_THREADED and INVOKE_NONVIRTUAL; other threads resumed
 for the call (or not) and suspended again with their counts; a breakpoint hit
-inside the invoked method; commands answered during a call; the thread-state
+inside the invoked method, and a SUSPEND_NONE event there sent before the reply;
+the thread suspended in the VM after single-threaded calls (PopFrames right
+after); commands answered during a call; the thread-state
 and argument errors (an object of a same-named class from another class
 loader included); a disconnect in the middle of a call. The JDI halves
 (jdi/InvokeJdi.java, eclipse/InvokeEclipse.java) run the common cases through
