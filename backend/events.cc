@@ -894,17 +894,24 @@ void EventManager::SendAfterInvoke(JNIEnv* jni, jthread thread, std::vector<uint
 }
 
 void EventManager::SendInvokeReply(uint64_t epoch, std::vector<uint8_t> packet) {
-  std::lock_guard lock(queue_mu_);
-  if (queue_.empty() && in_flight_ == 0) {
-    // Sent holding queue_mu_: nothing queued after it goes out before it.
-    if (epoch == epoch_.load() && attached_) ctx_.send(std::move(packet));
-    return;
+  {
+    std::lock_guard lock(queue_mu_);
+    if (!queue_.empty() || in_flight_ > 0) {
+      // An event on its way (one of the call's own, say) goes first.
+      auto item = std::make_unique<Item>();
+      item->packet = std::move(packet);
+      item->invoke_reply = true;
+      item->epoch = epoch;
+      queue_.push_back(std::move(item));
+      queue_cv_.notify_all();
+      return;
+    }
+    ++in_flight_;  // Drain waits for it
   }
-  auto item = std::make_unique<Item>();
-  item->packet = std::move(packet);
-  item->invoke_reply = true;
-  item->epoch = epoch;
-  queue_.push_back(std::move(item));
+  // Sent outside queue_mu_ (a leaf lock); an event queued meanwhile came after the reply.
+  if (epoch == epoch_.load() && attached_) ctx_.send(std::move(packet));
+  std::lock_guard lock(queue_mu_);
+  --in_flight_;
   queue_cv_.notify_all();
 }
 
