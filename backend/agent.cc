@@ -1133,6 +1133,7 @@ void Agent::RunCommands(JNIEnv* jni) {
         break;
       case Message::kTask: {
         vmcore::LocalFrame frame(jni, 64);
+        ctx_.threads.ApplyPendingSuspensions();  // as before a command (HandlePacket)
         message.task(jni);
         break;
       }
@@ -1159,6 +1160,26 @@ void Agent::AnnounceListeningAgain() {
   }
 }
 
+namespace {
+
+// The resumes and the invokes find their threads by the debugger's count alone
+// and make a suspension left pending by a single-threaded invoke moot (the
+// next invoke resumes that thread); every other command may look at a thread
+// and sees it JVMTI-suspended (ThreadControl::ApplyPendingSuspensions).
+bool ResumesOrInvokes(const jdwp::Packet& p) {
+  using Set = jdwp::CommandSet;
+  switch (static_cast<Set>(p.command_set)) {
+    case Set::kVirtualMachine: return p.command == 9;   // Resume
+    case Set::kThreadReference: return p.command == 3;  // Resume
+    case Set::kClassType: return p.command == 3 || p.command == 4;  // InvokeMethod, NewInstance
+    case Set::kInterfaceType: return p.command == 1;    // InvokeMethod
+    case Set::kObjectReference: return p.command == 6;  // InvokeMethod
+    default: return false;
+  }
+}
+
+}  // namespace
+
 void Agent::HandlePacket(JNIEnv* jni, const std::vector<uint8_t>& bytes) {
   auto packet = jdwp::ParsePacket(bytes);
   if (!packet) {
@@ -1179,6 +1200,7 @@ void Agent::HandlePacket(JNIEnv* jni, const std::vector<uint8_t>& bytes) {
   uint32_t id = packet->id;
   // A reply goes to the connection its command came from, even when it comes later.
   const uint64_t session = session_.load();
+  if (!ResumesOrInvokes(*packet)) ctx_.threads.ApplyPendingSuspensions();
   dispatcher_.Dispatch(*packet, ctx_.vm_dead.load(),
                        [this, id, session](jdwp::ErrorCode error, std::vector<uint8_t> body) {
                          SendTo(session, jdwp::MakeReplyPacketIn(id, error, std::move(body)));

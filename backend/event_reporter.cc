@@ -19,6 +19,7 @@ struct EventReporter::Item {
   SuspendPolicy policy = SuspendPolicy::kNone;
   jobject thread = nullptr;      // global ref, event thread (may be null)
   bool resuspend_after_invoke = false;
+  bool invoke_reply = false;  // SendInvokeReply
   // A SUSPEND_ALL composite (but VMStart: stock reports it apart): once sent,
   // the events after it wait for a resume (event_reporter.h).
   bool blocks_events = false;
@@ -136,6 +137,28 @@ void EventReporter::SendAfterInvoke(JNIEnv* jni, jthread thread, std::vector<uin
   EnqueueAndWait(std::move(item));
 }
 
+void EventReporter::SendInvokeReply(uint64_t epoch, std::vector<uint8_t> packet) {
+  {
+    std::lock_guard lock(queue_mu_);
+    if (!queue_.empty() || in_flight_ > 0) {
+      // An event on its way (one of the call's own, say) goes first.
+      auto item = std::make_unique<Item>();
+      item->packet = std::move(packet);
+      item->invoke_reply = true;
+      item->epoch = epoch;
+      queue_.push_back(std::move(item));
+      queue_cv_.notify_all();
+      return;
+    }
+    ++in_flight_;  // Drain waits for it
+  }
+  // Sent outside queue_mu_ (a leaf lock); an event queued meanwhile came after the reply.
+  if (epoch == epoch_.load() && attached_) ctx_.send(std::move(packet));
+  std::lock_guard lock(queue_mu_);
+  --in_flight_;
+  queue_cv_.notify_all();
+}
+
 void EventReporter::SuspendDeferred(JNIEnv* jni, void* token) {
   auto item = std::make_unique<Item>();
   item->deferred_token = token;
@@ -151,7 +174,9 @@ std::deque<std::unique_ptr<EventReporter::Item>>::iterator EventReporter::NextIt
   // agent unsuspended); a thread's deferred suspension and the end of an
   // invocation (whose reply stock sends at once) are no events.
   return std::find_if(queue_.begin(), queue_.end(),
-                      [](const std::unique_ptr<Item>& i) { return i->deferred_token || i->resuspend_after_invoke; });
+                      [](const std::unique_ptr<Item>& i) {
+                        return i->deferred_token || i->resuspend_after_invoke || i->invoke_reply;
+                      });
 }
 
 void EventReporter::Run(JNIEnv* jni) {

@@ -56,6 +56,12 @@ class EventReporter {
   // Sends `packet` after re-suspending `thread` (end of an InvokeMethod), waiting for it.
   // Takes ownership of `thread`, a global reference.
   void SendAfterInvoke(JNIEnv* jni, jthread thread, std::vector<uint8_t> packet);
+  // The reply of an InvokeMethod whose thread needs no re-suspension by the
+  // reporter (ThreadControl::EndSingleThreadedInvoke): sent at once by the calling
+  // thread when no queued event must go before it, else queued after them (a
+  // reply is no event: HoldEvents does not hold it). Dropped if the session of
+  // `epoch` has ended.
+  void SendInvokeReply(uint64_t epoch, std::vector<uint8_t> packet);
   // At the end of a callback whose thread's suspension was deferred: has the
   // reporter suspend it, then parks it until resumed.
   void SuspendDeferred(JNIEnv* jni, void* token);

@@ -120,6 +120,8 @@ class EventManager {
   void SendAfterInvoke(JNIEnv* jni, jthread thread, std::vector<uint8_t> packet) {
     reporter_.SendAfterInvoke(jni, thread, std::move(packet));
   }
+  void SendInvokeReply(uint64_t epoch, std::vector<uint8_t> packet) { reporter_.SendInvokeReply(epoch, std::move(packet)); }
+  uint64_t epoch() const { return reporter_.epoch(); }
   // At the end of a callback whose thread's suspension was deferred: has the
   // reporter suspend it, then parks it until resumed.
   void SuspendDeferred(JNIEnv* jni, void* token) { reporter_.SuspendDeferred(jni, token); }

@@ -201,8 +201,16 @@ jdwp::Result<void> ThreadControl::SuspendLocked(JNIEnv* jni, State& s) {
   return ForceSuspendLocked(s);
 }
 
+void ThreadControl::ClearPendingLocked(State& s) {
+  if (!s.pending) return;
+  s.pending = false;
+  std::erase(pending_, &s);
+  any_pending_.store(!pending_.empty(), std::memory_order_release);
+}
+
 jdwp::Result<void> ThreadControl::ForceSuspendLocked(State& s) {
   s.deferred = false;
+  ClearPendingLocked(s);
   if (s.suspended || s.agent) return {};
   auto r = jvmti_.SuspendThread(s.thread);
   if (!r && r.error().code != JVMTI_ERROR_THREAD_SUSPENDED) return tl::unexpected(FromVm(r.error()));
@@ -212,7 +220,8 @@ jdwp::Result<void> ThreadControl::ForceSuspendLocked(State& s) {
 }
 
 jdwp::Result<void> ThreadControl::ResumeLocked(JNIEnv* jni, State& s) {
-  if (s.deferred) {
+  if (s.deferred || s.pending) {
+    ClearPendingLocked(s);
     s.deferred = false;
     s.generation = next_generation_++;
     cv_.notify_all();
@@ -421,7 +430,10 @@ bool ThreadControl::WaitUntilSuspended(JNIEnv* jni, jthread thread, std::chrono:
   std::unique_lock lock(mu_);
   State& s = StateOf(jni, thread);
   // A count of 0 means the debugger resumed it meanwhile: nothing to wait for.
-  cv_.wait_for(lock, timeout, [&] { return s.suspended || s.count == 0; });
+  cv_.wait_for(lock, timeout, [&] {
+    if (s.pending) (void)ForceSuspendLocked(s);  // it ended an invoke meanwhile
+    return s.suspended || s.count == 0;
+  });
   return s.suspended;
 }
 
@@ -711,6 +723,30 @@ void ThreadControl::ResuspendAfterInvoke(JNIEnv* jni, jthread thread) {
   }
   for (jthread t : threads) jni->DeleteLocalRef(t);
   FreeGraveyard(jni);
+}
+
+void ThreadControl::EndSingleThreadedInvoke(void* token) {
+  auto* s = static_cast<State*>(token);
+  std::lock_guard lock(mu_);
+  // As ResuspendAfterInvoke: the debugger may invoke again as soon as it has the reply.
+  s->invoking = false;
+  if (s->invoke_resuspend) ++s->count;  // unless the session ended meanwhile
+  s->invoke_resuspend = false;
+  if (s->count > 0 && !s->suspended && !s->pending) {
+    // A suspension deferred since the call (VirtualMachine.Suspend) is pending as well.
+    s->deferred = false;
+    s->pending = true;
+    pending_.push_back(s);
+    any_pending_.store(true, std::memory_order_release);
+  }
+  cv_.notify_all();  // WaitUntilSuspended
+}
+
+void ThreadControl::ApplyPendingSuspensions() {
+  if (!any_pending_.load(std::memory_order_acquire)) return;
+  std::lock_guard lock(mu_);
+  // Each leaves pending_ (ForceSuspendLocked), also when JVMTI refuses (it ended).
+  while (!pending_.empty()) (void)ForceSuspendLocked(*pending_.back());
 }
 
 void ThreadControl::RunInvokedCode(JNIEnv* jni, jthread self, const std::function<void()>& run) {

@@ -53,6 +53,15 @@
 // JVMTI-suspended (it is: EnterCallback lets that take effect holding no
 // lock). SuspendCount gives such a thread no State: it reads the VM-level
 // count if JVMTI reports the thread suspended, as stock.
+//
+// A single-threaded InvokeMethod ends on the invoking thread itself: its
+// suspension comes back in the count before the reply goes (the debugger finds
+// it suspended), but its JVMTI suspension is left pending while it waits in
+// Park, where it runs no Java code. The command thread applies pending
+// suspensions before each command that may look at a thread (agent.cc); a
+// resume or the next invoke comes first in an IDE's evaluation and makes it
+// moot, so a run of invokes costs no JVMTI suspend-and-resume nor a hop to the
+// reporter thread.
 #pragma once
 
 #include <jni.h>
@@ -206,6 +215,13 @@ class ThreadControl {
   // Called by the reporter thread after an invoke: suspends the invoking thread
   // again, or every thread (whatever its state before) after a call that resumed all.
   void ResuspendAfterInvoke(JNIEnv* jni, jthread thread);
+  // End of a single-threaded invoke, on the invoking thread after its last JNI
+  // call (`token` from PrepareToPark, taken before): counted as suspended again
+  // at once, its JVMTI suspension pending (see the header comment).
+  void EndSingleThreadedInvoke(void* token);
+  // Command thread, before a command: JVMTI-suspends the threads whose suspension
+  // EndSingleThreadedInvoke left pending. One atomic load when there are none.
+  void ApplyPendingSuspensions();
 
  private:
   struct State {
@@ -225,6 +241,8 @@ class ThreadControl {
     // would; its end suspends in the same scope again, unless the session ended meanwhile.
     bool invoke_single = false;
     bool invoke_resuspend = false;  // ResumeEverything clears it
+    // Counted, parked, not yet JVMTI-suspended (EndSingleThreadedInvoke); in pending_.
+    bool pending = false;
     bool is_virtual = false;
     // One of the agent's own threads (the debugger can name one, e.g. from
     // ReferenceType.Instances of Thread): counted if asked, never suspended.
@@ -263,6 +281,7 @@ class ThreadControl {
   void SuspendBatchLocked(const std::vector<State*>& batch, std::vector<State*>& refused);
   void ResumeBatchLocked(const std::vector<State*>& batch);
   void ResumeAllLocked(JNIEnv* jni);
+  void ClearPendingLocked(State& s);
 
   vmcore::Jvmti jvmti_;
   std::mutex mu_;
@@ -282,6 +301,9 @@ class ThreadControl {
   // VM-level suspensions in force (VirtualMachine.Suspend, SUSPEND_ALL): a thread
   // first seen meanwhile (started since, or not listed then) starts with this count.
   int32_t suspend_all_count_ = 0;
+  // States with `pending` (a handful at most: threads that just ended an invoke).
+  std::vector<State*> pending_;
+  std::atomic<bool> any_pending_{false};
   uint64_t suspend_round_ = 0;
   // States of ended threads wait here so that their global references are
   // deleted outside mu_ (a Java thread makes no JNI call holding it).

@@ -10,7 +10,9 @@ invokes on the main thread: ObjectReference.InvokeMethod, ClassType.InvokeMethod
 ClassType.NewInstance, InterfaceType.InvokeMethod; return values of every type;
 exceptions; INVOKE_SINGLE_THREADED and INVOKE_NONVIRTUAL; other threads resumed
 for the call (or not) and suspended again with their counts; a breakpoint hit
-inside the invoked method; commands answered during a call; the thread-state
+inside the invoked method, and a SUSPEND_NONE event there sent before the reply;
+the thread suspended in the VM after single-threaded calls (PopFrames right
+after); commands answered during a call; the thread-state
 and argument errors (an object of a same-named class from another class
 loader included); a disconnect in the middle of a call. The JDI halves
 (jdi/InvokeJdi.java, eclipse/InvokeEclipse.java) run the common cases through
@@ -30,8 +32,8 @@ import unittest
 
 import harness
 from jdwp_client import (ArrayReference, ClassObjectReference, ClassType, Client, Error, EventRequest, InterfaceType, Method,
-                         ObjectReference, Reader, ReferenceType, StringReference, ThreadReference, VirtualMachine,
-                         i32, i64, jdwp_string)
+                         ObjectReference, Reader, ReferenceType, StackFrame, StringReference, ThreadReference,
+                         VirtualMachine, i32, i64, jdwp_string)
 
 READ_TIMEOUT_S = 60
 EVENT_BREAKPOINT = 2
@@ -535,12 +537,17 @@ class Invoke(unittest.TestCase):
         self.assertEqual(s.string(r.value()[1]), "slept")
 
     def test_breakpoint_inside_invoked_method(self):
+        for options in (0, INVOKE_SINGLE_THREADED):
+            with self.subTest(options=options):
+                self.breakpoint_inside_invoked_method(options)
+
+    def breakpoint_inside_invoked_method(self, options):
         s, c = self.s, self.c
         request = s.set_breakpoint(s.fixture, "breakInside", harness.fixture_line(FIXTURE, "// @bp-inside"),
                                    policy=SUSPEND_EVENT_THREAD)
         try:
             data = (c.type_id(s.fixture) + c.object_id(s.thread) + c.method_id(s.method("breakInside"))
-                    + i32(1) + tagged("I", 5) + i32(0))
+                    + i32(1) + tagged("I", 5) + i32(options))
             pid = c.send_command(ClassType.InvokeMethod, data)
             reply = None
             hit = None
@@ -569,8 +576,39 @@ class Invoke(unittest.TestCase):
             self.assertIsNotNone(hit, "the breakpoint inside the invoked method was reported")
             self.assertEqual(ename(reply.kind), "NONE")
             self.assertEqual(Reader(reply.data, c.sizes).value(), ("I", 15))
-            # Suspended again at @bp-invoke with its count as before.
+            # Suspended again at @bp-invoke with its count as before, and ready for another call.
             self.assertEqual(c.ok(ThreadReference.SuspendCount, c.object_id(s.thread)).int(), 1)
+            self.assertEqual(self.ok(s.invoke_static("retI", [tagged("I", 1)], options=options)), ("I", 2))
+            self.assertEqual(c.frames(s.thread)[0][1][2], s.method("stopHere"))
+        finally:
+            s.clear_breakpoint(request)
+
+    def test_event_of_the_invoking_thread_comes_before_the_reply(self):
+        # A SUSPEND_NONE event inside the invoked method goes out before the
+        # invoke's reply, as stock sends both from one queue.
+        s, c = self.s, self.c
+        request = s.set_breakpoint(s.fixture, "breakInside", harness.fixture_line(FIXTURE, "// @bp-inside"),
+                                   policy=0)
+        try:
+            for options in (0, INVOKE_SINGLE_THREADED):
+                with self.subTest(options=options):
+                    for n in range(5):
+                        data = (c.type_id(s.fixture) + c.object_id(s.thread) + c.method_id(s.method("breakInside"))
+                                + i32(1) + tagged("I", n) + i32(options))
+                        pid = c.send_command(ClassType.InvokeMethod, data)
+                        hit = None
+                        while True:
+                            p = c.read_packet()
+                            if not p.is_reply:
+                                hit = hit if hit is not None else s._breakpoint_thread(p.data, request)
+                                if hit is None:
+                                    c.keep_event(p.data)
+                                continue
+                            self.assertEqual(p.id, pid)
+                            break
+                        self.assertEqual(hit, s.thread, "the event came before the reply")
+                        self.assertEqual(ename(p.kind), "NONE")
+                        self.assertEqual(Reader(p.data, c.sizes).value(), ("I", n * 3))
         finally:
             s.clear_breakpoint(request)
 
@@ -907,26 +945,63 @@ class InvokeWithItsOwnSession(unittest.TestCase):
         finally:
             s.close()
 
+    def test_thread_suspended_in_full_after_single_threaded_invokes(self):
+        # A single-threaded call ends with its thread suspended as before it, in
+        # the VM too: PopFrames (which JVMTI allows only on a suspended thread)
+        # works right after a run of calls; resumed, the thread calls stopHere again.
+        s = InvokeSession(self)
+        try:
+            c = s.client
+            counts = lambda: tuple(c.ok(ThreadReference.SuspendCount, c.object_id(t)).int() for t in (s.main, s.worker))
+            for n in range(3):
+                self.assertEqual(self.ok_value(s.invoke_static("retI", [tagged("I", n)],
+                                                               options=INVOKE_SINGLE_THREADED)), ("I", n + 1))
+            frames = c.frames(s.thread)
+            self.assertEqual(frames[0][1][2], s.method("stopHere"))
+            c.ok(StackFrame.PopFrames, c.object_id(s.thread) + c.frame_id(frames[0][0]))
+            self.assertEqual(counts(), (1, 1))
+            popped = c.frames(s.thread)
+            self.assertEqual(len(popped), len(frames) - 1)
+            self.assertEqual(popped[0][1][2], s.method("main"))
+            c.ok(ThreadReference.Resume, c.object_id(s.thread))
+            # main calls stopHere again: the breakpoint (SUSPEND_ALL) stops it there.
+            self.assertEqual(s.wait_breakpoint(s.bp_request), s.thread)
+            self.assertEqual(counts(), (1, 2))
+            self.assertEqual(self.ok_value(s.invoke_static("retI", [tagged("I", 7)], options=INVOKE_SINGLE_THREADED)),
+                             ("I", 8))
+            self.assertEqual(c.frames(s.thread)[0][1][2], s.method("stopHere"))
+        finally:
+            s.close()
+
+    def ok_value(self, result):
+        error, value, exception = result
+        self.assertEqual(ename(error), "NONE")
+        self.assertEqual(exception[1], 0, "no exception expected")
+        return value
+
+
 class InvokeDisconnect(unittest.TestCase):
     def setUp(self):
         self.cfg = harness.config()
 
     def test_disconnect_during_invoke_leaves_the_vm_running(self):
-        s = InvokeSession(self)
-        try:
-            c = s.client
-            s.clear_breakpoint(s.bp_request)
-            s.release()
-            data = (c.type_id(s.fixture) + c.object_id(s.thread) + c.method_id(s.method("sleepMs")) + i32(1)
-                    + tagged("J", 1000) + i32(0))
-            c.send_command(ClassType.InvokeMethod, data)
-            c.sock.shutdown(socket.SHUT_RDWR)
-            c.close()
-            # The call completes, the session's end resumes everything, and main runs to its end.
-            s.debuggee.wait_for_output(r"(?m)^done$", 60)
-            self.assertEqual(s.debuggee.wait(30), 0)
-        finally:
-            s.debuggee.__exit__(None, None, None)
+        for options in (0, INVOKE_SINGLE_THREADED):
+            with self.subTest(options=options):
+                s = InvokeSession(self)
+                try:
+                    c = s.client
+                    s.clear_breakpoint(s.bp_request)
+                    s.release()
+                    data = (c.type_id(s.fixture) + c.object_id(s.thread) + c.method_id(s.method("sleepMs")) + i32(1)
+                            + tagged("J", 1000) + i32(options))
+                    c.send_command(ClassType.InvokeMethod, data)
+                    c.sock.shutdown(socket.SHUT_RDWR)
+                    c.close()
+                    # The call completes, the session's end resumes everything, and main runs to its end.
+                    s.debuggee.wait_for_output(r"(?m)^done$", 60)
+                    self.assertEqual(s.debuggee.wait(30), 0)
+                finally:
+                    s.debuggee.__exit__(None, None, None)
 
 
 if __name__ == "__main__":

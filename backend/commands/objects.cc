@@ -131,7 +131,9 @@ void StartInvoke(Context& c, JNIEnv* jni, jdwp::ThreadId thread_id, CallKind kin
   auto gklass = static_cast<jclass>(jni->NewGlobalRef(klass));
   jobject gthread = jni->NewGlobalRef(*thread);
   Context* cp = &c;
-  auto work = [cp, kind, gobj, gklass, gthread, m, args, globals, ret, later](JNIEnv* tjni) {
+  const bool single_threaded = (options & jdwp::InvokeOptions::kInvokeSingleThreaded) != 0;
+  const uint64_t epoch = c.events->epoch();  // a reply for this session only
+  auto work = [cp, kind, gobj, gklass, gthread, m, args, globals, ret, later, single_threaded, epoch](JNIEnv* tjni) {
     std::vector<uint8_t> packet;
     {
       vmcore::LocalFrame frame(tjni, 32);
@@ -148,11 +150,20 @@ void StartInvoke(Context& c, JNIEnv* jni, jdwp::ThreadId thread_id, CallKind kin
     for (jobject g : *globals) tjni->DeleteGlobalRef(g);
     if (gobj) tjni->DeleteGlobalRef(gobj);
     tjni->DeleteGlobalRef(gklass);
-    // The reporter re-suspends this thread, then sends the reply; no JNI after this.
+    if (single_threaded) {
+      // The thread counts itself suspended again and sends the reply; the JVMTI
+      // suspension waits for the next command (ThreadControl::EndSingleThreadedInvoke).
+      void* token = cp->threads.PrepareToPark(tjni, static_cast<jthread>(gthread));
+      tjni->DeleteGlobalRef(gthread);  // the last JNI call: the thread is counted suspended from here
+      cp->threads.EndSingleThreadedInvoke(token);
+      cp->events->SendInvokeReply(epoch, std::move(packet));
+      return;
+    }
+    // The reporter re-suspends this thread (every thread after a call that resumed
+    // all), then sends the reply; no JNI after this.
     cp->events->SendAfterInvoke(tjni, static_cast<jthread>(gthread), std::move(packet));
   };
-  auto started = c.threads.StartInvoke(jni, *thread, (options & jdwp::InvokeOptions::kInvokeSingleThreaded) != 0,
-                                       std::move(work));
+  auto started = c.threads.StartInvoke(jni, *thread, single_threaded, std::move(work));
   // As stock: an invocation resumes threads, so events (one inside the invoked
   // method, say) no longer wait for a resume after a SUSPEND_ALL one (events.h).
   if (started) c.events->UnblockAfterResume();
