@@ -554,11 +554,11 @@ ThreadControl::State* ThreadControl::SelfState(JNIEnv* jni, jthread self) {
   return s;
 }
 
-void* ThreadControl::PrepareToPark(JNIEnv* jni, jthread self) {
+void* ThreadControl::PrepareToPark(JNIEnv* jni, jthread self, bool for_event) {
   State* s = SelfState(jni, self);
   std::lock_guard lock(mu_);
   s->parked = true;
-  s->event_pending = true;
+  s->event_pending = for_event;
   return s;
 }
 

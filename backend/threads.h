@@ -153,7 +153,8 @@ class ThreadControl {
   // PrepareToPark before the event is handed to the reporter, Park after.
   // PrepareToPark marks the thread's event as with the reporter: Park then
   // waits for EventHandled too (one wait instead of two hand-offs).
-  void* PrepareToPark(JNIEnv* jni, jthread self);
+  // `for_event`: false where no event goes to the reporter (the end of an invoke).
+  void* PrepareToPark(JNIEnv* jni, jthread self, bool for_event = true);
   void Park(JNIEnv* jni, void* token);
   // Reporter side: the event of the thread parked as `token` was handled (its
   // suspension applied, the packet sent, or dropped). Wakes it only if that

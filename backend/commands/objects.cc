@@ -153,7 +153,7 @@ void StartInvoke(Context& c, JNIEnv* jni, jdwp::ThreadId thread_id, CallKind kin
     if (single_threaded) {
       // The thread counts itself suspended again and sends the reply; the JVMTI
       // suspension waits for the next command (ThreadControl::EndSingleThreadedInvoke).
-      void* token = cp->threads.PrepareToPark(tjni, static_cast<jthread>(gthread));
+      void* token = cp->threads.PrepareToPark(tjni, static_cast<jthread>(gthread), /*for_event=*/false);
       tjni->DeleteGlobalRef(gthread);  // the last JNI call: the thread is counted suspended from here
       cp->threads.EndSingleThreadedInvoke(token);
       cp->events->SendInvokeReply(epoch, std::move(packet));
