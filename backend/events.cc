@@ -635,10 +635,11 @@ void EventManager::SetGlobalMode(jvmtiEvent event, bool on) {
 }
 
 void EventManager::UpdateEventModes(JNIEnv*) {
-  // Once tracking unloads, every class prepared while a session is active is
-  // tagged (ActivateSession tags those prepared between sessions): a class
-  // loaded in one session may unload in the next one.
-  bool exception = false, class_prepare = unloads_.started() && session_active_, entry = false, exit = false, access = false,
+  // While a session is active every prepared class is met: the class table
+  // lists it (class_table.h), and once tracking unloads it is tagged
+  // (ActivateSession tags those prepared between sessions): a class loaded in
+  // one session may unload in the next one.
+  bool exception = false, class_prepare = session_active_, entry = false, exit = false, access = false,
        modification = false;
   bool contended_enter = false, contended_entered = false, wait = false, waited = false;
   for (auto& r : requests_) {
@@ -1320,6 +1321,7 @@ void EventManager::OnException(JNIEnv* jni, jthread thread, jmethodID method, jl
 }
 
 void EventManager::OnClassPrepare(JNIEnv* jni, jthread thread, jclass klass) {
+  ctx_.classes.Prepared(jni, klass);  // listed before the debugger hears of it
   unloads_.Track(klass);
   ReportUnloads(jni, thread);
   std::vector<ev::EventData> events;
