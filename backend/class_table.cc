@@ -239,15 +239,24 @@ void ClassTable::FillGeneric(jvmtiEnv* env, jclass klass, Entry& e) {
   if (generic) env->Deallocate(reinterpret_cast<unsigned char*>(generic));
 }
 
+namespace {
+
+// The ID of `klass` in the object table's `generation`, counted as sent: the
+// cached one (`id`, issued in `id_generation`) if this session issued it and
+// the debugger has not disposed of it, else the object table's (then cached).
+jdwp::ReferenceTypeId SessionId(ObjectTable& objects, uint64_t generation, JNIEnv* jni, jclass klass, uint64_t& id,
+                                uint64_t& id_generation) {
+  if (id != 0 && id_generation == generation && objects.Resend(jdwp::ObjectId{id})) return jdwp::ReferenceTypeId{id};
+  jdwp::ObjectId fresh = objects.IdOf(jni, klass);
+  id = fresh.value;
+  id_generation = generation;
+  return jdwp::IdCast<jdwp::ReferenceTypeId>(fresh);
+}
+
+}  // namespace
+
 jdwp::ReferenceTypeId ClassTable::IdOf(JNIEnv* jni, jclass klass, Entry& e) {
-  const uint64_t generation = objects_.generation();
-  // The cached ID, if this session issued it and the debugger has not disposed of it.
-  if (e.id != 0 && e.id_generation == generation && objects_.Resend(jdwp::ObjectId{e.id}))
-    return jdwp::ReferenceTypeId{e.id};
-  jdwp::ObjectId id = objects_.IdOf(jni, klass);
-  e.id = id.value;
-  e.id_generation = generation;
-  return jdwp::IdCast<jdwp::ReferenceTypeId>(id);
+  return SessionId(objects_, objects_.generation(), jni, klass, e.id, e.id_generation);
 }
 
 void ClassTable::Emit(const Entry& e, jdwp::ReferenceTypeId id, bool generic, const Visit& visit) {
@@ -263,6 +272,8 @@ jdwp::Result<void> ClassTable::All(JNIEnv* jni, bool generic, const Visit& visit
   jvmtiError err = env->GetLoadedClasses(&loaded.count, &loaded.classes);
   if (err != JVMTI_ERROR_NONE) return jdwp::Fail(jdwp::ErrorCode::kInternal, "GetLoadedClasses failed");
   const uint64_t scan = ++scan_;
+  // Sessions end on this (the command) thread only: the generation holds for the scan.
+  const uint64_t generation = objects_.generation();
   for (; loaded.next < loaded.count; ++loaded.next) {
     jclass k = loaded.classes[loaded.next];
     Entry* e = Find(env, k);
@@ -277,7 +288,7 @@ jdwp::Result<void> ClassTable::All(JNIEnv* jni, bool generic, const Visit& visit
     if (e) {
       e->seen = scan;
       if (generic) FillGeneric(env, k, *e);
-      Emit(*e, IdOf(jni, k, *e), generic, visit);
+      Emit(*e, SessionId(objects_, generation, jni, k, e->id, e->id_generation), generic, visit);
     }
     jni->DeleteLocalRef(k);
   }
