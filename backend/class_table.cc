@@ -89,6 +89,7 @@ bool ClassTable::SyncLocked(JNIEnv* jni, jvmtiEnv* env) {
   if (env->GetLoadedClasses(&loaded.count, &loaded.classes) != JVMTI_ERROR_NONE) return false;
   const uint64_t scan = ++scan_;
   entries_.reserve(static_cast<size_t>(loaded.count));
+  by_signature_.reserve(static_cast<size_t>(loaded.count));
   for (; loaded.next < loaded.count; ++loaded.next) {
     jclass k = loaded.classes[loaded.next];
     Entry* e = Find(env, k);
