@@ -469,6 +469,8 @@ bool Agent::EnableSessionEvents(JNIEnv* jni) {
       Log().warn("cannot enable VirtualThreadStart events");
   }
   events_.ActivateSession(jni);
+  // ClassPrepare is on now: a class prepared meanwhile is met by one or the other.
+  (void)ctx_.classes.Sync(jni);
   session_events_ = true;
   Log().debug("session events on (thread start/end, breakpoints, frame pops{})",
              virtual_threads_ ? ", virtual thread start/end" : "");
@@ -1234,6 +1236,8 @@ void Agent::EndSession(JNIEnv* jni) {
   ctx_.threads.ResumeEverything(jni);
   ctx_.objects.Reset(jni);
   DisableSessionEvents(jni);
+  // Off the next debugger's path: its first class scan finds the IDs given.
+  if (!ctx_.vm_dead) ctx_.classes.ReserveIds(jni);
   std::lock_guard lock(mu_);
   session_ = 0;
 }

@@ -14,6 +14,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "backend/class_table.h"
 #include "backend/ids.h"
 #include "backend/options.h"
 #include "backend/smap.h"
@@ -46,12 +47,13 @@ enum class ThreadNeeds {
 
 struct Context {
   Context(JavaVM* vm_in, jvmtiEnv* env, Options opts)
-      : vm(vm_in), jvmti(env), options(std::move(opts)), objects(jvmti), threads(jvmti) {}
+      : vm(vm_in), jvmti(env), options(std::move(opts)), objects(jvmti), classes(objects), threads(jvmti) {}
 
   JavaVM* vm;
   vmcore::Jvmti jvmti;
   Options options;
   ObjectTable objects;
+  ClassTable classes;  // what AllClasses and ClassesBySignature list (class_table.h)
   MemberIds members;
   ThreadControl threads;
   EventManager* events = nullptr;

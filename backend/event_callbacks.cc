@@ -154,6 +154,7 @@ void EventManager::OnException(JNIEnv* jni, jthread thread, jmethodID method, jl
 }
 
 void EventManager::OnClassPrepare(JNIEnv* jni, jthread thread, jclass klass) {
+  ctx_.classes.Prepared(jni, klass);  // listed before the debugger hears of it
   unloads_.Track(klass);
   ReportUnloads(jni, thread);
   std::vector<ev::EventData> events;

@@ -460,10 +460,11 @@ void EventManager::SetGlobalMode(jvmtiEvent event, bool on) {
 }
 
 void EventManager::UpdateEventModes(JNIEnv*) {
-  // Once tracking unloads, every class prepared while a session is active is
-  // tagged (ActivateSession tags those prepared between sessions): a class
-  // loaded in one session may unload in the next one.
-  bool exception = false, class_prepare = unloads_.started() && session_active_, entry = false, exit = false, access = false,
+  // While a session is active every prepared class is met: the class table
+  // lists it (class_table.h), and once tracking unloads it is tagged
+  // (ActivateSession tags those prepared between sessions): a class loaded in
+  // one session may unload in the next one.
+  bool exception = false, class_prepare = session_active_, entry = false, exit = false, access = false,
        modification = false;
   bool contended_enter = false, contended_entered = false, wait = false, waited = false;
   for (auto& r : requests_) {

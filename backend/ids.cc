@@ -6,22 +6,22 @@ namespace jdwpx::backend {
 
 using jdwp::ErrorCode;
 
-std::optional<jdwp::ObjectId> ObjectTable::Known(jlong tag) {
+std::optional<jdwp::ObjectId> ObjectTable::Known(jlong tag, int64_t sent) {
   if (tag == 0) return std::nullopt;
   std::lock_guard lock(mu_);
   auto* slot = slots_.Find(static_cast<uint64_t>(tag));
   if (!slot) return std::nullopt;
-  ++slot->refs;
+  slot->refs += sent;
   return jdwp::ObjectId{static_cast<uint64_t>(tag)};
 }
 
-jdwp::ObjectId ObjectTable::IdOf(JNIEnv* jni, jobject obj) {
+jdwp::ObjectId ObjectTable::Assign(JNIEnv* jni, jobject obj, int64_t sent) {
   if (obj == nullptr) return jdwp::ObjectId{};
   // JVM calls happen with mu_ released: a Java thread calling this from an event
   // callback may be suspended inside any of them, and must not hold mu_ then.
   auto tag = jvmti_.GetTag(obj);
   if (tag) {
-    if (auto id = Known(*tag)) return *id;
+    if (auto id = Known(*tag, sent)) return *id;
   }
   // First sight: assignments are serialized so two threads tagging the same
   // object at once cannot give it two IDs. Holding assign_mu_ across JVM calls
@@ -30,7 +30,7 @@ jdwp::ObjectId ObjectTable::IdOf(JNIEnv* jni, jobject obj) {
   std::lock_guard assign(assign_mu_);
   tag = jvmti_.GetTag(obj);
   if (tag) {
-    if (auto id = Known(*tag)) return *id;
+    if (auto id = Known(*tag, sent)) return *id;
   }
   jweak weak = jni->NewWeakGlobalRef(obj);
   if (!weak) return jdwp::ObjectId{};
@@ -38,7 +38,7 @@ jdwp::ObjectId ObjectTable::IdOf(JNIEnv* jni, jobject obj) {
   {
     std::lock_guard lock(mu_);
     id = next_id_++;
-    slots_.Insert(id, weak).refs = 1;
+    slots_.Insert(id, weak).refs = sent;
   }
   if (!jvmti_.SetTag(obj, static_cast<jlong>(id))) {
     {
@@ -131,6 +131,7 @@ void ObjectTable::Reset(JNIEnv* jni) {
     slots_.ForEach([&](uint64_t id, IdSlots<jweak>::Slot& slot) { Drop(jni, id, slot); });
     slots_.Clear();
     pinned_.clear();
+    ++generation_;
   }
   Log().debug("object table: reset, {} ids dropped, {} ids left", dropped, size());
 }
@@ -138,6 +139,19 @@ void ObjectTable::Reset(JNIEnv* jni) {
 size_t ObjectTable::size() {
   std::lock_guard lock(mu_);
   return slots_.size();
+}
+
+uint64_t ObjectTable::generation() {
+  std::lock_guard lock(mu_);
+  return generation_;
+}
+
+bool ObjectTable::Resend(jdwp::ObjectId id) {
+  std::lock_guard lock(mu_);
+  auto* slot = slots_.Find(id.value);
+  if (!slot) return false;
+  ++slot->refs;
+  return true;
 }
 
 void MemberIds::AddMethod(jmethodID m) {

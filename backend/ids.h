@@ -33,7 +33,10 @@ class ObjectTable {
   explicit ObjectTable(vmcore::Jvmti jvmti) : jvmti_(jvmti) {}
 
   // The ID of `obj` (0 for null), assigning one on first sight.
-  jdwp::ObjectId IdOf(JNIEnv* jni, jobject obj);
+  jdwp::ObjectId IdOf(JNIEnv* jni, jobject obj) { return Assign(jni, obj, 1); }
+  // The same, but not counted as sent to the debugger (an ID given out ahead
+  // of need: ClassTable::ReserveIds); Resend counts it when it goes out.
+  jdwp::ObjectId Reserve(JNIEnv* jni, jobject obj) { return Assign(jni, obj, 0); }
   // A new local reference to the object, or INVALID_OBJECT for an unknown or collected ID.
   // ID 0 yields nullptr (the caller decides whether null is legal).
   jdwp::Result<jobject> Resolve(JNIEnv* jni, jdwp::ObjectId id);
@@ -48,10 +51,17 @@ class ObjectTable {
   // IDs are still never reused: the next session's IDs continue the count.
   void Reset(JNIEnv* jni);
   size_t size();
+  // Bumped by Reset: an ID cached elsewhere is valid only in the generation
+  // that issued it (ClassTable).
+  uint64_t generation();
+  // `id` is sent once more (its debugger count bumped), if it is still known
+  // (not disposed, not reset); false otherwise.
+  bool Resend(jdwp::ObjectId id);
 
  private:
-  // The ID a tag stands for (its debugger count bumped), if it is one of ours.
-  std::optional<jdwp::ObjectId> Known(jlong tag);
+  jdwp::ObjectId Assign(JNIEnv* jni, jobject obj, int64_t sent);
+  // The ID a tag stands for (its debugger count bumped by `sent`), if it is one of ours.
+  std::optional<jdwp::ObjectId> Known(jlong tag, int64_t sent);
   // Unpins, untags and forgets the ID of `slot` (mu_ held).
   void Drop(JNIEnv* jni, uint64_t id, IdSlots<jweak>::Slot& slot);
 
@@ -61,6 +71,7 @@ class ObjectTable {
   IdSlots<jweak> slots_;  // each ID's weak reference and debugger count
   std::unordered_map<uint64_t, jobject> pinned_;  // strong refs while DisableCollection is in force
   uint64_t next_id_ = 1;
+  uint64_t generation_ = 1;  // mu_
 };
 
 // Method and field IDs the agent has handed out.

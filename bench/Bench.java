@@ -1066,8 +1066,20 @@ public final class Bench {
       new Metric("  debuggee RSS growth, 50 MB string", "MB", Better.LOWER, "%.1f");
   static final Metric STACK_WALK =
       new Metric("Frames + GetValues of each, 2000 frames (walk)", "ms", Better.LOWER, "%.1f");
+  // Class scans (issue 13 item 6): 10k+ classes loaded before the first
+  // debugger attaches (suspend=n), then two sessions one after the other.
   static final Metric ALL_CLASSES_FIRST =
-      new Metric("VirtualMachine.AllClasses 10k+ classes (first)", "ms", Better.LOWER, "%.1f");
+      new Metric("VirtualMachine.AllClasses 10k+ classes, 1st session, 1st call", "ms", Better.LOWER, "%.1f");
+  static final Metric ALL_CLASSES_REPEATED =
+      new Metric("  AllClasses, 1st session, later calls", "ms", Better.LOWER, "%.1f");
+  static final Metric ALL_CLASSES_LATER =
+      new Metric("  AllClasses, 2nd session, 1st call", "ms", Better.LOWER, "%.1f");
+  static final Metric ALL_CLASSES_GENERIC_LATER =
+      new Metric("  AllClassesWithGeneric, 2nd session, 1st call", "ms", Better.LOWER, "%.1f");
+  static final Metric CLASSES_BY_SIGNATURE_FIRST =
+      new Metric("  ClassesBySignature, 1st session, 1st call", "ms", Better.LOWER, "%.2f");
+  static final Metric CLASSES_BY_SIGNATURE_LATER =
+      new Metric("  ClassesBySignature, 2nd session (per call)", "ms", Better.LOWER, "%.2f");
   static final Metric INSTANCE_COUNTS =
       new Metric("VirtualMachine.InstanceCounts 1M objects", "ms", Better.LOWER, "%.1f");
   // Many threads (issue 13 item 8): what an IDE does on every stop, at a
@@ -1110,7 +1122,8 @@ public final class Bench {
       LOAD_FILTERED_RATIO,
       INVOKE_SINGLE, INVOKE_ALL, SESSION_CYCLE, SESSION_RSS,
       OBJECT_ARRAY_CALL, OBJECT_ARRAY_RSS, LONG_ARRAY_CALL, LONG_ARRAY_RSS, STRING_CALL, STRING_RSS,
-      STACK_WALK, ALL_CLASSES_FIRST, INSTANCE_COUNTS);
+      STACK_WALK, ALL_CLASSES_FIRST, ALL_CLASSES_REPEATED, ALL_CLASSES_LATER, ALL_CLASSES_GENERIC_LATER,
+      CLASSES_BY_SIGNATURE_FIRST, CLASSES_BY_SIGNATURE_LATER, INSTANCE_COUNTS);
 
   static List<Metric> withThreadRows(Metric... metrics) {
     List<Metric> all = new ArrayList<>(List.of(metrics));
@@ -1894,19 +1907,72 @@ public final class Bench {
     }
   }
 
-  /** The first VirtualMachine.AllClasses of a connection, with BenchTarget.GENERATED_CLASSES extra classes loaded. */
-  Map<Metric, Double> allClassesFirstCall(Debuggee debuggee) throws Exception {
-    try (Jdwp jdwp = attachRaw(debuggee)) {
-      long start = System.nanoTime();
-      int classes = measure(debuggee, "VirtualMachine.AllClasses",
-          () -> jdwp.command("VirtualMachine.AllClasses", 1, 3, new Body()).i32());
-      double ms = (System.nanoTime() - start) / 1e6;
-      if (classes < BenchTarget.GENERATED_CLASSES) {
-        throw BenchFailure.measured("AllClasses listed " + classes + " classes, expected over "
-            + BenchTarget.GENERATED_CLASSES);
-      }
-      return Map.of(ALL_CLASSES_FIRST, ms);
+  /** The number of classes an AllClasses or AllClassesWithGeneric reply lists (checked: over BenchTarget's). */
+  static int classCount(Reply reply) throws BenchFailure {
+    int classes = reply.i32();
+    if (classes < BenchTarget.GENERATED_CLASSES) {
+      throw BenchFailure.measured("AllClasses listed " + classes + " classes, expected over "
+          + BenchTarget.GENERATED_CLASSES);
     }
+    return classes;
+  }
+
+  static double msSince(long start) {
+    return (System.nanoTime() - start) / 1e6;
+  }
+
+  /**
+   * Class scans over BenchTarget.GENERATED_CLASSES extra classes, all loaded
+   * before the first debugger comes (the debuggee runs with suspend=n): the
+   * first AllClasses of the first session, later calls in that session, a
+   * ClassesBySignature; then the debugger leaves, another attaches, and the
+   * first ClassesBySignature calls (one per class, each a class not asked for
+   * before in that session), AllClasses and AllClassesWithGeneric of that
+   * session. Every measured call comes right after the handshake and IDSizes,
+   * as a debugger's first commands do.
+   */
+  Map<Metric, Double> classScans(Debuggee debuggee) throws Exception {
+    debuggee.awaitReady();
+    Map<Metric, Double> out = new HashMap<>();
+    int port = debuggee.awaitListening(0);
+    try (Jdwp jdwp = new Jdwp(port, (int) settings.launchTimeoutMs())) {
+      jdwp.readTimeout((int) settings.cellTimeoutMs());
+      long start = System.nanoTime();
+      measure(debuggee, "AllClasses, first session",
+          () -> classCount(jdwp.command("VirtualMachine.AllClasses", 1, 3, new Body())));
+      out.put(ALL_CLASSES_FIRST, msSince(start));
+      Timing repeated = timeCalls(debuggee, "AllClasses, first session, again", () -> {
+        classCount(jdwp.command("VirtualMachine.AllClasses", 1, 3, new Body()));
+        return null;
+      });
+      out.put(ALL_CLASSES_REPEATED, repeated.medianMs());
+      start = System.nanoTime();
+      measure(debuggee, "ClassesBySignature, first session", () -> jdwp.classBySignature("LGen5000;"));
+      out.put(CLASSES_BY_SIGNATURE_FIRST, msSince(start));
+    }
+    port = debuggee.awaitListening(1);
+    try (Jdwp jdwp = new Jdwp(port, (int) settings.launchTimeoutMs())) {
+      jdwp.readTimeout((int) settings.cellTimeoutMs());
+      int calls = settings.inspectCalls();
+      long[] nanos = new long[calls];
+      for (int i = 0; i < calls; i++) {
+        String signature = "LGen" + (1000 + i * 997 % 9000) + ";";
+        long start = System.nanoTime();
+        measure(debuggee, "ClassesBySignature " + signature + ", second session", () -> jdwp.classBySignature(signature));
+        nanos[i] = System.nanoTime() - start;
+      }
+      Arrays.sort(nanos);
+      out.put(CLASSES_BY_SIGNATURE_LATER, median(nanos) / 1e6);
+      long start = System.nanoTime();
+      measure(debuggee, "AllClasses, second session",
+          () -> classCount(jdwp.command("VirtualMachine.AllClasses", 1, 3, new Body())));
+      out.put(ALL_CLASSES_LATER, msSince(start));
+      start = System.nanoTime();
+      measure(debuggee, "AllClassesWithGeneric, second session",
+          () -> classCount(jdwp.command("VirtualMachine.AllClassesWithGeneric", 1, 20, new Body())));
+      out.put(ALL_CLASSES_GENERIC_LATER, msSince(start));
+    }
+    return out;
   }
 
   /** VirtualMachine.InstanceCounts of the class of BenchTarget.OBJECT_COUNT live objects. */
@@ -2206,18 +2272,19 @@ public final class Bench {
   }
 
   /** One way of running a scenario's workload (e.g. with or without requests), and what it measures. */
-  record Variant(String label, List<Metric> metrics, Scenario body, String ourOptions) {
+  // ourOptions: our agent only (stock's cell stays empty); options: both agents.
+  record Variant(String label, List<Metric> metrics, Scenario body, String ourOptions, String options) {
     Variant(String label, Metric metric, Scenario body) {
-      this(label, List.of(metric), body, null);
+      this(label, List.of(metric), body, null, null);
     }
 
     Variant(String label, List<Metric> metrics, Scenario body) {
-      this(label, metrics, body, null);
+      this(label, metrics, body, null, null);
     }
 
     /** A variant that runs only our agent, with these options added (jdwpx extensions). */
     static Variant oursWith(String label, Metric metric, String options, Scenario body) {
-      return new Variant(label, List.of(metric), body, options);
+      return new Variant(label, List.of(metric), body, options, null);
     }
   }
 
@@ -2251,6 +2318,9 @@ public final class Bench {
             continue;  // a jdwpx option: stock's cell stays empty ("-")
           }
           Agent configured = variant.ourOptions() == null ? agent : agent.with(variant.ourOptions());
+          if (variant.options() != null) {
+            configured = configured.with(variant.options());
+          }
           Outcome outcome = attempt(configured, label + " " + (run + 1) + "/" + repetitions, mode, variant.body());
           if (outcome.failure() != null) {
             failed.put(variant, outcome);
@@ -2373,7 +2443,9 @@ public final class Bench {
     runRepeated("long[] values", runs, List.of(LONG_ARRAY_CALL, LONG_ARRAY_RSS), "longs", this::longArray);
     runRepeated("string value", runs, List.of(STRING_CALL, STRING_RSS), "string", this::stringValue);
     runRepeated("stack walk", runs, List.of(STACK_WALK), "stack", this::stackWalk);
-    runRepeated("AllClasses", runs, List.of(ALL_CLASSES_FIRST), "classes", this::allClassesFirstCall);
+    runVariants("AllClasses", runs, "classes", List.of(new Variant("", List.of(ALL_CLASSES_FIRST, ALL_CLASSES_REPEATED,
+        CLASSES_BY_SIGNATURE_FIRST, CLASSES_BY_SIGNATURE_LATER, ALL_CLASSES_LATER, ALL_CLASSES_GENERIC_LATER),
+        this::classScans, null, ",suspend=n")));
     runRepeated("InstanceCounts", runs, List.of(INSTANCE_COUNTS), "objects", this::instanceCounts);
     runManyThreads();
     printTable();

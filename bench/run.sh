@@ -65,7 +65,12 @@
 #                                        Status and FrameCount of every thread (per thread);
 #                                        medians of 5 stops; --quick: 100 and 1,000 only.
 #                                        Rows "N over 100": per-thread cost growth (goal <= 1.2)
-#   Object[] values, long[] values, string value, stack walk, AllClasses,
+#   AllClasses                           class scans (raw JDWP), 10k+ classes loaded before the
+#                                        first debugger (suspend=n): 1st session's first AllClasses,
+#                                        its later calls, a ClassesBySignature; then a 2nd session:
+#                                        ClassesBySignature per call, first AllClasses, first
+#                                        AllClassesWithGeneric (each right after the handshake)
+#   Object[] values, long[] values, string value, stack walk,
 #   InstanceCounts                       inspection commands over big data (raw JDWP)
 # --quick: 1 run each, small counts (the whole run takes a few minutes on a quiet
 # machine); full: several runs each, medians.

@@ -3,6 +3,7 @@
 
 #include "backend/agent.h"
 #include "backend/errors.h"
+#include "backend/events.h"
 #include "backend/wire_string.h"
 #include "jdwp/commands/all.h"
 #include "vmcore/mutf8.h"
@@ -94,6 +95,15 @@ jdwp::Result<std::vector<Entry>> LoadedTypes(Context& ctx, JNIEnv* jni, Fill fil
   return out;
 }
 
+// The class table is built after the first scan that finds it missing
+// (class_table.h): that scan asks the VM directly, as before.
+void PostTableBuild(Context& ctx) {
+  if (ctx.events && ctx.events->post_command && ctx.classes.TakeBuild()) {
+    Context* c = &ctx;
+    ctx.events->post_command([c](JNIEnv* jni) { (void)c->classes.Sync(jni, /*build=*/true); });
+  }
+}
+
 }  // namespace
 
 void RegisterVirtualMachine(Dispatcher& d, Context& ctx, Agent& agent, JNIEnv** jni_slot) {
@@ -117,10 +127,19 @@ void RegisterVirtualMachine(Dispatcher& d, Context& ctx, Agent& agent, JNIEnv** 
     return r;
   });
 
+  // From the class table (class_table.h) once a session has filled it; from
+  // the VM's list of loaded classes when the VM offers no object tags.
   d.Bind<VM::ClassesBySignature>([c, J](const VM::ClassesBySignature::Request& req)
                                      -> jdwp::Result<VM::ClassesBySignature::Reply> {
-    std::string wanted = FromWireString(req.signature);
     VM::ClassesBySignature::Reply r;
+    if (c->classes.ready()) {
+      RETURN_IF_ERROR(c->classes.BySignature(J(), req.signature, [&](const ClassTable::Listed& t) {
+        r.classes.push_back({t.tag, t.id, t.status});
+      }));
+      return r;
+    }
+    std::string wanted = FromWireString(req.signature);
+    PostTableBuild(*c);
     ASSIGN_OR_RETURN(r.classes, LoadedTypes<VM::ClassesBySignature::Class>(
                                     *c, J(), [&](const LoadedType& t, VM::ClassesBySignature::Class& e) {
                                       auto sig = c->jvmti.GetClassSignatureOnly(t.klass);
@@ -135,6 +154,14 @@ void RegisterVirtualMachine(Dispatcher& d, Context& ctx, Agent& agent, JNIEnv** 
 
   d.Bind<VM::AllClasses>([c, J](const VM::AllClasses::Request&) -> jdwp::Result<VM::AllClasses::Reply> {
     VM::AllClasses::Reply r;
+    if (c->classes.ready()) {
+      r.classes.reserve(c->classes.size() + 64);
+      RETURN_IF_ERROR(c->classes.All(J(), false, [&](const ClassTable::Listed& t) {
+        r.classes.push_back({t.tag, t.id, t.signature, t.status});
+      }));
+      return r;
+    }
+    PostTableBuild(*c);
     ASSIGN_OR_RETURN(r.classes, LoadedTypes<VM::AllClasses::Class>(
                                     *c, J(), [&](const LoadedType& t, VM::AllClasses::Class& e) {
                                       auto sig = c->jvmti.GetClassSignatureOnly(t.klass);
@@ -151,6 +178,14 @@ void RegisterVirtualMachine(Dispatcher& d, Context& ctx, Agent& agent, JNIEnv** 
   d.Bind<VM::AllClassesWithGeneric>([c, J](const VM::AllClassesWithGeneric::Request&)
                                         -> jdwp::Result<VM::AllClassesWithGeneric::Reply> {
     VM::AllClassesWithGeneric::Reply r;
+    if (c->classes.ready()) {
+      r.classes.reserve(c->classes.size() + 64);
+      RETURN_IF_ERROR(c->classes.All(J(), true, [&](const ClassTable::Listed& t) {
+        r.classes.push_back({t.tag, t.id, t.signature, t.generic, t.status});
+      }));
+      return r;
+    }
+    PostTableBuild(*c);
     ASSIGN_OR_RETURN(r.classes, LoadedTypes<VM::AllClassesWithGeneric::Class>(
                                     *c, J(), [&](const LoadedType& t, VM::AllClassesWithGeneric::Class& e) {
                                       auto sig = c->jvmti.GetClassSignature(t.klass);
@@ -328,6 +363,7 @@ void RegisterVirtualMachine(Dispatcher& d, Context& ctx, Agent& agent, JNIEnv** 
     auto redefined = c->jvmti.RedefineClasses(definitions);
     // Methods kept their jmethodIDs but may have new code: cached line tables go.
     c->ForgetMethodCaches();
+    c->classes.ForgetGenerics();
     VM_RETURN_IF_ERROR(std::move(redefined));
     // JVMTI cleared the breakpoints in these classes; as stock, their requests go too.
     c->events->ForgetBreakpointsIn(J(), classes);

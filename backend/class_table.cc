@@ -1,0 +1,328 @@
+#include "backend/class_table.h"
+
+#include <chrono>
+
+#include "backend/log.h"
+#include "backend/wire_string.h"
+#include "jdwp/constants.h"
+
+namespace jdwpx::backend {
+
+namespace {
+
+int32_t JdwpStatus(jint jvmti_status) {
+  int32_t out = 0;
+  if (jvmti_status & JVMTI_CLASS_STATUS_VERIFIED) out |= jdwp::ClassStatus::kVerified;
+  if (jvmti_status & JVMTI_CLASS_STATUS_PREPARED) out |= jdwp::ClassStatus::kPrepared;
+  if (jvmti_status & JVMTI_CLASS_STATUS_INITIALIZED) out |= jdwp::ClassStatus::kInitialized;
+  if (jvmti_status & JVMTI_CLASS_STATUS_ERROR) out |= jdwp::ClassStatus::kError;
+  return out;
+}
+
+// What AllClasses lists (as stock): prepared classes and arrays; the content of
+// others cannot be read yet. Primitive classes are never listed.
+bool Listable(jint jvmti_status) {
+  return (jvmti_status & JVMTI_CLASS_STATUS_PRIMITIVE) == 0 &&
+         (jvmti_status & (JVMTI_CLASS_STATUS_PREPARED | JVMTI_CLASS_STATUS_ARRAY)) != 0;
+}
+
+bool Final(jint jvmti_status) {
+  return (jvmti_status & (JVMTI_CLASS_STATUS_INITIALIZED | JVMTI_CLASS_STATUS_ERROR | JVMTI_CLASS_STATUS_ARRAY)) != 0;
+}
+
+// The JVMTI-allocated array of GetLoadedClasses, its local references deleted as it goes.
+struct LoadedClasses {
+  jvmtiEnv* env;
+  JNIEnv* jni;
+  jclass* classes = nullptr;
+  jint count = 0;
+  jint next = 0;  // the first not yet released
+  ~LoadedClasses() {
+    for (; next < count; ++next) jni->DeleteLocalRef(classes[next]);
+    if (classes) env->Deallocate(reinterpret_cast<unsigned char*>(classes));
+  }
+};
+
+}  // namespace
+
+bool ClassTable::ready() const {
+  std::lock_guard lock(mu_);
+  return env_ != nullptr;
+}
+
+size_t ClassTable::size() const {
+  std::lock_guard lock(mu_);
+  return entries_.size() - free_.size();
+}
+
+bool ClassTable::Sync(JNIEnv* jni, bool build) {
+  std::lock_guard lock(mu_);
+  if (unavailable_ || (!env_ && !build)) return false;
+  if (!env_) {
+    JavaVM* vm = nullptr;
+    jvmtiEnv* env = nullptr;
+    if (jni->GetJavaVM(&vm) != JNI_OK || vm->GetEnv(reinterpret_cast<void**>(&env), JVMTI_VERSION_1_2) != JNI_OK ||
+        !env) {
+      unavailable_ = true;
+      return false;
+    }
+    jvmtiCapabilities caps{};
+    caps.can_tag_objects = 1;
+    if (env->AddCapabilities(&caps) != JVMTI_ERROR_NONE) {
+      Log().warn("class table unavailable (no object tags): class scans ask the VM each time");
+      env->DisposeEnvironment();
+      unavailable_ = true;
+      return false;
+    }
+    env_ = env;
+  }
+  auto start = std::chrono::steady_clock::now();
+  size_t before = entries_.size() - free_.size();
+  bool ok = SyncLocked(jni, env_);
+  Log().debug("class table: {} classes ({} before the session) in {} us", entries_.size() - free_.size(), before,
+              std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::steady_clock::now() - start).count());
+  return ok;
+}
+
+bool ClassTable::SyncLocked(JNIEnv* jni, jvmtiEnv* env) {
+  LoadedClasses loaded{env, jni};
+  if (env->GetLoadedClasses(&loaded.count, &loaded.classes) != JVMTI_ERROR_NONE) return false;
+  const uint64_t scan = ++scan_;
+  entries_.reserve(static_cast<size_t>(loaded.count));
+  by_signature_.reserve(static_cast<size_t>(loaded.count));
+  for (; loaded.next < loaded.count; ++loaded.next) {
+    jclass k = loaded.classes[loaded.next];
+    Entry* e = Find(env, k);
+    if (!e) {
+      jint status = 0;
+      if (env->GetClassStatus(k, &status) == JVMTI_ERROR_NONE && Listable(status)) e = Add(jni, env, k, status);
+    }
+    if (e) e->seen = scan;
+    jni->DeleteLocalRef(k);
+  }
+  // What the VM no longer lists was unloaded.
+  for (uint32_t i = 0; i < entries_.size(); ++i) {
+    if (entries_[i].klass && entries_[i].seen != scan) Free(jni, env, i);
+  }
+  return true;
+}
+
+bool ClassTable::TakeBuild() {
+  std::lock_guard lock(mu_);
+  if (env_ || unavailable_ || build_posted_) return false;
+  build_posted_ = true;
+  return true;
+}
+
+ClassTable::Entry* ClassTable::Find(jvmtiEnv* env, jclass klass) {
+  jlong tag = 0;
+  if (env->GetTag(klass, &tag) != JVMTI_ERROR_NONE || tag <= 0) return nullptr;
+  auto index = static_cast<uint64_t>(tag - 1);
+  if (index >= entries_.size() || !entries_[index].klass) return nullptr;
+  return &entries_[index];
+}
+
+ClassTable::Entry* ClassTable::Add(JNIEnv* jni, jvmtiEnv* env, jclass klass, jint jvmti_status) {
+  // The generic signature too: JDI asks AllClassesWithGeneric, and it costs
+  // the VM a field read.
+  char* signature = nullptr;
+  char* generic = nullptr;
+  if (env->GetClassSignature(klass, &signature, &generic) != JVMTI_ERROR_NONE || !signature) return nullptr;
+  Entry fresh;
+  fresh.signature = ToWireString(signature);
+  fresh.generic = generic ? ToWireString(generic) : std::string();
+  fresh.generic_known = true;
+  env->Deallocate(reinterpret_cast<unsigned char*>(signature));
+  if (generic) env->Deallocate(reinterpret_cast<unsigned char*>(generic));
+  if (jvmti_status & JVMTI_CLASS_STATUS_ARRAY) {
+    fresh.tag = jdwp::TypeTag::kArray;
+  } else {
+    jboolean interface = JNI_FALSE;
+    if (env->IsInterface(klass, &interface) != JVMTI_ERROR_NONE) return nullptr;
+    fresh.tag = interface ? jdwp::TypeTag::kInterface : jdwp::TypeTag::kClass;
+  }
+  fresh.status = JdwpStatus(jvmti_status);
+  fresh.status_final = Final(jvmti_status);
+  fresh.klass = jni->NewWeakGlobalRef(klass);
+  if (!fresh.klass) return nullptr;
+  uint32_t index;
+  if (!free_.empty()) {
+    index = free_.back();
+    free_.pop_back();
+  } else {
+    index = static_cast<uint32_t>(entries_.size());
+    entries_.emplace_back();
+  }
+  if (env->SetTag(klass, static_cast<jlong>(index) + 1) != JVMTI_ERROR_NONE) {
+    jni->DeleteWeakGlobalRef(fresh.klass);
+    free_.push_back(index);
+    return nullptr;
+  }
+  by_signature_.emplace(fresh.signature, index);
+  entries_[index] = std::move(fresh);
+  return &entries_[index];
+}
+
+void ClassTable::Free(JNIEnv* jni, jvmtiEnv* env, uint32_t index) {
+  Entry& e = entries_[index];
+  jobject live = jni->NewLocalRef(e.klass);
+  if (live) {  // not unloaded after all: its tag must not name a reused slot
+    (void)env->SetTag(live, 0);
+    jni->DeleteLocalRef(live);
+  }
+  auto [first, last] = by_signature_.equal_range(e.signature);
+  for (auto it = first; it != last; ++it) {
+    if (it->second == index) {
+      by_signature_.erase(it);
+      break;
+    }
+  }
+  jni->DeleteWeakGlobalRef(e.klass);
+  e = Entry{};
+  free_.push_back(index);
+}
+
+void ClassTable::Prepared(JNIEnv* jni, jclass klass) {
+  std::lock_guard lock(mu_);
+  if (!env_ || !klass || Find(env_, klass)) return;
+  jint status = 0;
+  if (env_->GetClassStatus(klass, &status) != JVMTI_ERROR_NONE || !Listable(status)) return;
+  if (Entry* e = Add(jni, env_, klass, status)) e->seen = scan_;
+}
+
+void ClassTable::ReserveIds(JNIEnv* jni) {
+  std::lock_guard lock(mu_);
+  if (!env_) return;
+  auto start = std::chrono::steady_clock::now();
+  const uint64_t generation = objects_.generation();
+  for (uint32_t i = 0; i < entries_.size(); ++i) {
+    Entry& e = entries_[i];
+    if (!e.klass) continue;
+    jobject k = jni->NewLocalRef(e.klass);
+    if (!k) {  // unloaded meanwhile
+      Free(jni, env_, i);
+      continue;
+    }
+    e.id = objects_.Reserve(jni, k).value;
+    e.id_generation = generation;
+    jni->DeleteLocalRef(k);
+  }
+  Log().debug("class table: {} IDs reserved for the next session in {} us", entries_.size() - free_.size(),
+              std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::steady_clock::now() - start).count());
+}
+
+void ClassTable::ForgetGenerics() {
+  std::lock_guard lock(mu_);
+  for (Entry& e : entries_) {
+    if (e.klass && e.tag != jdwp::TypeTag::kArray) {
+      e.generic_known = false;
+      e.generic.clear();
+    }
+  }
+}
+
+void ClassTable::RefreshStatus(jvmtiEnv* env, jclass klass, Entry& e) {
+  if (e.status_final) return;
+  jint status = 0;
+  if (env->GetClassStatus(klass, &status) != JVMTI_ERROR_NONE) return;
+  e.status = JdwpStatus(status);
+  e.status_final = Final(status);
+}
+
+void ClassTable::FillGeneric(jvmtiEnv* env, jclass klass, Entry& e) {
+  if (e.generic_known) return;
+  char* signature = nullptr;
+  char* generic = nullptr;
+  if (env->GetClassSignature(klass, &signature, &generic) != JVMTI_ERROR_NONE) return;
+  e.generic = generic ? ToWireString(generic) : std::string();
+  e.generic_known = true;
+  if (signature) env->Deallocate(reinterpret_cast<unsigned char*>(signature));
+  if (generic) env->Deallocate(reinterpret_cast<unsigned char*>(generic));
+}
+
+namespace {
+
+// The ID of `klass` in the object table's `generation`, counted as sent: the
+// cached one (`id`, issued in `id_generation`) if this session issued it and
+// the debugger has not disposed of it, else the object table's (then cached).
+jdwp::ReferenceTypeId SessionId(ObjectTable& objects, uint64_t generation, JNIEnv* jni, jclass klass, uint64_t& id,
+                                uint64_t& id_generation) {
+  if (id != 0 && id_generation == generation && objects.Resend(jdwp::ObjectId{id})) return jdwp::ReferenceTypeId{id};
+  jdwp::ObjectId fresh = objects.IdOf(jni, klass);
+  id = fresh.value;
+  id_generation = generation;
+  return jdwp::IdCast<jdwp::ReferenceTypeId>(fresh);
+}
+
+}  // namespace
+
+jdwp::ReferenceTypeId ClassTable::IdOf(JNIEnv* jni, jclass klass, Entry& e) {
+  return SessionId(objects_, objects_.generation(), jni, klass, e.id, e.id_generation);
+}
+
+void ClassTable::Emit(const Entry& e, jdwp::ReferenceTypeId id, bool generic, const Visit& visit) {
+  static const std::string kNone;
+  visit(Listed{e.tag, id, e.signature, generic ? e.generic : kNone, e.status});
+}
+
+jdwp::Result<void> ClassTable::All(JNIEnv* jni, bool generic, const Visit& visit) {
+  std::lock_guard lock(mu_);
+  if (!env_) return jdwp::Fail(jdwp::ErrorCode::kInternal, "class table not ready");
+  jvmtiEnv* env = env_;
+  LoadedClasses loaded{env, jni};
+  jvmtiError err = env->GetLoadedClasses(&loaded.count, &loaded.classes);
+  if (err != JVMTI_ERROR_NONE) return jdwp::Fail(jdwp::ErrorCode::kInternal, "GetLoadedClasses failed");
+  const uint64_t scan = ++scan_;
+  // Sessions end on this (the command) thread only: the generation holds for the scan.
+  const uint64_t generation = objects_.generation();
+  for (; loaded.next < loaded.count; ++loaded.next) {
+    jclass k = loaded.classes[loaded.next];
+    Entry* e = Find(env, k);
+    if (!e) {
+      // Not met before: an array class (they have no ClassPrepare), or prepared
+      // just now. Not yet prepared: not listed, and not kept.
+      jint status = 0;
+      if (env->GetClassStatus(k, &status) == JVMTI_ERROR_NONE && Listable(status)) e = Add(jni, env, k, status);
+    } else {
+      RefreshStatus(env, k, *e);
+    }
+    if (e) {
+      e->seen = scan;
+      if (generic) FillGeneric(env, k, *e);
+      Emit(*e, SessionId(objects_, generation, jni, k, e->id, e->id_generation), generic, visit);
+    }
+    jni->DeleteLocalRef(k);
+  }
+  for (uint32_t i = 0; i < entries_.size(); ++i) {
+    if (entries_[i].klass && entries_[i].seen != scan) Free(jni, env, i);
+  }
+  return {};
+}
+
+jdwp::Result<void> ClassTable::BySignature(JNIEnv* jni, std::string_view wire_signature, const Visit& visit) {
+  // Compared in wire form: the debugger may send either encoding (wire_string.h).
+  const std::string key = ToWireString(FromWireString(wire_signature));
+  std::lock_guard lock(mu_);
+  if (!env_) return jdwp::Fail(jdwp::ErrorCode::kInternal, "class table not ready");
+  jvmtiEnv* env = env_;
+  // Array classes come without an event: the VM's list has the new ones.
+  if (!key.empty() && key.front() == '[' && !SyncLocked(jni, env))
+    return jdwp::Fail(jdwp::ErrorCode::kInternal, "GetLoadedClasses failed");
+  std::vector<uint32_t> matches;
+  auto [first, last] = by_signature_.equal_range(key);
+  for (auto it = first; it != last; ++it) matches.push_back(it->second);
+  for (uint32_t index : matches) {
+    Entry& e = entries_[index];
+    auto k = static_cast<jclass>(jni->NewLocalRef(e.klass));
+    if (!k) {  // unloaded (the weak reference cleared with the class)
+      Free(jni, env, index);
+      continue;
+    }
+    RefreshStatus(env, k, e);
+    Emit(e, IdOf(jni, k, e), false, visit);
+    jni->DeleteLocalRef(k);
+  }
+  return {};
+}
+
+}  // namespace jdwpx::backend

@@ -1,0 +1,209 @@
+#!/usr/bin/env python3
+"""Class scans (VirtualMachine.AllClasses, AllClassesWithGeneric, ClassesBySignature)
+across sessions, raw JDWP, for our agent and stock.
+
+    python3 integration/test_class_scans.py --agent {ours,stock} --agent-lib PATH \\
+        --jdk JAVA_HOME --classes DIR --build-dir DIR [unittest args]
+
+jdwpx answers these from a table it keeps from the first session on (filled at
+attach, updated by ClassPrepare, dropping unloaded classes; backend/class_table.h).
+The fixture (fixtures/ClassScans.java, server=y,suspend=n) prepares, initializes,
+fails and unloads classes before the first debugger, during a session and while
+no debugger is attached. At each point both agents must list the same thing:
+prepared classes and array classes (not a class only loaded), each with its
+current status (a class initialized, or failed, after it was first listed
+reports so), its tag and generic signature; classes prepared while no debugger
+was attached appear at the next session; unloaded classes disappear; every
+listed class is found by ClassesBySignature with the same ID, and the ID works.
+"""
+
+from __future__ import annotations
+
+import socket
+import time
+import unittest
+
+import harness
+from jdwp_client import Client, Error, EventRequest, Reader, ReferenceType, VirtualMachine, i32, jdwp_string
+
+SERVER_OPTIONS = "transport=dt_socket,server=y,address=0,suspend=n"
+STEP_TIMEOUT_S = 120
+READ_TIMEOUT_S = 60
+
+TAG_CLASS, TAG_INTERFACE, TAG_ARRAY = 1, 2, 3
+VERIFIED, PREPARED, INITIALIZED, ERROR = 1, 2, 4, 8
+LINKED = VERIFIED | PREPARED
+READY = LINKED | INITIALIZED
+FAILED = LINKED | ERROR
+CLASS_PREPARE = 8
+MOD_CLASS_MATCH = 5
+SUSPEND_NONE = 0
+
+GENERIC = "<T:Ljava/lang/Number;>Ljava/lang/Object;Ljava/util/function/Supplier<TT;>;"
+
+
+def sig(name: str) -> str:
+    return f"LClassScans${name};"
+
+
+def all_classes(c: Client, generic: bool = False) -> dict:
+    """signature -> list of (tag, id, status[, generic]) from AllClasses(WithGeneric)."""
+    r = c.ok(VirtualMachine.AllClassesWithGeneric if generic else VirtualMachine.AllClasses)
+    out: dict = {}
+    for _ in range(r.int()):
+        tag, type_id, signature = r.byte(), r.id("referenceType"), r.string()
+        extra = (r.string(),) if generic else ()
+        out.setdefault(signature, []).append((tag, type_id, r.int()) + extra)
+    assert r.at_end()
+    return out
+
+
+def by_signature(c: Client, signature: str) -> list:
+    r = c.ok(VirtualMachine.ClassesBySignature, jdwp_string(signature))
+    found = [(r.byte(), r.id("referenceType"), r.int()) for _ in range(r.int())]
+    assert r.at_end()
+    return found
+
+
+class ClassScans(unittest.TestCase):
+    def setUp(self):
+        self.cfg = harness.config()
+        listener = socket.create_server(("127.0.0.1", 0))
+        self.addCleanup(listener.close)
+        listener.settimeout(1)  # short, to notice a fixture that died before connecting
+        self.debuggee = harness.Debuggee(self.cfg, "ClassScans", args=(str(listener.getsockname()[1]),),
+                                         options=SERVER_OPTIONS)
+        self.addCleanup(self.debuggee.__exit__, None, None, None)
+        self.control = self.accept_control(listener)
+        self.addCleanup(self.control.close)
+        self.wait_step("before")
+
+    def accept_control(self, listener: socket.socket) -> socket.socket:
+        deadline = time.monotonic() + STEP_TIMEOUT_S
+        while self.debuggee.returncode is None and time.monotonic() < deadline:
+            try:
+                return listener.accept()[0]
+            except socket.timeout:
+                continue
+        raise AssertionError(f"the fixture did not connect (rc={self.debuggee.returncode})\n"
+                             f"{self.debuggee.stdout}\n{self.debuggee.stderr}")
+
+    def wait_step(self, name: str):
+        self.debuggee.wait_for_output(rf"(?m)^step {name} done$", STEP_TIMEOUT_S)
+
+    def step(self, name: str):
+        self.control.sendall(b"s")
+        self.wait_step(name)
+
+    def attach(self, session: int) -> Client:
+        """Session `session` on the port of the session-th Listening line (printed again after each)."""
+        m = self.debuggee.wait_for_output(
+            r"(?s)" + r"Listening for transport dt_socket at address: (\d+).*?" * (session - 1)
+            + r"Listening for transport dt_socket at address: (\d+)", STEP_TIMEOUT_S)
+        return Client(int(m.group(session)), timeout=READ_TIMEOUT_S)
+
+    def assert_consistent(self, c: Client):
+        """Every listed class: ClassesBySignature finds it with the same ID and status,
+        and ReferenceType.Signature of its ID names it; AllClassesWithGeneric agrees.
+        With the VM suspended, so that no class comes or goes meanwhile."""
+        c.ok(VirtualMachine.Suspend)
+        try:
+            return self.check_consistent(c)
+        finally:
+            c.ok(VirtualMachine.Resume)
+
+    def check_consistent(self, c: Client):
+        listed = all_classes(c)
+        generic = all_classes(c, generic=True)
+        self.assertEqual({s: sorted(v[:3] for v in vs) for s, vs in generic.items()},
+                         {s: sorted(vs) for s, vs in listed.items()})
+        for signature, entries in listed.items():
+            self.assertEqual(sorted(by_signature(c, signature)), sorted(entries), signature)
+            for _, type_id, _ in entries:
+                r = c.ok(ReferenceType.Signature, c.type_id(type_id))
+                self.assertEqual(r.string(), signature)
+        return generic
+
+    def test_sessions(self):
+        # Session 1: everything so far was loaded before any debugger came.
+        c = Client(self.debuggee.port, timeout=READ_TIMEOUT_S)
+        listed = all_classes(c)
+        self.assertEqual([(t, s) for t, _, s in listed[sig("Before")]], [(TAG_CLASS, READY)])
+        self.assertEqual([(t, s) for t, _, s in listed[sig("Linked")]], [(TAG_CLASS, LINKED)])
+        self.assertEqual([(t, s) for t, _, s in listed[sig("Broken")]], [(TAG_CLASS, LINKED)])
+        self.assertNotIn(sig("LoadedOnly"), listed, "a class loaded but not prepared is not listed")
+        self.assertEqual(by_signature(c, sig("LoadedOnly")), [])
+        self.assertEqual([(t, s) for t, _, s in listed["[" + sig("Before")]], [(TAG_ARRAY, 0)])
+        self.assertEqual([(t, s) for t, _, s in listed["[[" + sig("Before")]], [(TAG_ARRAY, 0)])
+        self.assertEqual([t for t, _, _ in listed["Ljava/util/function/Supplier;"]], [TAG_INTERFACE])
+        self.assertIn("[I", listed)
+        self.assertNotIn("I", listed, "primitive classes are not listed")
+        self.assertEqual(len(listed["LGone1;"]), 1)
+        generic = self.assert_consistent(c)
+        self.assertEqual(generic[sig("Generic")][0][3], GENERIC)
+        self.assertEqual(generic[sig("Before")][0][3], "")
+        self.assertEqual(generic["[" + sig("Before")][0][3], "")
+        linked_id = listed[sig("Linked")][0][1]
+        for name in ("After1", "After2", "After3"):
+            self.assertNotIn(sig(name), listed)
+
+        # Classes prepared during the session, reported by ClassPrepare in order.
+        c.ok(EventRequest.Set, bytes([CLASS_PREPARE, SUSPEND_NONE]) + i32(1) + bytes([MOD_CLASS_MATCH])
+             + jdwp_string("ClassScans$After*"))
+        self.step("after")
+        prepared = []
+        while len(prepared) < 3:
+            r = Reader(c.read_event(), c.sizes)
+            r.byte()  # suspend policy
+            for _ in range(r.int()):
+                self.assertEqual(r.byte(), CLASS_PREPARE)
+                r.int(), r.id()
+                prepared.append((r.byte(), r.id("referenceType"), r.string(), r.int()))
+        self.assertEqual([p[2] for p in prepared], [sig("After1"), sig("After2"), sig("After3")])
+        listed = all_classes(c)
+        for tag, type_id, signature, _ in prepared:
+            self.assertEqual(listed[signature], [(tag, type_id, READY)], signature)
+        self.assertEqual([(t, s) for t, _, s in listed["[" + sig("After1")]], [(TAG_ARRAY, 0)])
+        self.assertEqual(listed[sig("Linked")], [(TAG_CLASS, linked_id, READY)],
+                         "initialized after it was first listed")
+        self.assertEqual([(t, s) for t, _, s in listed[sig("Broken")]], [(TAG_CLASS, FAILED)])
+        self.assert_consistent(c)
+        c.close()
+
+        # No debugger: a class unloaded, another prepared and an array made.
+        self.step("dormant")
+        c = self.attach(2)
+        listed = all_classes(c)
+        self.assertNotIn("LGone1;", listed, "unloaded while no debugger was attached")
+        self.assertEqual(by_signature(c, "LGone1;"), [])
+        self.assertEqual([(t, s) for t, _, s in listed[sig("While")]], [(TAG_CLASS, READY)])
+        self.assertEqual([(t, s) for t, _, s in listed["[" + sig("While")]], [(TAG_ARRAY, 0)])
+        self.assertEqual([(t, s) for t, _, s in listed[sig("Broken")]], [(TAG_CLASS, FAILED)])
+        self.assert_consistent(c)
+
+        # A class ID the debugger disposed of: the next scan hands out a new one that works.
+        # Sent 4 times this session (AllClasses twice, AllClassesWithGeneric, ClassesBySignature);
+        # a larger count makes stock close the connection.
+        old = listed[sig("While")][0][1]
+        c.ok(VirtualMachine.DisposeObjects, i32(1) + c.object_id(old) + i32(4))
+        self.assertEqual(c.error(ReferenceType.Signature, c.type_id(old)), Error.INVALID_OBJECT)
+        listed = all_classes(c)
+        new = listed[sig("While")][0][1]
+        self.assertNotEqual(new, old)
+        self.assertEqual(c.ok(ReferenceType.Signature, c.type_id(new)).string(), sig("While"))
+        self.assertEqual(by_signature(c, sig("While")), listed[sig("While")])
+
+        # A class unloaded during the session.
+        self.step("gone")
+        found = by_signature(c, "LGone2;")
+        self.assertEqual([(t, s) for t, _, s in found], [(TAG_CLASS, READY)])
+        self.assertIn("LGone2;", all_classes(c))
+        self.step("unload")
+        self.assertEqual(by_signature(c, "LGone2;"), [])
+        self.assertNotIn("LGone2;", all_classes(c))
+        self.assertEqual(c.error(ReferenceType.Signature, c.type_id(found[0][1])), Error.INVALID_OBJECT)
+        c.close()
+
+
+if __name__ == "__main__":
+    harness.main()
