@@ -792,33 +792,17 @@ public final class Bench {
 
     /** Sends a command and returns its reply's data; an error reply throws JdwpError. */
     Reply command(String what, int commandSet, int command, Body body) throws IOException, JdwpError {
-      byte[] data = body.toByteArray();
-      int id = nextId++;
-      out.writeInt(HEADER_SIZE + data.length);
-      out.writeInt(id);
-      out.writeByte(0);
-      out.writeByte(commandSet);
-      out.writeByte(command);
-      out.write(data);
-      out.flush();
+      int id = send(commandSet, command, body.toByteArray());
+      flush();
       while (true) {
-        int length = in.readInt();
-        int packetId = in.readInt();
-        int flags = in.readUnsignedByte();
-        int errorOrCommand = in.readUnsignedShort();
-        if (length < HEADER_SIZE) {
-          throw new IOException("packet length " + length);
+        RawReply reply = readReply();
+        if (reply.id() != id) {
+          continue;
         }
-        byte[] payload = new byte[length - HEADER_SIZE];
-        in.readFully(payload);
-        if ((flags & REPLY_FLAG) == 0) {
-          noteEvent(errorOrCommand, payload);
-        } else if (packetId == id) {
-          if (errorOrCommand != 0) {
-            throw new JdwpError(what, errorOrCommand);
-          }
-          return new Reply(payload, this);
+        if (reply.error() != 0) {
+          throw new JdwpError(what, reply.error());
         }
+        return new Reply(reply.data(), this);
       }
     }
 
