@@ -1,6 +1,3 @@
-import java.io.ByteArrayOutputStream;
-import java.io.DataOutputStream;
-import java.io.IOException;
 import java.lang.reflect.Method;
 
 /**
@@ -70,13 +67,9 @@ public class DormantWork {
 
   /** Define, link and initialize n empty classes in a fresh class loader. */
   static void classes(int n) throws ClassNotFoundException {
-    Loader loader = new Loader();
-    String prefix = "DormantGen" + (loaderRound++) + "_";
-    for (int i = 0; i < n; i++) {
-      String name = prefix + i;
-      byte[] bytes = emptyClass(name);
-      loader.define(name, bytes);
-      sink += Class.forName(name, true, loader).hashCode();
+    // BenchTarget's generator (compiled along: dormant_cost.py), as the attached bench's class rows.
+    for (Class<?> c : BenchTarget.ClassGenerator.defineAll("DormantGen" + (loaderRound++) + "_", n)) {
+      sink += c.hashCode();
     }
   }
 
@@ -94,45 +87,5 @@ public class DormantWork {
   static void descend(int depth, int value) {
     if (depth == 0) throw new IllegalStateException(value % 2 == 0 ? "even" : "odd");
     descend(depth - 1, value + depth);
-  }
-
-  static final class Loader extends ClassLoader {
-    Loader() {
-      super(DormantWork.class.getClassLoader());
-    }
-
-    void define(String name, byte[] bytes) {
-      defineClass(name, bytes, 0, bytes.length);
-    }
-  }
-
-  /** Class file of `public class name {}`: no members, so no verifier work. */
-  static byte[] emptyClass(String name) {
-    ByteArrayOutputStream bytes = new ByteArrayOutputStream(64);
-    DataOutputStream out = new DataOutputStream(bytes);
-    try {
-      out.writeInt(0xCAFEBABE);
-      out.writeShort(0);   // minor
-      out.writeShort(52);  // major: Java 8
-      out.writeShort(5);   // constant pool count = entries + 1
-      out.writeByte(7);    // #1 Class -> #2
-      out.writeShort(2);
-      out.writeByte(1);    // #2 Utf8 name
-      out.writeUTF(name);
-      out.writeByte(7);    // #3 Class -> #4
-      out.writeShort(4);
-      out.writeByte(1);    // #4 Utf8 java/lang/Object
-      out.writeUTF("java/lang/Object");
-      out.writeShort(0x0021);  // ACC_PUBLIC | ACC_SUPER
-      out.writeShort(1);   // this_class
-      out.writeShort(3);   // super_class
-      out.writeShort(0);   // interfaces
-      out.writeShort(0);   // fields
-      out.writeShort(0);   // methods
-      out.writeShort(0);   // attributes
-    } catch (IOException e) {
-      throw new AssertionError(e);
-    }
-    return bytes.toByteArray();
   }
 }

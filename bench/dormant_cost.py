@@ -32,7 +32,6 @@ from __future__ import annotations
 
 import argparse
 import os
-import shutil
 import statistics
 import subprocess
 import sys
@@ -88,9 +87,9 @@ def main():
     feature = jdk_feature(java)
     workloads = [w for w in WORKLOADS if not args.only or w in args.only.split(",")]
     with tempfile.TemporaryDirectory(prefix="jdwpx-dormant-bench-") as classes:
-        shutil.copy(os.path.join(HERE, "DormantWork.java"), classes)
-        subprocess.run([os.path.join(args.jdk, "bin", "javac"), "-d", classes,
-                        os.path.join(classes, "DormantWork.java")], check=True)
+        # DormantWork's class workload uses BenchTarget's class-file generator.
+        sources = [os.path.join(HERE, name) for name in ("DormantWork.java", "BenchTarget.java")]
+        subprocess.run([os.path.join(args.jdk, "bin", "javac"), "-d", classes] + sources, check=True)
         print(f"agent loaded, nobody attached: {java} (JDK {feature}), {args.runs} alternating runs, "
               f"medians of the process's CPU time (ms; wall-clock time below), ratio over none")
         names = [c for c in CONFIGS if c != "none"]
