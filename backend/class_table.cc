@@ -92,19 +92,27 @@ bool ClassTable::SyncLocked(JNIEnv* jni, jvmtiEnv* env) {
   by_signature_.reserve(static_cast<size_t>(loaded.count));
   for (; loaded.next < loaded.count; ++loaded.next) {
     jclass k = loaded.classes[loaded.next];
-    Entry* e = Find(env, k);
-    if (!e) {
-      jint status = 0;
-      if (env->GetClassStatus(k, &status) == JVMTI_ERROR_NONE && Listable(status)) e = Add(jni, env, k, status);
-    }
-    if (e) e->seen = scan;
+    bool met = false;
+    if (Entry* e = MeetInScan(jni, env, k, &met)) e->seen = scan;
     jni->DeleteLocalRef(k);
   }
-  // What the VM no longer lists was unloaded.
+  FreeUnmet(jni, env, scan);
+  return true;
+}
+
+ClassTable::Entry* ClassTable::MeetInScan(JNIEnv* jni, jvmtiEnv* env, jclass klass, bool* met) {
+  Entry* e = Find(env, klass);
+  *met = e != nullptr;
+  if (e) return e;
+  jint status = 0;
+  if (env->GetClassStatus(klass, &status) != JVMTI_ERROR_NONE || !Listable(status)) return nullptr;
+  return Add(jni, env, klass, status);
+}
+
+void ClassTable::FreeUnmet(JNIEnv* jni, jvmtiEnv* env, uint64_t scan) {
   for (uint32_t i = 0; i < entries_.size(); ++i) {
     if (entries_[i].klass && entries_[i].seen != scan) Free(jni, env, i);
   }
-  return true;
 }
 
 bool ClassTable::TakeBuild() {
@@ -277,15 +285,9 @@ jdwp::Result<void> ClassTable::All(JNIEnv* jni, bool generic, const Visit& visit
   const uint64_t generation = objects_.generation();
   for (; loaded.next < loaded.count; ++loaded.next) {
     jclass k = loaded.classes[loaded.next];
-    Entry* e = Find(env, k);
-    if (!e) {
-      // Not met before: an array class (they have no ClassPrepare), or prepared
-      // just now. Not yet prepared: not listed, and not kept.
-      jint status = 0;
-      if (env->GetClassStatus(k, &status) == JVMTI_ERROR_NONE && Listable(status)) e = Add(jni, env, k, status);
-    } else {
-      RefreshStatus(env, k, *e);
-    }
+    bool met = false;
+    Entry* e = MeetInScan(jni, env, k, &met);
+    if (met) RefreshStatus(env, k, *e);
     if (e) {
       e->seen = scan;
       if (generic) FillGeneric(env, k, *e);
@@ -293,9 +295,7 @@ jdwp::Result<void> ClassTable::All(JNIEnv* jni, bool generic, const Visit& visit
     }
     jni->DeleteLocalRef(k);
   }
-  for (uint32_t i = 0; i < entries_.size(); ++i) {
-    if (entries_[i].klass && entries_[i].seen != scan) Free(jni, env, i);
-  }
+  FreeUnmet(jni, env, scan);
   return {};
 }
 

@@ -110,7 +110,13 @@ class ClassTable {
   Entry* Find(jvmtiEnv* env, jclass klass);
   // A new entry for a prepared class or array of JVMTI status `jvmti_status`; nullptr on failure.
   Entry* Add(JNIEnv* jni, jvmtiEnv* env, jclass klass, jint jvmti_status);
+  // A class of a full scan: its entry, added now if it was not met before (an
+  // array class, which has no ClassPrepare, or one prepared just now) and is
+  // listable; nullptr for one not yet prepared (not kept). `met` tells which.
+  Entry* MeetInScan(JNIEnv* jni, jvmtiEnv* env, jclass klass, bool* met);
   void Free(JNIEnv* jni, jvmtiEnv* env, uint32_t index);
+  // Frees what scan number `scan` did not meet: the VM no longer lists it (unloaded).
+  void FreeUnmet(JNIEnv* jni, jvmtiEnv* env, uint64_t scan);
   void RefreshStatus(jvmtiEnv* env, jclass klass, Entry& e);
   void FillGeneric(jvmtiEnv* env, jclass klass, Entry& e);
   // This session's ID of `klass` (counted as one more sent), cached in `e`.
