@@ -133,8 +133,11 @@ class OnDemandBase(unittest.TestCase):
         jdb = self.jdb(port)
         out = jdb.command(f"stop at {FIXTURE}:{BP_LINE}")
         self.assertIn(f"Set breakpoint {FIXTURE}:{BP_LINE}", out)
-        m = jdb.expect(rf'Breakpoint hit: "thread=od-worker", {FIXTURE}\.step\(\), line=(\d+)', 30)
+        # The running worker may hit it while jdb still prints the command's answer:
+        # "Breakpoint hit: " and the stop's details then come apart, around it.
+        m = jdb.expect(rf'"thread=od-worker", {FIXTURE}\.step\(\), line=(\d+)', 30)
         self.assertEqual(int(m.group(1)), BP_LINE)
+        self.assertIn("Breakpoint hit: ", jdb.output)
         jdb.expect_prompt()
         self.assertRegex(jdb.command("locals"), r"total = \d+")
         self.assertIn(f"{FIXTURE}.counter = 42", jdb.command(f"print {FIXTURE}.counter"))
