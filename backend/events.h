@@ -192,7 +192,7 @@ class EventManager {
   void ReleaseExpiredMethodRequests(JNIEnv* jni);
   void StopStepping(JNIEnv* jni, Step& step);   // mu_ held
   void StopWatchingEntries(Step& step);          // mu_ held (see Step::watching_entries)
-  void SingleStepAgain(Step& step);              // mu_ held: watching entries ends, single steps on
+  void SingleStepAgain(JNIEnv* jni, Step& step);  // mu_ held: watching entries ends, single steps on
   bool CachedMayStopIn(JNIEnv* jni, Step& step, jmethodID method);  // mu_ held; StepMayStopIn, once per method
   // `frame_count`: the thread's, when it was read on the way (else left as is).
   bool StepCompletes(JNIEnv* jni, Step& step, jthread thread, jmethodID method, jlocation location,
