@@ -9,6 +9,8 @@
 //   method_events.cc    MethodEntry / MethodExit, and entries kept back for a
 //                       breakpoint or step at the same place (event_places.h)
 //   stepping.cc         StepRequest: the SingleStep and FramePop callbacks
+//   single_step_modes.h each thread's JVMTI SINGLE_STEP mode (steps, PopFrames),
+//                       kept on from a step's event to the next step
 //   event_reporter.h    composite -> suspension -> send, on the reporter thread
 //   event_request.h     what the table holds per request (Request, Step)
 //
