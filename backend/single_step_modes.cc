@@ -48,6 +48,7 @@ void SingleStepModes::EndStep(JNIEnv* jni, jthread thread) {
   Entry* e = Find(jni, thread);
   if (!e) return;
   const bool linger = e->waiting && e->applied && (e->owners & kStep);
+  if (linger) maybe_lingering_.store(true, std::memory_order_relaxed);
   e->owners = (e->owners & ~kStep) | (linger ? kLinger : 0);
   Apply(jni, *e);
 }
@@ -72,6 +73,18 @@ void SingleStepModes::DropLinger(JNIEnv* jni, jthread self) {
   if (!e || !(e->owners & kLinger)) return;
   e->owners &= ~kLinger;
   Apply(jni, *e);
+}
+
+void SingleStepModes::DropLingers(JNIEnv* jni) {
+  if (!maybe_lingering_.load(std::memory_order_relaxed)) return;
+  std::lock_guard lock(mu_);
+  maybe_lingering_.store(false, std::memory_order_relaxed);
+  // Backwards: Apply may erase the entry it is given.
+  for (size_t i = entries_.size(); i-- > 0;) {
+    if (!(entries_[i].owners & kLinger)) continue;
+    entries_[i].owners &= ~kLinger;
+    Apply(jni, entries_[i]);
+  }
 }
 
 }  // namespace jdwpx::backend

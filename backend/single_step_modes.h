@@ -19,6 +19,7 @@
 #include <jni.h>
 #include <jvmti.h>
 
+#include <atomic>
 #include <cstdint>
 #include <mutex>
 #include <vector>
@@ -53,6 +54,13 @@ class SingleStepModes {
   // A single step of a thread with no step request: a mode left on (an invoke
   // the thread runs while it waits) goes off.
   void DropLinger(JNIEnv* jni, jthread self);
+  // Before a command that does not go on stepping (anything but EventRequest.Set
+  // and Clear and the resumes; agent.cc): every mode left on goes off. While one
+  // is on, other threads' interpreted code dispatches through HotSpot's
+  // safepoint table (a VM call per bytecode, as during any step): a debugger
+  // that looks at the stop instead of stepping on does not keep it so while its
+  // user reads. One atomic load when none is left on.
+  void DropLingers(JNIEnv* jni);
 
  private:
   struct Entry {
@@ -73,6 +81,7 @@ class SingleStepModes {
   // under EventManager's mu_ and without it; no other lock is taken under it.
   std::mutex mu_;
   std::vector<Entry> entries_;  // the threads stepping now: a handful at most
+  std::atomic<bool> maybe_lingering_{false};  // set with any kLinger, cleared by DropLingers
 };
 
 }  // namespace jdwpx::backend

@@ -422,6 +422,16 @@ class EventRequestsTest(unittest.TestCase):
                 # ready()'s end, then over its return into expiry().
                 self.assertEqual(got, [(0, "ready"), (1, "expiry")])
 
+    def test_look_at_the_stop_between_two_steps(self):
+        def read_frames(s, thread):
+            # Not a stepping command: what the ended step left on goes off, and the next step turns it on.
+            self.assertEqual([f[1][2] for f in s.c.frames(thread, 0, 2)],
+                             [s.method_ids["ready"], s.method_ids["expiry"]])
+            return 1
+
+        got = self.run_step_chain(EVENT_THREAD, read_frames)
+        self.assertEqual(got, [(0, "ready"), (1, "expiry")])
+
     def test_step_out_after_a_step(self):
         got = self.run_step_chain(EVENT_THREAD, lambda s, thread: 2)
         self.assertEqual(got, [(0, "ready"), (1, "expiry")])
