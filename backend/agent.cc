@@ -1180,6 +1180,18 @@ bool ResumesOrInvokes(const jdwp::Packet& p) {
   }
 }
 
+// What a debugger stepping on sends at a step's event (single_step_modes.h):
+// the next step, the old one's deletion, the resume.
+bool GoesOnStepping(const jdwp::Packet& p) {
+  using Set = jdwp::CommandSet;
+  switch (static_cast<Set>(p.command_set)) {
+    case Set::kEventRequest: return p.command == 1 || p.command == 2;  // Set, Clear
+    case Set::kVirtualMachine: return p.command == 9;   // Resume
+    case Set::kThreadReference: return p.command == 3;  // Resume
+    default: return false;
+  }
+}
+
 }  // namespace
 
 void Agent::HandlePacket(JNIEnv* jni, const std::vector<uint8_t>& bytes) {
@@ -1203,6 +1215,7 @@ void Agent::HandlePacket(JNIEnv* jni, const std::vector<uint8_t>& bytes) {
   // A reply goes to the connection its command came from, even when it comes later.
   const uint64_t session = session_.load();
   if (!ResumesOrInvokes(*packet)) ctx_.threads.ApplyPendingSuspensions();
+  if (!GoesOnStepping(*packet)) ctx_.single_steps.DropLingers(jni);
   dispatcher_.Dispatch(*packet, ctx_.vm_dead.load(),
                        [this, id, session](jdwp::ErrorCode error, std::vector<uint8_t> body) {
                          SendTo(session, jdwp::MakeReplyPacketIn(id, error, std::move(body)));

@@ -17,6 +17,7 @@
 #include "backend/class_table.h"
 #include "backend/ids.h"
 #include "backend/options.h"
+#include "backend/single_step_modes.h"
 #include "backend/smap.h"
 #include "backend/threads.h"
 #include "jdwp/error.h"
@@ -47,7 +48,7 @@ enum class ThreadNeeds {
 
 struct Context {
   Context(JavaVM* vm_in, jvmtiEnv* env, Options opts)
-      : vm(vm_in), jvmti(env), options(std::move(opts)), objects(jvmti), classes(objects), threads(jvmti) {}
+      : vm(vm_in), jvmti(env), options(std::move(opts)), objects(jvmti), classes(objects), threads(jvmti), single_steps(jvmti) {}
 
   JavaVM* vm;
   vmcore::Jvmti jvmti;
@@ -56,6 +57,7 @@ struct Context {
   ClassTable classes;  // what AllClasses and ClassesBySignature list (class_table.h)
   MemberIds members;
   ThreadControl threads;
+  SingleStepModes single_steps;  // every thread's SINGLE_STEP mode (single_step_modes.h)
   EventManager* events = nullptr;
   std::atomic<bool> vm_dead{false};
   int jdk_feature_version = 17;

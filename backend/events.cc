@@ -282,7 +282,7 @@ jdwp::Result<int32_t> EventManager::Set(JNIEnv* jni, const jdwp::EventRequest::S
         armed = true;
       }
     }
-    if (!armed) (void)ctx_.jvmti.SetEventMode(true, JVMTI_EVENT_SINGLE_STEP, step.thread);
+    ctx_.single_steps.BeginStep(jni, static_cast<jthread>(step.thread), !armed);
   }
   r->id = next_request_id_++;
   int32_t id = r->id;

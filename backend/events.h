@@ -9,6 +9,8 @@
 //   method_events.cc    MethodEntry / MethodExit, and entries kept back for a
 //                       breakpoint or step at the same place (event_places.h)
 //   stepping.cc         StepRequest: the SingleStep and FramePop callbacks
+//   single_step_modes.h each thread's JVMTI SINGLE_STEP mode (steps, PopFrames),
+//                       kept on from a step's event to the next step
 //   event_reporter.h    composite -> suspension -> send, on the reporter thread
 //   event_request.h     what the table holds per request (Request, Step)
 //
@@ -192,7 +194,7 @@ class EventManager {
   void ReleaseExpiredMethodRequests(JNIEnv* jni);
   void StopStepping(JNIEnv* jni, Step& step);   // mu_ held
   void StopWatchingEntries(Step& step);          // mu_ held (see Step::watching_entries)
-  void SingleStepAgain(Step& step);              // mu_ held: watching entries ends, single steps on
+  void SingleStepAgain(JNIEnv* jni, Step& step);  // mu_ held: watching entries ends, single steps on
   bool CachedMayStopIn(JNIEnv* jni, Step& step, jmethodID method);  // mu_ held; StepMayStopIn, once per method
   // `frame_count`: the thread's, when it was read on the way (else left as is).
   bool StepCompletes(JNIEnv* jni, Step& step, jthread thread, jmethodID method, jlocation location,

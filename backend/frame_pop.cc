@@ -69,7 +69,7 @@ jdwp::Result<void> FramePopper::PopFrames(Context& c, JNIEnv* jni, jthread threa
   if (count == 0) return jdwp::Fail(ErrorCode::kThreadNotSuspended, "thread not suspended");
   VM_ASSIGN_OR_RETURN(jint frames, c.jvmti.GetFrameCount(thread));
   if (depth >= frames) return jdwp::Fail(ErrorCode::kInvalidFrameid, "no such frame");
-  (void)c.jvmti.SetEventMode(true, JVMTI_EVENT_SINGLE_STEP, thread);
+  c.single_steps.Want(jni, thread, SingleStepModes::kPopFrames, true);
   jdwp::Result<void> result;
   for (int32_t i = 0; i <= depth && result; ++i) {
     auto popped = c.jvmti.PopFrame(thread);
@@ -80,7 +80,8 @@ jdwp::Result<void> FramePopper::PopFrames(Context& c, JNIEnv* jni, jthread threa
     result = RunToNextBytecode(c, jni, thread);
   }
   // A step request of the debugger on this thread goes on from the new top frame (as stock keeps its mode).
-  if (!c.events->AfterFramesPopped(jni, thread)) (void)c.jvmti.SetEventMode(false, JVMTI_EVENT_SINGLE_STEP, thread);
+  c.events->AfterFramesPopped(jni, thread);
+  c.single_steps.Want(jni, thread, SingleStepModes::kPopFrames, false);
   {
     std::lock_guard lock(mu_);
     if (target_) jni->DeleteGlobalRef(target_);

@@ -91,7 +91,7 @@ void EventManager::OnMethodEntry(JNIEnv* jni, jthread thread, jmethodID method) 
       // A step into, in code it may not stop in, enters a method it may stop in:
       // single steps again; the step ends at this method's first instruction.
       Step& step = *r->step;
-      if (CachedMayStopIn(jni, step, method)) SingleStepAgain(step);
+      if (CachedMayStopIn(jni, step, method)) SingleStepAgain(jni, step);
     }
   }
   ReportUnloads(jni, thread);

@@ -28,9 +28,9 @@ void EventManager::StopWatchingEntries(Step& step) {
   (void)ctx_.jvmti.SetEventMode(false, JVMTI_EVENT_METHOD_ENTRY, step.thread);
 }
 
-void EventManager::SingleStepAgain(Step& step) {
+void EventManager::SingleStepAgain(JNIEnv* jni, Step& step) {
   StopWatchingEntries(step);
-  (void)ctx_.jvmti.SetEventMode(true, JVMTI_EVENT_SINGLE_STEP, step.thread);
+  ctx_.single_steps.Want(jni, static_cast<jthread>(step.thread), SingleStepModes::kStep, true);
 }
 
 bool EventManager::CachedMayStopIn(JNIEnv* jni, Step& step, jmethodID method) {
@@ -41,7 +41,8 @@ bool EventManager::CachedMayStopIn(JNIEnv* jni, Step& step, jmethodID method) {
 
 void EventManager::StopStepping(JNIEnv* jni, Step& step) {
   StopWatchingEntries(step);
-  (void)ctx_.jvmti.SetEventMode(false, JVMTI_EVENT_SINGLE_STEP, step.thread);
+  // Left on while the thread waits at this step's event (single_step_modes.h).
+  ctx_.single_steps.EndStep(jni, static_cast<jthread>(step.thread));
   step.frame_pop_depth = -1;
   step.skip_handler_entry = false;
 }
@@ -73,7 +74,7 @@ bool EventManager::StepCompletes(JNIEnv* jni, Step& step, jthread thread, jmetho
         if (depth == step.start_depth + 1) step.callee_armed = true;
         step.watching_entries = true;
         step.watch_depth = depth;
-        (void)ctx_.jvmti.SetEventMode(false, JVMTI_EVENT_SINGLE_STEP, thread);
+        ctx_.single_steps.Want(jni, thread, SingleStepModes::kStep, false);
         (void)ctx_.jvmti.SetEventMode(true, JVMTI_EVENT_METHOD_ENTRY, thread);
       }
       return false;
@@ -82,7 +83,7 @@ bool EventManager::StepCompletes(JNIEnv* jni, Step& step, jthread thread, jmetho
     jvmtiError e = ctx_.jvmti.raw()->NotifyFramePop(thread, 0);
     if (e == JVMTI_ERROR_NONE || e == JVMTI_ERROR_DUPLICATE) {
       step.frame_pop_depth = depth;
-      (void)ctx_.jvmti.SetEventMode(false, JVMTI_EVENT_SINGLE_STEP, thread);
+      ctx_.single_steps.Want(jni, thread, SingleStepModes::kStep, false);
     }
     return false;
   }
@@ -135,13 +136,19 @@ void EventManager::OnSingleStep(JNIEnv* jni, jthread thread, jmethodID method, j
     TakeDeferred(jni, thread, nullptr, -1, events, policy);
   bool breakpoint_here = false;
   bool step_reported = false;
+  bool waits = false;  // at the step's event: single_steps.BeginWait
   [&] {
     std::lock_guard lock(mu_);
     breakpoint_here = UserBreakpointAt(method, location) || hooks_.BreakpointAt(method, location);
     Request* step_request = nullptr;
     for (auto& r : requests_)
       if (r->step && jni->IsSameObject(r->step->thread, thread)) step_request = r.get();
-    if (!step_request || step_request->expired || step_request->step->frame_pop_depth >= 0) return;
+    if (!step_request) {
+      // Left on by a step that ended while this thread waited (it runs an invoke meanwhile).
+      ctx_.single_steps.DropLinger(jni, thread);
+      return;
+    }
+    if (step_request->expired || step_request->step->frame_pop_depth >= 0) return;
     Step& step = *step_request->step;
     // The thread's frame count, once StepCompletes has read it (-1: not read).
     int32_t frame_count = -1;
@@ -165,7 +172,7 @@ void EventManager::OnSingleStep(JNIEnv* jni, jthread thread, jmethodID method, j
         jvmtiError e = ctx_.jvmti.raw()->NotifyFramePop(thread, 0);
         if (e == JVMTI_ERROR_NONE || e == JVMTI_ERROR_DUPLICATE) {
           step.frame_pop_depth = step.start_depth;
-          (void)ctx_.jvmti.SetEventMode(false, JVMTI_EVENT_SINGLE_STEP, thread);
+          ctx_.single_steps.Want(jni, thread, SingleStepModes::kStep, false);
         }
       }
       if (klass) jni->DeleteLocalRef(klass);
@@ -191,6 +198,11 @@ void EventManager::OnSingleStep(JNIEnv* jni, jthread thread, jmethodID method, j
     if (instance) jni->DeleteLocalRef(instance);
     t_step_place = StepPlace{method, location};
     step_reported = true;
+    // The thread waits at this event: the mode stays on for a next step set meanwhile.
+    if (policy != SuspendPolicy::kNone) {
+      waits = true;
+      ctx_.single_steps.BeginWait(jni, thread);
+    }
     // The step is done: the thread runs freely until the debugger steps again.
     step.start_method = method;
     step.start_location = location;
@@ -215,6 +227,8 @@ void EventManager::OnSingleStep(JNIEnv* jni, jthread thread, jmethodID method, j
   }
   OrderLeadingEntries(events);
   Report(jni, thread, std::move(events), policy);
+  // Resumed: single steps of a step that ended here stop before it runs on.
+  if (waits) ctx_.single_steps.EndWait(jni, thread);
 }
 
 void EventManager::OnFramePop(JNIEnv* jni, jthread thread, jmethodID, bool by_exception) {
@@ -228,7 +242,7 @@ void EventManager::OnFramePop(JNIEnv* jni, jthread thread, jmethodID, bool by_ex
       // Step into: the code it may not stop in returns (or an exception leaves
       // it): single steps again from the next instruction in its caller; a
       // handler's first instruction is skipped as when stepping resumes below.
-      if (step.watching_entries && *count <= step.watch_depth) SingleStepAgain(step);
+      if (step.watching_entries && *count <= step.watch_depth) SingleStepAgain(jni, step);
       if (by_exception && step.callee_armed && *count == step.start_depth + 1) step.skip_handler_entry = true;
       continue;
     }
@@ -237,7 +251,7 @@ void EventManager::OnFramePop(JNIEnv* jni, jthread thread, jmethodID, bool by_ex
     if (*count <= step.frame_pop_depth) {
       step.frame_pop_depth = -1;
       step.skip_handler_entry = by_exception;
-      (void)ctx_.jvmti.SetEventMode(true, JVMTI_EVENT_SINGLE_STEP, thread);
+      ctx_.single_steps.Want(jni, thread, SingleStepModes::kStep, true);
     }
   }
 }
@@ -251,7 +265,8 @@ bool EventManager::AfterFramesPopped(JNIEnv* jni, jthread thread) {
     step.frame_pop_depth = -1;
     step.skip_handler_entry = false;
     step.callee_armed = false;
-    StopWatchingEntries(step);  // the caller keeps single stepping (frame_pop.cc)
+    StopWatchingEntries(step);
+    ctx_.single_steps.Want(jni, thread, SingleStepModes::kStep, true);
     if (auto count = ctx_.jvmti.GetFrameCount(thread)) step.start_depth = *count;
     if (auto top = ctx_.jvmti.GetFrameLocation(thread, 0)) {
       step.start_method = top->first;

@@ -26,7 +26,7 @@ import os
 import unittest
 
 import harness
-from jdwp_client import Client, ClassType, Error, EventRequest, VirtualMachine, i32, jdwp_string
+from jdwp_client import Client, ClassType, Error, EventRequest, StackFrame, VirtualMachine, i32, jdwp_string
 from test_events import (ALL, BREAKPOINT, CLASS_PREPARE, CONTENDED_ENTER, CONTENDED_ENTERED, EVENT_THREAD,
                          METHOD_ENTRY, MONITOR_WAIT, MONITOR_WAITED, NONE, READ_TIMEOUT_S, SINGLE_STEP,
                          VM_DEATH)
@@ -379,6 +379,85 @@ class EventRequestsTest(unittest.TestCase):
         got = [(e["request"], e["method"]) for _, events in composites for e in events]
         self.assertEqual(got, [(step, "ready")])  # the next line of ready(): its end
         self.assert_compiled(s)
+
+    # ---- a step after a step: what a debugger stepping line by line sends at each
+    # step event (Clear, maybe something else, Set, Resume). Ours leaves the
+    # thread's single stepping on while it waits at the event (single_step_modes.h):
+    # the next step must go on from there, and a thread resumed without one must
+    # meet no further step and run at full speed (tiny() gets compiled; ours only,
+    # see run_step_chain).
+
+    def run_step_chain(self, policy: int, between) -> list:
+        """Steps over twice from the breakpoint in ready() (the first with a Count
+        of 1, the second cleared at its event), calling between(s, thread) at the
+        first step's event before the second step is set; then the thread runs
+        with no step. Returns [(request, method)] of every event."""
+        s = self.expiry_session()
+        steps = [s.set(SINGLE_STEP, policy, s.step(s.main_thread), s.count(1))]
+        got = []
+
+        def on_event(_, events):
+            got.extend((e["request"], e.get("method")) for e in events)
+            if events[0]["request"] == steps[0]:
+                s.clear(SINGLE_STEP, steps[0])  # expired: already gone
+                depth = between(s, events[0]["thread"])
+                steps.append(s.set(SINGLE_STEP, policy, s.step(s.main_thread, depth=depth)))
+            elif events[0]["request"] == steps[-1]:
+                s.clear(SINGLE_STEP, steps[-1])
+
+        s.run(on_event)
+        if self.cfg.agent == "ours":
+            self.assert_compiled(s)
+        else:
+            # Stock keeps the thread interpreted: the FramePop it asks for on the
+            # frame a step starts in (expiry(), which runs on) stays pending, and
+            # JVMTI interprets a thread with one. The events are stock's all the same.
+            s.debuggee.wait_for_output(r"expiry sum=5000050000", 20)
+        return [(steps.index(r) if r in steps else r, m) for r, m in got]
+
+    def test_steps_in_a_row_then_no_step_leave_the_method_compiled(self):
+        for name, policy in (("event-thread", EVENT_THREAD), ("all", ALL)):
+            with self.subTest(policy=name):
+                got = self.run_step_chain(policy, lambda s, thread: 1)
+                # ready()'s end, then over its return into expiry().
+                self.assertEqual(got, [(0, "ready"), (1, "expiry")])
+
+    def test_look_at_the_stop_between_two_steps(self):
+        def read_frames(s, thread):
+            # Not a stepping command: what the ended step left on goes off, and the next step turns it on.
+            self.assertEqual([f[1][2] for f in s.c.frames(thread, 0, 2)],
+                             [s.method_ids["ready"], s.method_ids["expiry"]])
+            return 1
+
+        got = self.run_step_chain(EVENT_THREAD, read_frames)
+        self.assertEqual(got, [(0, "ready"), (1, "expiry")])
+
+    def test_step_out_after_a_step(self):
+        got = self.run_step_chain(EVENT_THREAD, lambda s, thread: 2)
+        self.assertEqual(got, [(0, "ready"), (1, "expiry")])
+
+    def test_invoke_between_two_steps(self):
+        def invoke_tiny(s, thread):
+            r = s.c.ok(ClassType.InvokeMethod, s.c.type_id(s.fixture) + s.c.object_id(thread) +
+                       s.c.method_id(s.method_ids["tiny"]) + i32(1) + b"I" + i32(41) + i32(1))
+            self.assertEqual(r.value(), ("I", 42))
+            self.assertEqual(r.value(), ("L", 0))  # no exception
+            return 1
+
+        # No step event from the invoked code (the ended step's), and the next
+        # step goes on from where the thread waits.
+        got = self.run_step_chain(EVENT_THREAD, invoke_tiny)
+        self.assertEqual(got, [(0, "ready"), (1, "expiry")])
+
+    def test_pop_frames_between_two_steps(self):
+        def pop_ready(s, thread):
+            frame = s.c.frames(thread, 0, 1)[0][0]
+            s.c.ok(StackFrame.PopFrames, s.c.object_id(thread) + s.c.encode_id(frame, "frame"))
+            return 1
+
+        # ready() popped: the thread is back at its call in expiry(), and steps over it.
+        got = self.run_step_chain(EVENT_THREAD, pop_ready)
+        self.assertEqual(got, [(0, "ready"), (1, "expiry")])
 
 
 if __name__ == "__main__":
