@@ -13,7 +13,9 @@
 // its event's callback), so it meets no single step of the ended one. When its
 // callback ends with no step set (resumed, or the debugger left), the mode goes
 // off before the thread returns to Java code (EndWait): a resumed thread never
-// runs on with single steps of an ended step.
+// runs on with single steps of an ended step. A debugger that sends anything
+// else first (it looks at the stop: frames, values) turns it off then
+// (DropLingers), as stock would have at the step's end.
 #pragma once
 
 #include <jni.h>
