@@ -286,10 +286,11 @@ void EventReporter::Release() {
 
 void EventReporter::UnblockAfterResume() {
   std::lock_guard lock(queue_mu_);
-  // Every resume comes here: the idle reporter is woken only if events wait.
+  // Every resume comes here: the idle reporter is woken only if events wait
+  // (its wait looks at blocked_ only when the queue holds some).
   if (!blocked_) return;
   blocked_ = false;
-  queue_cv_.notify_all();
+  if (!queue_.empty()) queue_cv_.notify_all();
 }
 
 void EventReporter::BeginSession() {
