@@ -97,13 +97,26 @@ void EventReporter::Report(JNIEnv* jni, jthread thread, std::vector<ev::EventDat
     }, e);
   });
   const bool vm_start = events.size() == 1 && std::holds_alternative<ev::VMStart>(events.front());
+  const uint64_t epoch = epoch_.load();
   jdwp::Event::Composite::Request composite{policy, std::move(events)};
   auto body = jdwp::EncodeBody(composite);
+  auto packet = jdwp::MakeCommandPacket(next_packet_id_.fetch_add(1), jdwp::Event::Composite::kId, body);
+  if (policy == SuspendPolicy::kEventThread && names_a_thread && thread && !applied && BeginDirect(epoch)) {
+    // Nothing ahead of it and the reporter held off: this thread counts its
+    // own suspension (its JVMTI suspension pending, threads.h) and sends.
+    void* parking = ctx_.threads.SuspendSelfForEvent(jni, thread);
+    // From here until resumed this thread is suspended: no JNI or JVMTI calls.
+    ctx_.send(std::move(packet));
+    EndDirect();
+    LeaveReport();
+    ctx_.threads.Park(jni, parking);
+    return;
+  }
   auto item = std::make_unique<Item>();
-  item->packet = jdwp::MakeCommandPacket(next_packet_id_.fetch_add(1), jdwp::Event::Composite::kId, body);
+  item->packet = std::move(packet);
   item->policy = policy != SuspendPolicy::kNone && !names_a_thread ? SuspendPolicy::kAll : policy;
   item->blocks_events = item->policy == SuspendPolicy::kAll && !vm_start;
-  item->epoch = epoch_.load();
+  item->epoch = epoch;
   if (item->policy == SuspendPolicy::kNone || !thread) {
     if (thread) item->thread = jni->NewGlobalRef(thread);
     Enqueue(std::move(item));
@@ -126,6 +139,28 @@ void EventReporter::Report(JNIEnv* jni, jthread thread, std::vector<ev::EventDat
   }
   // From here until resumed this thread is suspended: no JNI or JVMTI calls.
   ctx_.threads.Park(jni, parking);
+}
+
+bool EventReporter::BeginDirect(uint64_t epoch) {
+  std::lock_guard lock(queue_mu_);
+  // Anything queued or on its way goes first; held or blocked events wait in
+  // the queue (this one after them); an event of an ended session is the
+  // reporter's to drop.
+  if (!queue_.empty() || in_flight_ > 0 || holding_ || blocked_ || stopping_ || !attached_ ||
+      epoch != epoch_.load())
+    return false;
+  ++in_flight_;  // Drain (a session's end) waits for it
+  direct_ = true;  // the reporter takes no item meanwhile: events keep their order
+  return true;
+}
+
+void EventReporter::EndDirect() {
+  std::lock_guard lock(queue_mu_);
+  --in_flight_;
+  direct_ = false;
+  // The idle reporter is not woken for nothing: only for items queued meanwhile,
+  // a Drain, or its stop.
+  if (!queue_.empty() || drain_waiters_ > 0 || stopping_) queue_cv_.notify_all();
 }
 
 void EventReporter::SendAfterInvoke(JNIEnv* jni, jthread thread, std::vector<uint8_t> packet) {
@@ -169,6 +204,7 @@ void EventReporter::SuspendDeferred(JNIEnv* jni, void* token) {
 }
 
 std::deque<std::unique_ptr<EventReporter::Item>>::iterator EventReporter::NextItemLocked() {
+  if (direct_) return queue_.end();  // an event thread is sending its own (BeginDirect)
   if ((!holding_ && !blocked_) || stopping_) return queue_.begin();
   // Held: an event waits, with its suspension (as stock, its thread waits in the
   // agent unsuspended); a thread's deferred suspension and the end of an
@@ -231,8 +267,10 @@ void EventReporter::Stop() {
 
 void EventReporter::Drain(int timeout_ms) {
   std::unique_lock lock(queue_mu_);
+  ++drain_waiters_;
   queue_cv_.wait_for(lock, std::chrono::milliseconds(timeout_ms),
                      [&] { return stopping_ || (queue_.empty() && in_flight_ == 0); });
+  --drain_waiters_;
 }
 
 void EventReporter::Hold() {
@@ -248,8 +286,11 @@ void EventReporter::Release() {
 
 void EventReporter::UnblockAfterResume() {
   std::lock_guard lock(queue_mu_);
+  // Every resume comes here: the idle reporter is woken only if events wait
+  // (its wait looks at blocked_ only when the queue holds some).
+  if (!blocked_) return;
   blocked_ = false;
-  queue_cv_.notify_all();
+  if (!queue_.empty()) queue_cv_.notify_all();
 }
 
 void EventReporter::BeginSession() {

@@ -2,11 +2,21 @@
 // send), and the agent thread that runs it.
 //
 // A callback hands its composite here (Report) on the event's own Java thread.
-// The reporter thread applies the suspend policy (a thread never suspends
+// The reporter thread applies the suspend policy (a thread never JVMTI-suspends
 // itself) and then sends the packet, so a debugger always finds the event
 // thread suspended when it reads the event; the event thread waits for that
 // and then parks (ThreadControl) until resumed. Packets of a previous session
 // (epoch) are dropped instead of sent, and suspend nothing.
+//
+// The direct path (the hot one: a breakpoint or step with SUSPEND_EVENT_THREAD):
+// when nothing is queued or on its way and events are neither held nor blocked,
+// the event thread counts its own suspension (ThreadControl::SuspendSelfForEvent:
+// its JVMTI suspension is applied only when a command may look at the thread),
+// sends the packet itself (the transport writes at once when its writer is
+// idle) and parks; meanwhile the reporter takes no item (direct_), so events
+// keep their order, and Drain waits for it (in_flight_). That saves two thread
+// hand-offs per event and the JVMTI suspend and resume of a thread that the
+// debugger only resumes.
 //
 // As stock's event helper does, once it has sent a SUSPEND_ALL composite the
 // reporter sends no other event until the debugger resumes a thread or the VM
@@ -97,6 +107,10 @@ class EventReporter {
   bool EnterReport(bool vm_death);
   void LeaveReport();
   std::deque<std::unique_ptr<Item>>::iterator NextItemLocked();  // queue_mu_ held
+  // The direct path (see the top): BeginDirect answers whether this event may
+  // take it (and then holds the reporter off until EndDirect).
+  bool BeginDirect(uint64_t epoch);
+  void EndDirect();
 
   Context& ctx_;
   std::mutex queue_mu_;
@@ -108,6 +122,8 @@ class EventReporter {
   // A SUSPEND_ALL composite was sent: events wait for a resume (see the top).
   bool blocked_ = false;
   bool stopping_ = false;
+  bool direct_ = false;  // an event thread sends its own event (BeginDirect)
+  int drain_waiters_ = 0;  // threads in Drain (EndDirect wakes them only)
   size_t in_flight_ = 0;
   std::atomic<int> reporting_{0};  // Reports between EnterReport and LeaveReport
   std::atomic<bool> closed_{false};  // VMDeath came: no other event goes

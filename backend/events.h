@@ -17,7 +17,9 @@
 // A breakpoint hit: agent.cc's callback -> EventManager::OnBreakpoint
 // (event_callbacks.cc) -> Matches (event_filters.cc) -> Report (events.cc:
 // expired requests let go) -> EventReporter::Report (event_reporter.cc), which
-// hands the composite to the reporter thread and parks the event thread.
+// hands the composite to the reporter thread and parks the event thread; a
+// SUSPEND_EVENT_THREAD hit with nothing ahead of it is sent by the event
+// thread itself, which then parks (event_reporter.h: the direct path).
 //
 // Requests live in one table guarded by mu_ (rank: below ThreadControl's lock;
 // never held while a thread waits for the reporter). JVMTI callbacks run on the

@@ -224,14 +224,14 @@ jdwp::Result<void> ThreadControl::ResumeLocked(JNIEnv* jni, State& s) {
     ClearPendingLocked(s);
     s.deferred = false;
     s.generation = next_generation_++;
-    cv_.notify_all();
+    NotifyLocked();
     return {};
   }
   if (!s.suspended) return {};
   auto r = jvmti_.ResumeThread(s.thread);
   s.suspended = false;
   s.generation = next_generation_++;
-  cv_.notify_all();
+  NotifyLocked();
   if (!r && r.error().code != JVMTI_ERROR_THREAD_NOT_SUSPENDED && r.error().code != JVMTI_ERROR_THREAD_NOT_ALIVE)
     return tl::unexpected(FromVm(r.error()));
   return {};
@@ -264,8 +264,34 @@ jdwp::Result<void> ThreadControl::Suspend(JNIEnv* jni, jthread thread) {
   return result;
 }
 
+void ThreadControl::NotifyLocked() {
+  if (notify_after_unlock_)
+    notify_due_ = true;
+  else
+    cv_.notify_all();
+}
+
+// The resumes wake the parked threads once mu_ is released: a thread woken
+// under it would only block on mu_ again (one more context switch per resume).
+class ThreadControl::NotifyAfterUnlock {
+ public:
+  explicit NotifyAfterUnlock(ThreadControl& tc) : tc_(tc), lock_(tc.mu_) { tc_.notify_after_unlock_ = true; }
+  ~NotifyAfterUnlock() {
+    tc_.notify_after_unlock_ = false;
+    const bool due = std::exchange(tc_.notify_due_, false);
+    lock_.unlock();
+    if (due) tc_.cv_.notify_all();
+  }
+  NotifyAfterUnlock(const NotifyAfterUnlock&) = delete;
+  NotifyAfterUnlock& operator=(const NotifyAfterUnlock&) = delete;
+
+ private:
+  ThreadControl& tc_;
+  std::unique_lock<std::mutex> lock_;
+};
+
 jdwp::Result<void> ThreadControl::Resume(JNIEnv* jni, jthread thread) {
-  std::lock_guard lock(mu_);
+  NotifyAfterUnlock locked(*this);
   State& s = StateOf(jni, thread);
   if (s.count == 0) return {};
   // An invoking thread counts only the suspensions of events inside the call
@@ -373,7 +399,7 @@ void ThreadControl::ResumeUnknownVirtualLocked() {
 }
 
 jdwp::Result<void> ThreadControl::ResumeAll(JNIEnv* jni) {
-  std::lock_guard lock(mu_);
+  NotifyAfterUnlock locked(*this);
   ResumeAllLocked(jni);
   return {};
 }
@@ -423,7 +449,7 @@ void ThreadControl::ResumeBatchLocked(const std::vector<State*>& batch) {
   }
   // Threads that ended or were resumed otherwise answer so; as ResumeLocked, nothing to do then.
   (void)jvmti_.ResumeThreadList(list);
-  cv_.notify_all();
+  NotifyLocked();
 }
 
 bool ThreadControl::WaitUntilSuspended(JNIEnv* jni, jthread thread, std::chrono::milliseconds timeout) {
@@ -559,6 +585,27 @@ void* ThreadControl::PrepareToPark(JNIEnv* jni, jthread self, bool for_event) {
   std::lock_guard lock(mu_);
   s->parked = true;
   s->event_pending = for_event;
+  return s;
+}
+
+void* ThreadControl::SuspendSelfForEvent(JNIEnv* jni, jthread self) {
+  State* s = SelfState(jni, self);
+  std::lock_guard lock(mu_);
+  s->parked = true;
+  s->event_pending = false;
+  const bool counted_before = s->count++ > 0;
+  // Suspended already (a virtual thread met under SuspendAllVirtualThreads) or
+  // pending: nothing more. A suspension deferred to this callback's end
+  // (VirtualMachine.Suspend meanwhile) is pending as well, as at an invoke's end.
+  if (!s->suspended && !s->pending) {
+    s->deferred = false;
+    s->pending = true;
+    pending_.push_back(s);
+    any_pending_.store(true, std::memory_order_release);
+  }
+  // Only a thread counted before can have a WaitUntilSuspended waiting for it
+  // (a count of 0 ends that wait); the other parked threads are not woken.
+  if (counted_before) cv_.notify_all();
   return s;
 }
 

@@ -54,6 +54,11 @@
 // lock). SuspendCount gives such a thread no State: it reads the VM-level
 // count if JVMTI reports the thread suspended, as stock.
 //
+// A thread whose own event suspends it alone (SUSPEND_EVENT_THREAD) and finds
+// nothing ahead of it at the reporter sends its event itself and is counted
+// and parked the same way (SuspendSelfForEvent): no hop to the reporter thread
+// and back, and a breakpoint resumed at once costs no JVMTI suspend or resume.
+//
 // A single-threaded InvokeMethod ends on the invoking thread itself: its
 // suspension comes back in the count before the reply goes (the debugger finds
 // it suspended), but its JVMTI suspension is left pending while it waits in
@@ -155,6 +160,12 @@ class ThreadControl {
   // waits for EventHandled too (one wait instead of two hand-offs).
   // `for_event`: false where no event goes to the reporter (the end of an invoke).
   void* PrepareToPark(JNIEnv* jni, jthread self, bool for_event = true);
+  // The event thread's own SUSPEND_EVENT_THREAD event, sent by itself
+  // (EventReporter's direct path): counted as suspended at once, parked, its
+  // JVMTI suspension left pending as at the end of a single-threaded invoke
+  // (see the top). Returns the token for Park. Makes its JNI calls (its State)
+  // before it counts itself: from then on it makes none until Park returns.
+  void* SuspendSelfForEvent(JNIEnv* jni, jthread self);
   void Park(JNIEnv* jni, void* token);
   // Reporter side: the event of the thread parked as `token` was handled (its
   // suspension applied, the packet sent, or dropped). Wakes it only if that
@@ -283,6 +294,11 @@ class ThreadControl {
   void ResumeBatchLocked(const std::vector<State*>& batch);
   void ResumeAllLocked(JNIEnv* jni);
   void ClearPendingLocked(State& s);
+  // cv_.notify_all(), or once mu_ is released inside a NotifyAfterUnlock scope.
+  void NotifyLocked();
+  class NotifyAfterUnlock;  // takes mu_ (threads.cc)
+  bool notify_after_unlock_ = false;  // mu_
+  bool notify_due_ = false;           // mu_
 
   vmcore::Jvmti jvmti_;
   std::mutex mu_;
