@@ -154,6 +154,14 @@ bool ObjectTable::Resend(jdwp::ObjectId id) {
   return true;
 }
 
+bool ObjectTable::ResendLive(JNIEnv* jni, jdwp::ObjectId id) {
+  std::lock_guard lock(mu_);
+  auto* slot = slots_.Find(id.value);
+  if (!slot || jni->IsSameObject(slot->ref, nullptr) == JNI_TRUE) return false;
+  ++slot->refs;
+  return true;
+}
+
 void MemberIds::AddMethod(jmethodID m) {
   std::lock_guard lock(mu_);
   methods_.insert(reinterpret_cast<uint64_t>(m));

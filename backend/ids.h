@@ -57,6 +57,8 @@ class ObjectTable {
   // `id` is sent once more (its debugger count bumped), if it is still known
   // (not disposed, not reset); false otherwise.
   bool Resend(jdwp::ObjectId id);
+  // The same, and only while its object is alive (its weak reference not cleared).
+  bool ResendLive(JNIEnv* jni, jdwp::ObjectId id);
 
  private:
   jdwp::ObjectId Assign(JNIEnv* jni, jobject obj, int64_t sent);
