@@ -1248,6 +1248,7 @@ void Agent::EndSession(JNIEnv* jni) {
   events_.Drain(2000);
   ctx_.threads.ResumeEverything(jni);
   ctx_.objects.Reset(jni);
+  ctx_.frame_reads.Clear();
   DisableSessionEvents(jni);
   // Off the next debugger's path: its first class scan finds the IDs given.
   if (!ctx_.vm_dead) ctx_.classes.ReserveIds(jni);

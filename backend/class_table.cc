@@ -283,17 +283,35 @@ jdwp::Result<void> ClassTable::All(JNIEnv* jni, bool generic, const Visit& visit
   const uint64_t scan = ++scan_;
   // Sessions end on this (the command) thread only: the generation holds for the scan.
   const uint64_t generation = objects_.generation();
-  for (; loaded.next < loaded.count; ++loaded.next) {
-    jclass k = loaded.classes[loaded.next];
+  // First each class's entry (indexes: an Add may move entries_), then the
+  // IDs this session issued are counted as sent again in one pass over the
+  // object table (one lock, not one per class); a class whose ID the debugger
+  // disposed of gets one again as it is listed.
+  std::vector<std::pair<jint, uint32_t>> listed;  // (index in `loaded`, entry)
+  listed.reserve(static_cast<size_t>(loaded.count));
+  for (jint i = 0; i < loaded.count; ++i) {
+    jclass k = loaded.classes[i];
     bool met = false;
     Entry* e = MeetInScan(jni, env, k, &met);
+    if (!e) continue;
     if (met) RefreshStatus(env, k, *e);
-    if (e) {
-      e->seen = scan;
-      if (generic) FillGeneric(env, k, *e);
-      Emit(*e, SessionId(objects_, generation, jni, k, e->id, e->id_generation), generic, visit);
+    e->seen = scan;
+    if (generic) FillGeneric(env, k, *e);
+    listed.emplace_back(i, static_cast<uint32_t>(e - entries_.data()));
+  }
+  std::vector<uint64_t> ids(listed.size());
+  for (size_t n = 0; n < listed.size(); ++n) {
+    const Entry& e = entries_[listed[n].second];
+    ids[n] = e.id_generation == generation ? e.id : 0;
+  }
+  objects_.ResendEach(ids);
+  for (size_t n = 0; n < listed.size(); ++n) {
+    Entry& e = entries_[listed[n].second];
+    if (ids[n] == 0) {
+      e.id = objects_.IdOf(jni, loaded.classes[listed[n].first]).value;
+      e.id_generation = generation;
     }
-    jni->DeleteLocalRef(k);
+    Emit(e, jdwp::ReferenceTypeId{e.id}, generic, visit);
   }
   FreeUnmet(jni, env, scan);
   return {};

@@ -302,4 +302,14 @@ jdwp::Result<int32_t> Context::FrameDepth(JNIEnv* jni, jthread thread, jdwp::Fra
   return depth;
 }
 
+uint64_t Context::FrameReadsGeneration(JNIEnv* jni, jthread thread, jdwp::FrameId frame) {
+  uint64_t generation = frame.value >> kDepthBits;
+  return generation != 0 && threads.FrozenGeneration(jni, thread) == generation ? generation : 0;
+}
+
+bool Context::Reusable(JNIEnv* jni, const jdwp::Value& value) {
+  if (!jdwp::IsObjectTag(value.tag) || value.object().is_null()) return true;
+  return objects.ResendLive(jni, value.object());
+}
+
 }  // namespace jdwpx::backend

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "backend/class_table.h"
+#include "backend/frame_reads.h"
 #include "backend/ids.h"
 #include "backend/options.h"
 #include "backend/single_step_modes.h"
@@ -120,6 +121,16 @@ struct Context {
   jdwp::FrameId FrameIdOf(JNIEnv* jni, jthread thread, int32_t depth);
   // The depth a frame ID names, or INVALID_FRAMEID when stale or of another thread.
   jdwp::Result<int32_t> FrameDepth(JNIEnv* jni, jthread thread, jdwp::FrameId frame);
+
+  // Reads of suspended threads' frames (frame_reads.h).
+  FrameReads frame_reads;
+  // The generation under which reads of `frame` (a valid frame ID of `thread`)
+  // may be cached, or 0: not cacheable (the thread is not held suspended).
+  uint64_t FrameReadsGeneration(JNIEnv* jni, jthread thread, jdwp::FrameId frame);
+  // Whether a cached value may go out again as it is: not an object, null, or
+  // an object ID the table still knows with its object alive (then counted as
+  // sent once more, as reading it again would).
+  bool Reusable(JNIEnv* jni, const jdwp::Value& value);
 
   bool IsInstance(JNIEnv* jni, jobject obj, jclass klass) { return obj && jni->IsInstanceOf(obj, klass); }
 

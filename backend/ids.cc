@@ -154,6 +154,25 @@ bool ObjectTable::Resend(jdwp::ObjectId id) {
   return true;
 }
 
+void ObjectTable::ResendEach(std::vector<uint64_t>& ids) {
+  std::lock_guard lock(mu_);
+  for (uint64_t& id : ids) {
+    if (id == 0) continue;
+    if (auto* slot = slots_.Find(id))
+      ++slot->refs;
+    else
+      id = 0;
+  }
+}
+
+bool ObjectTable::ResendLive(JNIEnv* jni, jdwp::ObjectId id) {
+  std::lock_guard lock(mu_);
+  auto* slot = slots_.Find(id.value);
+  if (!slot || jni->IsSameObject(slot->ref, nullptr) == JNI_TRUE) return false;
+  ++slot->refs;
+  return true;
+}
+
 void MemberIds::AddMethod(jmethodID m) {
   std::lock_guard lock(mu_);
   methods_.insert(reinterpret_cast<uint64_t>(m));

@@ -57,6 +57,10 @@ class ObjectTable {
   // `id` is sent once more (its debugger count bumped), if it is still known
   // (not disposed, not reset); false otherwise.
   bool Resend(jdwp::ObjectId id);
+  // Resend of each ID in one hold of the lock; one no longer known becomes 0.
+  void ResendEach(std::vector<uint64_t>& ids);
+  // The same, and only while its object is alive (its weak reference not cleared).
+  bool ResendLive(JNIEnv* jni, jdwp::ObjectId id);
 
  private:
   jdwp::ObjectId Assign(JNIEnv* jni, jobject obj, int64_t sent);

@@ -485,6 +485,15 @@ uint64_t ThreadControl::Generation(JNIEnv* jni, jthread thread) {
   return StateOf(jni, thread).generation;
 }
 
+uint64_t ThreadControl::FrozenGeneration(JNIEnv* jni, jthread thread) {
+  jlong tid = TidOf(jni, thread);
+  std::lock_guard lock(mu_);
+  State* s = FindLocked(tid);
+  // Not deferred nor pending: those threads are counted but not yet JVMTI-suspended.
+  if (!s || s->agent || s->count == 0 || !s->suspended || s->deferred || s->pending) return 0;
+  return s->generation;
+}
+
 void ThreadControl::ResumeEverything(JNIEnv* jni) {
   std::lock_guard lock(mu_);
   suspend_all_count_ = 0;

@@ -137,6 +137,9 @@ class ThreadControl {
   // Changes every time the thread actually resumes, and is never shared by two
   // threads (one counter for all), so a frame ID carrying it names its thread too.
   uint64_t Generation(JNIEnv* jni, jthread thread);
+  // The generation of a thread we hold JVMTI-suspended for the debugger (its
+  // stack cannot change until the generation does: frame_reads.h), else 0.
+  uint64_t FrozenGeneration(JNIEnv* jni, jthread thread);
   // Session end: every count back to 0, everything the debugger suspended runs.
   void ResumeEverything(JNIEnv* jni);
 

@@ -5,6 +5,7 @@
 // is a std::variant of layouts that each declare `static constexpr uint8_t kSelect`.
 #pragma once
 
+#include <algorithm>
 #include <bit>
 #include <cstdint>
 #include <cstring>
@@ -64,11 +65,21 @@ class Writer {
   }
   std::vector<uint8_t>& bytes() { return buf_; }
   std::vector<uint8_t> Take() { return std::move(buf_); }
+  // Room for `n` more bytes, growing geometrically (an exact reserve per item
+  // of a nested list would reallocate for each one).
+  void Grow(size_t n) {
+    if (buf_.size() + n > buf_.capacity()) buf_.reserve(std::max(buf_.size() + n, 2 * buf_.capacity()));
+  }
 
  private:
+  // One resize and one store per number: a class scan encodes 10,000s of them.
   template <class T>
   void Be(T v) {
-    for (int shift = (sizeof(T) - 1) * 8; shift >= 0; shift -= 8) buf_.push_back(static_cast<uint8_t>(v >> shift));
+    uint8_t bytes[sizeof(T)];
+    for (size_t i = 0; i < sizeof(T); ++i) bytes[i] = static_cast<uint8_t>(v >> (8 * (sizeof(T) - 1 - i)));
+    const size_t at = buf_.size();
+    buf_.resize(at + sizeof(T));
+    std::memcpy(buf_.data() + at, bytes, sizeof(T));
   }
   std::vector<uint8_t> buf_;
   size_t headroom_ = 0;
@@ -260,6 +271,7 @@ void Encode(Writer& w, const T& v) {
     w.Bytes(v.data(), v.size());
   } else if constexpr (IsVector<T>::value) {
     w.U32(static_cast<uint32_t>(v.size()));
+    w.Grow(v.size() * MinWireSize<typename T::value_type>());
     for (const auto& item : v) Encode(w, item);
   } else if constexpr (IsVariant<T>::value) {
     std::visit(

@@ -198,9 +198,19 @@ void RegisterThreads(Dispatcher& d, Context& ctx, JNIEnv** jni_slot) {
   d.Bind<SF::GetValues>([c, J](const SF::GetValues::Request& req) -> jdwp::Result<SF::GetValues::Reply> {
     ASSIGN_OR_RETURN(jthread t, c->Thread(J(), req.thread, ThreadNeeds::kSuspended));
     ASSIGN_OR_RETURN(int32_t depth, c->FrameDepth(J(), t, req.frame));
+    const uint64_t cached = c->FrameReadsGeneration(J(), t, req.frame);
     SF::GetValues::Reply r;
+    r.values.reserve(req.slots.size());
     for (const auto& slot : req.slots) {
+      if (cached) {
+        auto known = c->frame_reads.Local(cached, depth, slot.slot, slot.sigbyte);
+        if (known && c->Reusable(J(), *known)) {
+          r.values.push_back(*known);
+          continue;
+        }
+      }
       ASSIGN_OR_RETURN(auto value, ReadLocal(*c, J(), t, depth, slot.slot, slot.sigbyte));
+      if (cached) c->frame_reads.PutLocal(cached, depth, slot.slot, slot.sigbyte, value);
       r.values.push_back(value);
     }
     return r;
@@ -209,18 +219,27 @@ void RegisterThreads(Dispatcher& d, Context& ctx, JNIEnv** jni_slot) {
   d.Bind<SF::ThisObject>([c, J](const SF::ThisObject::Request& req) -> jdwp::Result<SF::ThisObject::Reply> {
     ASSIGN_OR_RETURN(jthread t, c->Thread(J(), req.thread, ThreadNeeds::kSuspended));
     ASSIGN_OR_RETURN(int32_t depth, c->FrameDepth(J(), t, req.frame));
+    const uint64_t cached = c->FrameReadsGeneration(J(), t, req.frame);
+    if (cached) {
+      auto known = c->frame_reads.This(cached, depth);
+      if (known && c->Reusable(J(), jdwp::Value::Object(known->tag, known->id))) return SF::ThisObject::Reply{*known};
+    }
     VM_ASSIGN_OR_RETURN(auto loc, c->jvmti.GetFrameLocation(t, depth));
     VM_ASSIGN_OR_RETURN(jint mods, c->jvmti.GetMethodModifiers(loc.first));
-    if (mods & (0x0008 | 0x0100)) {
-      // Static or native: no `this` to read (stock answers null for both).
-      return SF::ThisObject::Reply{jdwp::TaggedObjectId{jdwp::Tag::kObject, jdwp::ObjectId{}}};
+    jdwp::TaggedObjectId self{jdwp::Tag::kObject, jdwp::ObjectId{}};
+    // Static or native: no `this` to read (stock answers null for both).
+    if (!(mods & (0x0008 | 0x0100))) {
+      VM_ASSIGN_OR_RETURN(jobject instance, c->jvmti.GetLocalInstance(t, depth));
+      self = c->TaggedId(J(), instance);
+      if (instance) J()->DeleteLocalRef(instance);
     }
-    VM_ASSIGN_OR_RETURN(jobject self, c->jvmti.GetLocalInstance(t, depth));
-    return SF::ThisObject::Reply{c->TaggedId(J(), self)};
+    if (cached) c->frame_reads.PutThis(cached, depth, self);
+    return SF::ThisObject::Reply{self};
   });
   d.Bind<SF::SetValues>([c, J](const SF::SetValues::Request& req) -> jdwp::Result<SF::SetValues::Reply> {
     ASSIGN_OR_RETURN(jthread t, c->Thread(J(), req.thread, ThreadNeeds::kSuspended));
     ASSIGN_OR_RETURN(int32_t depth, c->FrameDepth(J(), t, req.frame));
+    c->frame_reads.Clear();  // before the first write: a failed one may have stored null (WriteLocal)
     for (const auto& sv : req.slot_values) RETURN_IF_ERROR(WriteLocal(*c, J(), t, depth, sv.slot, sv.slot_value));
     return SF::SetValues::Reply{};
   });
@@ -228,6 +247,8 @@ void RegisterThreads(Dispatcher& d, Context& ctx, JNIEnv** jni_slot) {
   d.Bind<SF::PopFrames>([c, J](const SF::PopFrames::Request& req) -> jdwp::Result<SF::PopFrames::Reply> {
     ASSIGN_OR_RETURN(jthread t, c->Thread(J(), req.thread, ThreadNeeds::kSuspended));
     ASSIGN_OR_RETURN(int32_t depth, c->FrameDepth(J(), t, req.frame));
+    // The thread resumes to pop (a new generation), but a failed pop may have changed frames without.
+    c->frame_reads.Clear();
     RETURN_IF_ERROR(FramePops().PopFrames(*c, J(), t, depth));
     return SF::PopFrames::Reply{};
   });
@@ -245,6 +266,7 @@ void RegisterThreads(Dispatcher& d, Context& ctx, JNIEnv** jni_slot) {
     // thread would then be thrown something that is no exception.
     if (throwable && !c->IsInstance(J(), throwable, c->throwable_class))
       return jdwp::Fail(ErrorCode::kInvalidObject, "not a Throwable");
+    c->frame_reads.Clear();  // a suspended thread unwinds when resumed; drop its reads now all the same
     VM_RETURN_IF_ERROR(c->jvmti.StopThread(t, throwable));
     return TR::Stop::Reply{};
   });
@@ -272,6 +294,7 @@ void RegisterThreads(Dispatcher& d, Context& ctx, JNIEnv** jni_slot) {
       }
     }
     // JVMTI checks suspension, the frame (OPAQUE_FRAME for native) and the return type.
+    c->frame_reads.Clear();
     auto r = c->jvmti.ForceEarlyReturn(t, kind, value);
     if (!r) return tl::unexpected(FromVm(r.error()));
     return TR::ForceEarlyReturn::Reply{};

@@ -364,6 +364,7 @@ void RegisterVirtualMachine(Dispatcher& d, Context& ctx, Agent& agent, JNIEnv** 
     // Methods kept their jmethodIDs but may have new code: cached line tables go.
     c->ForgetMethodCaches();
     c->classes.ForgetGenerics();
+    c->frame_reads.Clear();  // a frame in a redefined method now runs an obsolete one
     VM_RETURN_IF_ERROR(std::move(redefined));
     // JVMTI cleared the breakpoints in these classes; as stock, their requests go too.
     c->events->ForgetBreakpointsIn(J(), classes);
