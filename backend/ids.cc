@@ -1,54 +1,125 @@
 #include "backend/ids.h"
 
+#include <algorithm>
+#include <array>
+#include <climits>
+
 #include "backend/log.h"
 
 namespace jdwpx::backend {
 
 using jdwp::ErrorCode;
 
-std::optional<jdwp::ObjectId> ObjectTable::Known(jlong tag, int64_t sent) {
-  if (tag == 0) return std::nullopt;
-  std::lock_guard lock(mu_);
-  auto* slot = slots_.Find(static_cast<uint64_t>(tag));
-  if (!slot) return std::nullopt;
-  slot->refs += sent;
-  return jdwp::ObjectId{static_cast<uint64_t>(tag)};
+namespace {
+
+// The debugger's count of an ID, a 32-bit int as stock's, saturates: wrapped
+// around, it would let DisposeObjects free an ID the debugger still holds.
+int32_t AddCount(int32_t count, int64_t more) {
+  return static_cast<int32_t>(std::clamp<int64_t>(int64_t{count} + more, INT32_MIN, INT32_MAX));
 }
 
-jdwp::ObjectId ObjectTable::Assign(JNIEnv* jni, jobject obj, int64_t sent) {
+}  // namespace
+
+std::optional<jdwp::ObjectId> ObjectTable::Known(JNIEnv* jni, jobject obj, uint32_t hash, int32_t sent) {
+  // A collected object's weak reference is the same as no live object: its ID
+  // is never found again (it stays listed until it is released).
+  auto id = slots_.FindObject(hash, [&](jweak ref) { return jni->IsSameObject(ref, obj) == JNI_TRUE; });
+  if (!id) return std::nullopt;
+  auto* slot = slots_.Find(*id);
+  slot->refs = AddCount(slot->refs, sent);
+  return jdwp::ObjectId{*id};
+}
+
+jdwp::ObjectId ObjectTable::Assign(JNIEnv* jni, jobject obj, int32_t sent) {
   if (obj == nullptr) return jdwp::ObjectId{};
-  // JVM calls happen with mu_ released: a Java thread calling this from an event
-  // callback may be suspended inside any of them, and must not hold mu_ then.
-  auto tag = jvmti_.GetTag(obj);
-  if (tag) {
-    if (auto id = Known(*tag, sent)) return *id;
-  }
-  // First sight: assignments are serialized so two threads tagging the same
-  // object at once cannot give it two IDs. Holding assign_mu_ across JVM calls
-  // is safe: Java threads only get here inside our callbacks, where no other
-  // thread JVMTI-suspends them (see threads.h).
-  std::lock_guard assign(assign_mu_);
-  tag = jvmti_.GetTag(obj);
-  if (tag) {
-    if (auto id = Known(*tag, sent)) return *id;
-  }
-  jweak weak = jni->NewWeakGlobalRef(obj);
-  if (!weak) return jdwp::ObjectId{};
-  uint64_t id;
+  auto hash = jvmti_.GetObjectHashCode(obj);
+  if (!hash) return jdwp::ObjectId{};
+  const auto key = static_cast<uint32_t>(*hash);
   {
     std::lock_guard lock(mu_);
-    id = next_id_++;
-    slots_.Insert(id, weak).refs = sent;
+    if (auto id = Known(jni, obj, key, sent)) return *id;
   }
-  if (!jvmti_.SetTag(obj, static_cast<jlong>(id))) {
+  // First sight. The weak reference is made with mu_ released (its JNI call
+  // may wait for the VM, on a GC); another thread may have given the object
+  // an ID meanwhile: looked up again before one is assigned, so an object
+  // never gets two.
+  jweak weak = jni->NewWeakGlobalRef(obj);
+  if (!weak) return jdwp::ObjectId{};
+  std::optional<jdwp::ObjectId> raced;
+  {
+    std::lock_guard lock(mu_);
+    raced = Known(jni, obj, key, sent);
+    if (!raced) {
+      const uint64_t id = next_id_++;
+      slots_.Insert(id, weak, key).refs = sent;
+      return jdwp::ObjectId{id};
+    }
+  }
+  jni->DeleteWeakGlobalRef(weak);
+  return *raced;
+}
+
+void ObjectTable::IdsOf(JNIEnv* jni, const jobject* objects, size_t n, jdwp::ObjectId* ids) {
+  constexpr size_t kBatch = 256;
+  std::array<uint32_t, kBatch> hashes;
+  std::array<size_t, kBatch> missing;  // positions without an ID yet
+  std::array<jweak, kBatch> weaks;
+  for (size_t from = 0; from < n; from += kBatch) {
+    const size_t count = std::min(kBatch, n - from);
+    const jobject* objs = objects + from;
+    jdwp::ObjectId* out = ids + from;
+    // Hashes first, with mu_ released (JVM calls).
+    size_t looked = 0;
+    for (size_t i = 0; i < count; ++i) {
+      out[i] = jdwp::ObjectId{};
+      if (objs[i] == nullptr) continue;
+      auto hash = jvmti_.GetObjectHashCode(objs[i]);
+      if (!hash) continue;  // stays null, as IdOf answers then
+      hashes[i] = static_cast<uint32_t>(*hash);
+      missing[looked++] = i;
+    }
+    size_t unknown = 0;
     {
       std::lock_guard lock(mu_);
-      slots_.Erase(id);
+      for (size_t k = 0; k < looked; ++k) slots_.PrefetchIndex(hashes[missing[k]]);
+      for (size_t k = 0; k < looked; ++k) slots_.PrefetchSlot(hashes[missing[k]]);
+      for (size_t k = 0; k < looked; ++k) {
+        const size_t i = missing[k];
+        if (auto id = Known(jni, objs[i], hashes[i], 1)) {
+          out[i] = *id;
+        } else {
+          missing[unknown++] = i;
+        }
+      }
     }
-    jni->DeleteWeakGlobalRef(weak);
-    return jdwp::ObjectId{};
+    if (unknown == 0) continue;
+    // First sight, as in Assign: weak references made with mu_ released, then
+    // looked up again (another thread, or the same object met earlier in this
+    // batch, may have an ID by now).
+    size_t made = 0;
+    for (size_t k = 0; k < unknown; ++k) {
+      weaks[k] = jni->NewWeakGlobalRef(objs[missing[k]]);
+      made += weaks[k] != nullptr;
+    }
+    if (made != 0) {
+      std::lock_guard lock(mu_);
+      for (size_t k = 0; k < unknown; ++k) {
+        const size_t i = missing[k];
+        if (!weaks[k]) continue;
+        if (auto id = Known(jni, objs[i], hashes[i], 1)) {
+          out[i] = *id;
+          continue;  // weaks[k] freed below
+        }
+        const uint64_t id = next_id_++;
+        slots_.Insert(id, weaks[k], hashes[i]).refs = 1;
+        out[i] = jdwp::ObjectId{id};
+        weaks[k] = nullptr;
+      }
+    }
+    for (size_t k = 0; k < unknown; ++k) {
+      if (weaks[k]) jni->DeleteWeakGlobalRef(weaks[k]);
+    }
   }
-  return jdwp::ObjectId{id};
 }
 
 jdwp::Result<jobject> ObjectTable::Resolve(JNIEnv* jni, jdwp::ObjectId id) {
@@ -73,11 +144,6 @@ bool ObjectTable::IsCollected(JNIEnv* jni, jdwp::ObjectId id, bool* known) {
 }
 
 void ObjectTable::Drop(JNIEnv* jni, uint64_t id, IdSlots<jweak>::Slot& slot) {
-  jobject local = jni->NewLocalRef(slot.ref);
-  if (local) {
-    (void)jvmti_.SetTag(local, 0);
-    jni->DeleteLocalRef(local);
-  }
   if (auto it = pinned_.find(id); it != pinned_.end()) {
     jni->DeleteGlobalRef(it->second);
     pinned_.erase(it);
@@ -91,7 +157,7 @@ void ObjectTable::Release(JNIEnv* jni, jdwp::ObjectId id, int32_t count) {
     std::lock_guard lock(mu_);
     auto* slot = slots_.Find(id.value);
     if (!slot) return;
-    slot->refs -= count;
+    slot->refs = AddCount(slot->refs, -int64_t{count});
     if (slot->refs > 0) return;
     // The ID is freed, but never reused: a fresh ID is assigned if the object is seen again.
     Drop(jni, id.value, *slot);
@@ -150,7 +216,7 @@ bool ObjectTable::Resend(jdwp::ObjectId id) {
   std::lock_guard lock(mu_);
   auto* slot = slots_.Find(id.value);
   if (!slot) return false;
-  ++slot->refs;
+  slot->refs = AddCount(slot->refs, 1);
   return true;
 }
 

@@ -1,15 +1,19 @@
 // Object IDs: one per object for the session, never reused, weak (an ID does
-// not keep its object alive). The JVMTI tag of an object is its ID, so finding
-// the ID of an object is one GetTag. Reference type IDs are the object IDs of
-// the types' java.lang.Class objects (as stock).
+// not keep its object alive). Each ID holds a JNI weak reference to its object;
+// the ID of an object is found from the object's identity hash (IdIndex) and
+// IsSameObject, not from a JVMTI tag: HotSpot's tag map costs ~65 bytes per
+// object, the index 4 to 8. Reference type IDs are the object IDs of the
+// types' java.lang.Class objects (as stock).
 //
 // Method and field IDs are JNI IDs; a debugger could send any 8 bytes, and a
 // bogus jmethodID crashes HotSpot, so only IDs this agent has handed out are
 // accepted (INVALID_METHODID / INVALID_FIELDID otherwise).
 //
 // Locking: one mutex (rank: leaf) guards each table; no JVM call that can block
-// on another thread of ours is made while holding it. ObjectTable's assign_mu_
-// (taken before the table's mutex) serializes the first tagging of an object.
+// on another thread of ours is made while holding it. ObjectTable's mutex is
+// held across IsSameObject, NewLocalRef and DeleteWeakGlobalRef: none of them
+// waits on another thread of ours, and a Java thread (in one of our
+// callbacks) is never JVMTI-suspended by us meanwhile (see threads.h).
 #pragma once
 
 #include <jni.h>
@@ -37,6 +41,11 @@ class ObjectTable {
   // The same, but not counted as sent to the debugger (an ID given out ahead
   // of need: ClassTable::ReserveIds); Resend counts it when it goes out.
   jdwp::ObjectId Reserve(JNIEnv* jni, jobject obj) { return Assign(jni, obj, 0); }
+  // IdOf of each of `n` objects (nulls allowed) into `ids`: the table's
+  // memory is fetched for all of them before any is looked up, and its lock
+  // taken once per batch (an Object[1M] costs a million random reads of the
+  // index otherwise, one after the other).
+  void IdsOf(JNIEnv* jni, const jobject* objects, size_t n, jdwp::ObjectId* ids);
   // A new local reference to the object, or INVALID_OBJECT for an unknown or collected ID.
   // ID 0 yields nullptr (the caller decides whether null is legal).
   jdwp::Result<jobject> Resolve(JNIEnv* jni, jdwp::ObjectId id);
@@ -47,7 +56,7 @@ class ObjectTable {
   jdwp::Result<void> DisableCollection(JNIEnv* jni, jdwp::ObjectId id);
   jdwp::Result<void> EnableCollection(JNIEnv* jni, jdwp::ObjectId id);
 
-  // Forgets every ID (session end): untags live objects, frees all references.
+  // Forgets every ID (session end): frees all references.
   // IDs are still never reused: the next session's IDs continue the count.
   void Reset(JNIEnv* jni);
   size_t size();
@@ -63,16 +72,16 @@ class ObjectTable {
   bool ResendLive(JNIEnv* jni, jdwp::ObjectId id);
 
  private:
-  jdwp::ObjectId Assign(JNIEnv* jni, jobject obj, int64_t sent);
-  // The ID a tag stands for (its debugger count bumped by `sent`), if it is one of ours.
-  std::optional<jdwp::ObjectId> Known(jlong tag, int64_t sent);
-  // Unpins, untags and forgets the ID of `slot` (mu_ held).
+  jdwp::ObjectId Assign(JNIEnv* jni, jobject obj, int32_t sent);
+  // The ID of `obj` (its identity hash: `hash`), its debugger count bumped by
+  // `sent`, if it has one (mu_ held).
+  std::optional<jdwp::ObjectId> Known(JNIEnv* jni, jobject obj, uint32_t hash, int32_t sent);
+  // Unpins and frees the reference of `slot` (mu_ held).
   void Drop(JNIEnv* jni, uint64_t id, IdSlots<jweak>::Slot& slot);
 
   vmcore::Jvmti jvmti_;
-  std::mutex assign_mu_;  // taken before mu_; serializes first-sight assignment
   std::mutex mu_;
-  IdSlots<jweak> slots_;  // each ID's weak reference and debugger count
+  IdSlots<jweak> slots_;  // each ID's weak reference, debugger count and hash; the index
   std::unordered_map<uint64_t, jobject> pinned_;  // strong refs while DisableCollection is in force
   uint64_t next_id_ = 1;
   uint64_t generation_ = 1;  // mu_

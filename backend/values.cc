@@ -5,6 +5,7 @@
 #include <cstdint>
 
 #include <algorithm>
+#include <array>
 #include <bit>
 #include <new>
 #include <type_traits>
@@ -162,28 +163,53 @@ jdwp::Tag TagOfClass(Context& ctx, JNIEnv* jni, jclass klass) {
 }
 
 void EncodeObjects(Context& ctx, JNIEnv* jni, jobjectArray array, jint first, jint length, uint8_t* out) {
-  // Elements of one class usually come in runs: the tag of the last class is kept.
-  jclass last_class = nullptr;
-  Tag last_tag = Tag::kObject;
-  for (jint i = 0; i < length; ++i, out += 9) {
-    jobject e = jni->GetObjectArrayElement(array, first + i);
-    Tag tag = Tag::kObject;
-    if (e) {
+  // Elements are read in batches, so the object table looks their IDs up
+  // together (ObjectTable::IdsOf); each batch's local references live in a
+  // local frame of their own.
+  constexpr jint kBatch = 256;
+  std::array<jobject, kBatch> elements;
+  std::array<jdwp::ObjectId, kBatch> ids;
+  std::array<Tag, kBatch> tags;
+  // Elements of one class usually come in runs: the tag of the last class is
+  // kept (its reference in the outer frame, carried out of each batch's).
+  jclass kept_class = nullptr;
+  Tag kept_tag = Tag::kObject;
+  for (jint done = 0; done < length;) {
+    const jint n = std::min(kBatch, length - done);
+    if (jni->PushLocalFrame(n + 2) != JNI_OK) break;  // OutOfMemoryError pending: the caller answers
+    jclass last_class = kept_class;
+    Tag last_tag = kept_tag;
+    for (jint i = 0; i < n; ++i) {
+      jobject e = jni->GetObjectArrayElement(array, first + done + i);
+      elements[i] = e;
+      tags[i] = Tag::kObject;
+      if (!e) continue;
       jclass k = jni->GetObjectClass(e);
       if (last_class && jni->IsSameObject(k, last_class)) {
         jni->DeleteLocalRef(k);
       } else {
-        if (last_class) jni->DeleteLocalRef(last_class);
+        if (last_class && last_class != kept_class) jni->DeleteLocalRef(last_class);
         last_class = k;
         last_tag = TagOfClass(ctx, jni, k);
       }
-      tag = last_tag;
+      tags[i] = last_tag;
     }
-    out[0] = static_cast<uint8_t>(tag);
-    PutBigEndian(out + 1, ctx.objects.IdOf(jni, e).value);
-    if (e) jni->DeleteLocalRef(e);
+    ctx.objects.IdsOf(jni, elements.data(), static_cast<size_t>(n), ids.data());
+    for (jint i = 0; i < n; ++i, out += 9) {
+      out[0] = static_cast<uint8_t>(tags[i]);
+      PutBigEndian(out + 1, ids[i].value);
+    }
+    if (last_class != kept_class) {
+      jobject carried = jni->PopLocalFrame(last_class);
+      if (kept_class) jni->DeleteLocalRef(kept_class);
+      kept_class = static_cast<jclass>(carried);
+      kept_tag = last_tag;
+    } else {
+      jni->PopLocalFrame(nullptr);
+    }
+    done += n;
   }
-  if (last_class) jni->DeleteLocalRef(last_class);
+  if (kept_class) jni->DeleteLocalRef(kept_class);
 }
 
 }  // namespace

@@ -373,6 +373,12 @@ Result<void> Jvmti::SetTag(jobject object, jlong tag) const {
   return {};
 }
 
+Result<jint> Jvmti::GetObjectHashCode(jobject object) const {
+  jint hash = 0;
+  VM_CALL(GetObjectHashCode, object, &hash);
+  return hash;
+}
+
 Result<void> Jvmti::SetBreakpoint(jmethodID method, jlocation location) const {
   VM_CALL(SetBreakpoint, method, location);
   return {};

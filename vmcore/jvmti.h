@@ -142,6 +142,8 @@ class Jvmti {
   // Tags, breakpoints, events
   Result<jlong> GetTag(jobject object) const;
   Result<void> SetTag(jobject object, jlong tag) const;
+  // The identity hash (what System.identityHashCode answers).
+  Result<jint> GetObjectHashCode(jobject object) const;
   Result<void> SetBreakpoint(jmethodID method, jlocation location) const;
   Result<void> ClearBreakpoint(jmethodID method, jlocation location) const;
   Result<void> SetEventMode(bool enable, jvmtiEvent event, jthread thread = nullptr) const;
