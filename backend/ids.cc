@@ -225,7 +225,7 @@ void ObjectTable::ResendEach(std::vector<uint64_t>& ids) {
   for (uint64_t& id : ids) {
     if (id == 0) continue;
     if (auto* slot = slots_.Find(id))
-      ++slot->refs;
+      slot->refs = AddCount(slot->refs, 1);
     else
       id = 0;
   }
@@ -235,7 +235,7 @@ bool ObjectTable::ResendLive(JNIEnv* jni, jdwp::ObjectId id) {
   std::lock_guard lock(mu_);
   auto* slot = slots_.Find(id.value);
   if (!slot || jni->IsSameObject(slot->ref, nullptr) == JNI_TRUE) return false;
-  ++slot->refs;
+  slot->refs = AddCount(slot->refs, 1);
   return true;
 }
 
