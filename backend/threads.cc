@@ -193,12 +193,33 @@ ThreadControl::State& ThreadControl::StateOf(JNIEnv* jni, jthread thread) {
 }
 
 jdwp::Result<void> ThreadControl::SuspendLocked(JNIEnv* jni, State& s) {
-  if (s.suspended || s.deferred) return {};
+  if (s.suspended || s.deferred || s.pending) return {};
   if (s.in_callback > 0) {
-    s.deferred = true;
+    SuspendInCallbackLocked(s);
     return {};
   }
   return ForceSuspendLocked(s);
+}
+
+void ThreadControl::SuspendInCallbackLocked(State& s) {
+  // Parked at its event (resumed, but not yet awake), it stays parked now that it
+  // is counted again: as an event's own suspension, its JVMTI suspension waits for
+  // the next command that may look at it. Deferred to its callback's end, it would
+  // stay parked and never be JVMTI-suspended (frames and locals then refused).
+  if (s.parked && !s.invoking) {
+    MarkPendingLocked(s);
+    return;
+  }
+  // Anywhere else in a callback it may hold our locks: it suspends itself at the end.
+  s.deferred = true;
+}
+
+void ThreadControl::MarkPendingLocked(State& s) {
+  s.deferred = false;
+  if (s.pending) return;
+  s.pending = true;
+  pending_.push_back(&s);
+  any_pending_.store(true, std::memory_order_release);
 }
 
 void ThreadControl::ClearPendingLocked(State& s) {
@@ -324,7 +345,7 @@ void ThreadControl::SuspendAllLocked(JNIEnv* jni, const std::vector<jthread>& th
         batch.push_back(&s);
         return;
       }
-      s.deferred = true;  // as SuspendLocked
+      SuspendInCallbackLocked(s);  // as SuspendLocked
     }
     ++s.count;
   };
@@ -606,12 +627,7 @@ void* ThreadControl::SuspendSelfForEvent(JNIEnv* jni, jthread self) {
   // Suspended already (a virtual thread met under SuspendAllVirtualThreads) or
   // pending: nothing more. A suspension deferred to this callback's end
   // (VirtualMachine.Suspend meanwhile) is pending as well, as at an invoke's end.
-  if (!s->suspended && !s->pending) {
-    s->deferred = false;
-    s->pending = true;
-    pending_.push_back(s);
-    any_pending_.store(true, std::memory_order_release);
-  }
+  if (!s->suspended) MarkPendingLocked(*s);
   // Only a thread counted before can have a WaitUntilSuspended waiting for it
   // (a count of 0 ends that wait); the other parked threads are not woken.
   if (counted_before) cv_.notify_all();
@@ -788,13 +804,8 @@ void ThreadControl::EndSingleThreadedInvoke(void* token) {
   s->invoking = false;
   if (s->invoke_resuspend) ++s->count;  // unless the session ended meanwhile
   s->invoke_resuspend = false;
-  if (s->count > 0 && !s->suspended && !s->pending) {
-    // A suspension deferred since the call (VirtualMachine.Suspend) is pending as well.
-    s->deferred = false;
-    s->pending = true;
-    pending_.push_back(s);
-    any_pending_.store(true, std::memory_order_release);
-  }
+  // A suspension deferred since the call (VirtualMachine.Suspend) is pending as well.
+  if (s->count > 0 && !s->suspended) MarkPendingLocked(*s);
   cv_.notify_all();  // WaitUntilSuspended
 }
 

@@ -297,6 +297,10 @@ class ThreadControl {
   void ResumeBatchLocked(const std::vector<State*>& batch);
   void ResumeAllLocked(JNIEnv* jni);
   void ClearPendingLocked(State& s);
+  // Counted, JVMTI suspension applied before the next command (ApplyPendingSuspensions).
+  void MarkPendingLocked(State& s);
+  // A suspension of a thread inside one of our callbacks (SuspendLocked, SuspendAllLocked).
+  void SuspendInCallbackLocked(State& s);
   // cv_.notify_all(), or once mu_ is released inside a NotifyAfterUnlock scope.
   void NotifyLocked();
   class NotifyAfterUnlock;  // takes mu_ (threads.cc)
