@@ -138,7 +138,7 @@ class Agent : public transport::Listener {
     std::vector<uint8_t> bytes;
     uint64_t session = 0;  // the transport connection it came from
     bool to_dormant = false;  // kDetached: the agent goes dormant (no listening again)
-    std::function<void(JNIEnv*)> task;  // kTask: work of the agent's own (Context::post_command)
+    std::function<void(JNIEnv*)> task{};  // kTask: work of the agent's own (Context::post_command)
   };
   // Serves the transport connection `session` from now on (nothing else must be
   // served); opens the event manager's new session.
