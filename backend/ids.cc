@@ -45,18 +45,20 @@ jdwp::ObjectId ObjectTable::Assign(JNIEnv* jni, jobject obj, int32_t sent) {
   // never gets two.
   jweak weak = jni->NewWeakGlobalRef(obj);
   if (!weak) return jdwp::ObjectId{};
-  std::optional<jdwp::ObjectId> raced;
+  Added added;
   {
     std::lock_guard lock(mu_);
-    raced = Known(jni, obj, key, sent);
-    if (!raced) {
-      const uint64_t id = next_id_++;
-      slots_.Insert(id, weak, key).refs = sent;
-      return jdwp::ObjectId{id};
-    }
+    added = KnownOrAdd(jni, obj, key, weak, sent);
   }
-  jni->DeleteWeakGlobalRef(weak);
-  return *raced;
+  if (!added.kept) jni->DeleteWeakGlobalRef(weak);
+  return added.id;
+}
+
+ObjectTable::Added ObjectTable::KnownOrAdd(JNIEnv* jni, jobject obj, uint32_t hash, jweak weak, int32_t sent) {
+  if (auto id = Known(jni, obj, hash, sent)) return {*id, false};
+  const uint64_t id = next_id_++;
+  slots_.Insert(id, weak, hash).refs = sent;
+  return {jdwp::ObjectId{id}, true};
 }
 
 void ObjectTable::IdsOf(JNIEnv* jni, const jobject* objects, size_t n, jdwp::ObjectId* ids) {
@@ -106,14 +108,9 @@ void ObjectTable::IdsOf(JNIEnv* jni, const jobject* objects, size_t n, jdwp::Obj
       for (size_t k = 0; k < unknown; ++k) {
         const size_t i = missing[k];
         if (!weaks[k]) continue;
-        if (auto id = Known(jni, objs[i], hashes[i], 1)) {
-          out[i] = *id;
-          continue;  // weaks[k] freed below
-        }
-        const uint64_t id = next_id_++;
-        slots_.Insert(id, weaks[k], hashes[i]).refs = 1;
-        out[i] = jdwp::ObjectId{id};
-        weaks[k] = nullptr;
+        const Added added = KnownOrAdd(jni, objs[i], hashes[i], weaks[k], 1);
+        out[i] = added.id;
+        if (added.kept) weaks[k] = nullptr;  // the others are freed below
       }
     }
     for (size_t k = 0; k < unknown; ++k) {

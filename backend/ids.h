@@ -76,6 +76,13 @@ class ObjectTable {
   // The ID of `obj` (its identity hash: `hash`), its debugger count bumped by
   // `sent`, if it has one (mu_ held).
   std::optional<jdwp::ObjectId> Known(JNIEnv* jni, jobject obj, uint32_t hash, int32_t sent);
+  // A first sighting's second look (mu_ held): the ID another thread gave `obj`
+  // meanwhile (`weak` then unused: kept is false), else a new one holding `weak`.
+  struct Added {
+    jdwp::ObjectId id;
+    bool kept;
+  };
+  Added KnownOrAdd(JNIEnv* jni, jobject obj, uint32_t hash, jweak weak, int32_t sent);
   // Unpins and frees the reference of `slot` (mu_ held).
   void Drop(JNIEnv* jni, uint64_t id, IdSlots<jweak>::Slot& slot);
 
