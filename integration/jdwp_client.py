@@ -622,6 +622,16 @@ class Client:
                 return method.id
         raise AssertionError(f"no method {name}{signature or ''} in type {type_id}")
 
+    def code_index(self, type_id: int, method_id: int, line: int) -> int:
+        """Method.LineTable -> the first code index of `line` in the method."""
+        r = self.ok(Method.LineTable, self.type_id(type_id) + self.method_id(method_id))
+        r.long(), r.long()
+        for _ in range(r.int()):
+            index, number = r.long(), r.int()
+            if number == line:
+                return index
+        raise AssertionError(f"line {line} not in the method's line table")
+
     def static_values(self, type_id: int, field_ids: list) -> list:
         """ReferenceType.GetValues -> [(tag, value)] in request order."""
         request = self.type_id(type_id) + i32(len(field_ids)) + self.ids(field_ids, "field")

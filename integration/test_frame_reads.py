@@ -22,7 +22,7 @@ import struct
 import unittest
 
 import harness
-from jdwp_client import (ClassType, Client, Error, EventRequest, Method, ObjectReference, Reader, StackFrame,
+from jdwp_client import (ClassType, Client, Error, EventRequest, ObjectReference, Reader, StackFrame,
                          StringReference, ThreadReference, VirtualMachine, i32, i64)
 
 READ_TIMEOUT_S = 60
@@ -49,7 +49,8 @@ class FrameReads(unittest.TestCase):
             cls.visit = c.method_named(cls.fixture, "visit")
             cls.bump = c.method_named(cls.fixture, "bump")
             line = harness.fixture_line(FIXTURE, "// @bp-reads")
-            location = bytes([1]) + c.type_id(cls.fixture) + c.method_id(cls.visit) + i64(cls.code_index(line))
+            index = c.code_index(cls.fixture, cls.visit, line)
+            location = bytes([1]) + c.type_id(cls.fixture) + c.method_id(cls.visit) + i64(index)
             cls.request = c.ok(EventRequest.Set, bytes([EVENT_BREAKPOINT, SUSPEND_EVENT_THREAD]) + i32(1)
                                + bytes([MOD_LOCATION_ONLY]) + location).int()
             cls.thread = cls.wait_breakpoint()
@@ -63,16 +64,6 @@ class FrameReads(unittest.TestCase):
             cls.c.close()
         finally:
             cls.debuggee.__exit__(None, None, None)
-
-    @classmethod
-    def code_index(cls, line: int) -> int:
-        r = cls.c.ok(Method.LineTable, cls.c.type_id(cls.fixture) + cls.c.method_id(cls.visit))
-        r.long(), r.long()
-        for _ in range(r.int()):
-            index, number = r.long(), r.int()
-            if number == line:
-                return index
-        raise AssertionError(f"line {line} not in visit's line table")
 
     @classmethod
     def wait_breakpoint(cls) -> int:

@@ -94,19 +94,10 @@ class InvokeSession:
 
     # -- breakpoints --
 
-    def code_index(self, type_id: int, method_id: int, line: int) -> int:
-        r = self.client.ok(Method.LineTable, self.client.type_id(type_id) + self.client.method_id(method_id))
-        r.long(), r.long()
-        for _ in range(r.int()):
-            index, number = r.long(), r.int()
-            if number == line:
-                return index
-        raise AssertionError(f"line {line} not in the method's line table")
-
     def set_breakpoint(self, type_id: int, method: str, line: int, policy: int = SUSPEND_ALL) -> int:
         c = self.client
         method_id = self.method(method, type_id)
-        location = bytes([1]) + c.type_id(type_id) + c.method_id(method_id) + i64(self.code_index(type_id, method_id, line))
+        location = bytes([1]) + c.type_id(type_id) + c.method_id(method_id) + i64(c.code_index(type_id, method_id, line))
         r = c.ok(EventRequest.Set, bytes([EVENT_BREAKPOINT, policy]) + i32(1) + bytes([MOD_LOCATION_ONLY]) + location)
         return r.int()
 
