@@ -622,15 +622,18 @@ class Client:
                 return method.id
         raise AssertionError(f"no method {name}{signature or ''} in type {type_id}")
 
-    def code_index(self, type_id: int, method_id: int, line: int) -> int:
-        """Method.LineTable -> the first code index of `line` in the method."""
+    def line_table(self, type_id: int, method_id: int) -> list:
+        """Method.LineTable -> [(code index, line)] in the reply's order."""
         r = self.ok(Method.LineTable, self.type_id(type_id) + self.method_id(method_id))
         r.long(), r.long()
-        for _ in range(r.int()):
-            index, number = r.long(), r.int()
-            if number == line:
-                return index
-        raise AssertionError(f"line {line} not in the method's line table")
+        return [(r.long(), r.int()) for _ in range(r.int())]
+
+    def code_index(self, type_id: int, method_id: int, line: int) -> int:
+        """The first code index of `line` in the method (the lowest: a table need not be sorted)."""
+        indexes = [index for index, number in self.line_table(type_id, method_id) if number == line]
+        if not indexes:
+            raise AssertionError(f"line {line} not in the method's line table")
+        return min(indexes)
 
     def static_values(self, type_id: int, field_ids: list) -> list:
         """ReferenceType.GetValues -> [(tag, value)] in request order."""

@@ -21,7 +21,7 @@ import os
 import unittest
 
 import harness
-from jdwp_client import (Client, Error, EventRequest, Method, ModuleReference, Reader, ReferenceType, StackFrame,
+from jdwp_client import (Client, Error, EventRequest, ModuleReference, Reader, ReferenceType, StackFrame,
                          StringReference, ThreadReference, VirtualMachine, i32, i64, jdwp_string)
 
 READ_TIMEOUT_S = 30
@@ -114,9 +114,7 @@ class Session:
 
     def line_table(self, method_id: int) -> list:
         if method_id not in self.line_tables:
-            r = self.c.ok(Method.LineTable, self.c.type_id(self.fixture) + self.c.method_id(method_id))
-            r.long(), r.long()
-            self.line_tables[method_id] = sorted((r.long(), r.int()) for _ in range(r.int()))
+            self.line_tables[method_id] = sorted(self.c.line_table(self.fixture, method_id))
         return self.line_tables[method_id]
 
     def line_of(self, location: tuple) -> int:

@@ -31,7 +31,7 @@ import time
 import unittest
 
 import harness
-from jdwp_client import (ArrayReference, ClassObjectReference, ClassType, Client, Error, EventRequest, InterfaceType, Method,
+from jdwp_client import (ArrayReference, ClassObjectReference, ClassType, Client, Error, EventRequest, InterfaceType,
                          ObjectReference, Reader, ReferenceType, StackFrame, StringReference, ThreadReference,
                          VirtualMachine, i32, i64, jdwp_string)
 
@@ -906,9 +906,8 @@ class InvokeWithItsOwnSession(unittest.TestCase):
             c = s.client
             s.clear_breakpoint(s.bp_request)
             worker_loop = [m for m in c.methods(s.fixture) if m.name.startswith("lambda$main")][0].id
-            r = c.ok(Method.LineTable, c.type_id(s.fixture) + c.method_id(worker_loop))
-            r.long(), r.long(), r.int()
-            location = bytes([1]) + c.type_id(s.fixture) + c.method_id(worker_loop) + i64(r.long())
+            first_index = c.line_table(s.fixture, worker_loop)[0][0]
+            location = bytes([1]) + c.type_id(s.fixture) + c.method_id(worker_loop) + i64(first_index)
             data = (c.type_id(s.fixture) + c.object_id(s.thread) + c.method_id(s.method("busyUntilReleased"))
                     + i32(0) + i32(0))
             invoke = c.send_command(ClassType.InvokeMethod, data)

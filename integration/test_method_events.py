@@ -25,7 +25,7 @@ import time
 import unittest
 
 import harness
-from jdwp_client import ClassType, Method, StackFrame, ThreadReference, VirtualMachine, i32
+from jdwp_client import ClassType, StackFrame, ThreadReference, VirtualMachine, i32
 from test_events import (ALL, BREAKPOINT, CLASS_PREPARE, EVENT_THREAD, METHOD_ENTRY, METHOD_EXIT, METHOD_EXIT_VALUE,
                          NONE, VM_DEATH, Session)
 
@@ -307,10 +307,7 @@ class MethodEventsTest(unittest.TestCase):
         self.next_set(s, CLASS_PREPARE)
         type_id = s.c.class_by_signature(f"L{FIXTURE}${nested};")
         method_id = s.c.method_named(type_id, method)
-        r = s.c.ok(Method.LineTable, s.c.type_id(type_id) + s.c.method_id(method_id))
-        r.long(), r.long()
-        table = [(r.long(), r.int()) for _ in range(r.int())]
-        index = min(i for i, n in table if n == harness.fixture_line(SOURCE, f"// @{marker}"))
+        index = s.c.code_index(type_id, method_id, harness.fixture_line(SOURCE, f"// @{marker}"))
         bp = s.set(BREAKPOINT, ALL, s.location_only(method_id, index, type_id))
         s.c.ok(VirtualMachine.Resume)
         events = self.next_set(s, BREAKPOINT)

@@ -567,9 +567,7 @@ class DeferredStartTest(unittest.TestCase):
     def line_of(self, client, location) -> int:
         """The source line of a (typeTag, classID, methodID, index) location."""
         _, type_id, method_id, index = location
-        r = client.ok(jdwp_client.Method.LineTable, client.type_id(type_id) + client.method_id(method_id))
-        r.long(), r.long()
-        lines = [(r.long(), r.int()) for _ in range(r.int())]
+        lines = client.line_table(type_id, method_id)
         return max((entry for entry in lines if entry[0] <= index), key=lambda entry: entry[0])[1]
 
     def test_launch_gets_transport_and_port_then_debugger_attaches(self):

@@ -31,7 +31,7 @@ import unittest
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import harness  # noqa: E402
 from harness import fixture_line  # noqa: E402
-from jdwp_client import (Client, ConnectionClosed, EventRequest, Method, ThreadReference,  # noqa: E402
+from jdwp_client import (Client, ConnectionClosed, EventRequest, ThreadReference,  # noqa: E402
                          VirtualMachine, i32, i64)
 
 OPTIONS = "transport=dt_socket,server=y,suspend=n,address=127.0.0.1:0"
@@ -99,11 +99,7 @@ class SessionCyclesTest(unittest.TestCase):
         """Sets requests that keep events coming, waits for the breakpoint's stop."""
         fixture = c.class_by_signature("LSessionCycles;")
         tick = c.method_named(fixture, "tick")
-        r = c.ok(Method.LineTable, c.type_id(fixture) + c.method_id(tick))
-        r.long(), r.long()
-        table = [(r.long(), r.int()) for _ in range(r.int())]
-        line = fixture_line(SOURCE, "// @bp-tick")
-        index = min(start for start, n in table if n == line)
+        index = c.code_index(fixture, tick, fixture_line(SOURCE, "// @bp-tick"))
         class_only = bytes([4]) + c.type_id(fixture)
         c.ok(EventRequest.Set, bytes([METHOD_ENTRY, SUSPEND_NONE]) + i32(1) + class_only)
         ticks = c.fields(fixture)["ticks"].id

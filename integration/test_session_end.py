@@ -29,7 +29,7 @@ import unittest
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import harness  # noqa: E402
 from harness import fixture_line  # noqa: E402
-from jdwp_client import (Client, ConnectionClosed, EventRequest, Method, ThreadReference,  # noqa: E402
+from jdwp_client import (Client, ConnectionClosed, EventRequest, ThreadReference,  # noqa: E402
                          ClassType, Reader, VirtualMachine, i32, i64)
 
 OPTIONS = "transport=dt_socket,server=y,suspend=n,address=127.0.0.1:0"
@@ -99,12 +99,7 @@ class SessionEndTest(unittest.TestCase):
             self.proc.wait_for_output(rf"(?m)^{what} {target}$", PROGRESS_TIMEOUT_S)
 
     def index_of_line(self, c: Client, method: str, marker: str) -> int:
-        method_id = self.method_ids[method]
-        r = c.ok(Method.LineTable, c.type_id(self.fixture) + c.method_id(method_id))
-        r.long(), r.long()
-        table = [(r.long(), r.int()) for _ in range(r.int())]
-        number = fixture_line(SOURCE, marker)
-        return min(start for start, n in table if n == number)
+        return c.code_index(self.fixture, self.method_ids[method], fixture_line(SOURCE, marker))
 
     def set_breakpoint(self, c: Client, method: str, marker: str, policy: int = SUSPEND_ALL) -> int:
         location = (bytes([1]) + c.type_id(self.fixture) + c.method_id(self.method_ids[method])

@@ -155,7 +155,7 @@ class StrataSteps(unittest.TestCase):
     changes, not at the next Java line."""
 
     def test_source_name_match_and_line_steps_of_a_stratum(self):
-        from jdwp_client import Client, ClassType, EventRequest, Method, Reader, ThreadReference, VirtualMachine
+        from jdwp_client import Client, ClassType, EventRequest, Reader, ThreadReference, VirtualMachine
         from jdwp_client import i32, i64, jdwp_string
         cfg = harness.config()
         line = lambda marker: harness.fixture_line("StrataTarget.java", marker)
@@ -180,14 +180,9 @@ class StrataSteps(unittest.TestCase):
                 self.assertEqual(event.string(), "LStrataTarget;")
                 c.ok(VirtualMachine.SetDefaultStratum, jdwp_string("Mini"))
                 run = c.method_named(target, "run")
-                r = c.ok(Method.LineTable, c.type_id(target) + c.method_id(run))
-                r.long(), r.long()
-                index_of, line_of = {}, {}
-                for _ in range(r.int()):
-                    index, number = r.long(), r.int()
-                    index_of.setdefault(number, index)
-                    line_of[index] = number
-                location = bytes([1]) + c.type_id(target) + c.method_id(run) + i64(index_of[line("// @s1")])
+                line_of = dict(c.line_table(target, run))
+                first = c.code_index(target, run, line("// @s1"))
+                location = bytes([1]) + c.type_id(target) + c.method_id(run) + i64(first)
                 request = c.ok(EventRequest.Set, bytes([2, 2]) + i32(1) + bytes([7]) + location).int()
                 c.ok(VirtualMachine.Resume)
                 while True:

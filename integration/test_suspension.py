@@ -26,7 +26,7 @@ import time
 import unittest
 
 import harness
-from jdwp_client import (Client, ClassType, EventRequest, Method, ThreadReference, VirtualMachine, i32, i64,
+from jdwp_client import (Client, ClassType, EventRequest, ThreadReference, VirtualMachine, i32, i64,
                          jdwp_string)
 
 SOURCE = "Suspension.java"
@@ -111,16 +111,9 @@ class Suspension(unittest.TestCase):
                         break
                 fixture = c.class_by_signature("LSuspension;")
                 held = c.method_named(fixture, "held")
-                r = c.ok(Method.LineTable, c.type_id(fixture) + c.method_id(held))
-                r.long()
-                r.long()
-                index_of_line = {}
-                for _ in range(r.int()):
-                    index, line = r.long(), r.int()
-                    index_of_line.setdefault(line, index)
                 request_ids = []
                 for n in range(1, 6):
-                    index = index_of_line[harness.fixture_line(SOURCE, f"// @p-held-{n}")]
+                    index = c.code_index(fixture, held, harness.fixture_line(SOURCE, f"// @p-held-{n}"))
                     location = bytes([TYPE_TAG_CLASS]) + c.type_id(fixture) + c.method_id(held) + i64(index)
                     r = c.ok(EventRequest.Set, bytes([BREAKPOINT, SUSPEND_NONE]) + i32(1)
                              + bytes([MOD_LOCATION_ONLY]) + location)
@@ -241,14 +234,8 @@ class AppResume(unittest.TestCase):
             try:
                 fixture = c.class_by_signature("LAppResume;")
                 mark = c.method_named(fixture, "mark")
-                r = c.ok(Method.LineTable, c.type_id(fixture) + c.method_id(mark))
-                r.long(), r.long()
-                lines = {}
-                for _ in range(r.int()):
-                    index, line = r.long(), r.int()
-                    lines.setdefault(line, index)
-                location = (bytes([TYPE_TAG_CLASS]) + c.type_id(fixture) + c.method_id(mark)
-                            + i64(lines[harness.fixture_line("AppResume.java", "// @bp-mark")]))
+                index = c.code_index(fixture, mark, harness.fixture_line("AppResume.java", "// @bp-mark"))
+                location = bytes([TYPE_TAG_CLASS]) + c.type_id(fixture) + c.method_id(mark) + i64(index)
                 request = c.ok(EventRequest.Set, bytes([BREAKPOINT, 1]) + i32(1) + bytes([MOD_LOCATION_ONLY])
                                + location).int()
                 event = c.read_event()
