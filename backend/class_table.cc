@@ -112,12 +112,16 @@ bool ClassTable::SyncLocked(JNIEnv* jni, jvmtiEnv* env) {
   entries_.reserve(static_cast<size_t>(loaded.count));
   by_signature_.reserve(static_cast<size_t>(loaded.count));
   Cursor at = BeginScan();
+  size_t listed = 0;
   for (jint i = 0; i < loaded.count; ++i) {
     bool met = false;
-    if (Entry* e = MeetInScan(jni, env, loaded.classes[i], at, &met)) e->seen = scan;
+    if (Entry* e = MeetInScan(jni, env, loaded.classes[i], at, &met)) {
+      e->seen = scan;
+      ++listed;
+    }
   }
   EndScan(at);
-  FreeUnmet(jni, env, scan);
+  if (listed != entries_.size() - free_.size()) FreeUnmet(jni, env, scan);
   return true;
 }
 
@@ -329,12 +333,19 @@ jdwp::Result<void> ClassTable::All(JNIEnv* jni, bool generic, jdwp::WireListBuil
   const uint64_t scan = ++scan_;
   // Sessions end on this (the command) thread only: the generation holds for the scan.
   const uint64_t generation = objects_.generation();
-  // First each class's entry (indexes: an Add may move entries_), then the
-  // IDs this session issued are counted as sent again in one pass over the
-  // object table (one lock, not one per class); a class whose ID the debugger
-  // disposed of gets one again as it is listed.
+  // One pass over the VM's list: each class's entry, and its item of the
+  // reply written straight from it (the layouts of VirtualMachine.AllClasses::
+  // Class and AllClassesWithGeneric::Class), with the ID this session gave
+  // it. Then those IDs are counted as sent again in one pass over the object
+  // table (one lock, not one per class); a class that has none yet (new, or
+  // its ID disposed of by the debugger) gets one, patched into its item.
+  static_assert(sizeof(jdwp::TypeTag) == 1);
+  constexpr size_t kIdInItem = 1;  // the ID follows the 1-byte refTypeTag
   listed_.clear();
+  listed_ids_.clear();
   listed_.reserve(static_cast<size_t>(loaded.count));
+  listed_ids_.reserve(static_cast<size_t>(loaded.count));
+  out.Reserve(last_reply_bytes_[generic] + 4096);  // the last scan's size: one allocation
   Cursor at = BeginScan();
   for (jint i = 0; i < loaded.count; ++i) {
     jclass k = loaded.classes[i];
@@ -344,38 +355,26 @@ jdwp::Result<void> ClassTable::All(JNIEnv* jni, bool generic, jdwp::WireListBuil
     if (met) RefreshStatus(env, k, *e);
     e->seen = scan;
     if (generic) FillGeneric(env, k, *e);
-    listed_.emplace_back(i, static_cast<uint32_t>(e - entries_.data()));
+    const uint64_t id = e->id_generation == generation ? e->id : 0;
+    listed_.push_back(Listing{i, static_cast<uint32_t>(e - entries_.data()), out.size() + kIdInItem});
+    listed_ids_.push_back(id);
+    const jdwp::Raw signature(std::span(e->strings.data(), e->signature_bytes));
+    if (!generic) out.Add(e->tag, jdwp::ReferenceTypeId{id}, signature, e->status);
+    else if (e->generic_known) out.Add(e->tag, jdwp::ReferenceTypeId{id}, jdwp::Raw(std::span(e->strings)), e->status);
+    else out.Add(e->tag, jdwp::ReferenceTypeId{id}, signature, jdwp::Raw(std::span(kEmptyString)), e->status);  // ""
   }
   EndScan(at);
-  listed_ids_.resize(listed_.size());
-  size_t bytes = 0;
-  for (size_t n = 0; n < listed_.size(); ++n) {
-    const Entry& e = entries_[listed_[n].second];
-    listed_ids_[n] = e.id_generation == generation ? e.id : 0;
-    // tag, ID, status; the strings (a generic one that could not be read: "")
-    bytes += 13 + (!generic ? e.signature_bytes : e.generic_known ? e.strings.size() : e.signature_bytes + 4);
-  }
+  last_reply_bytes_[generic] = out.size();
   objects_.ResendEach(listed_ids_);
-  // The reply's items, straight from the entries (the layouts of
-  // VirtualMachine.AllClasses::Class and AllClassesWithGeneric::Class).
-  out.Reserve(bytes);
   for (size_t n = 0; n < listed_.size(); ++n) {
-    Entry& e = entries_[listed_[n].second];
-    if (listed_ids_[n] == 0) {
-      e.id = objects_.IdOf(jni, loaded.classes[listed_[n].first]).value;
-      e.id_generation = generation;
-    }
-    const jdwp::ReferenceTypeId id{e.id};
-    if (!generic) {
-      out.Add(e.tag, id, jdwp::Raw(std::span(e.strings.data(), e.signature_bytes)), e.status);
-    } else if (e.generic_known) {
-      out.Add(e.tag, id, jdwp::Raw(std::span(e.strings)), e.status);
-    } else {
-      out.Add(e.tag, id, jdwp::Raw(std::span(e.strings.data(), e.signature_bytes)), jdwp::Raw(std::span(kEmptyString)),
-              e.status);
-    }
+    if (listed_ids_[n] != 0) continue;
+    Entry& e = entries_[listed_[n].entry];
+    e.id = objects_.IdOf(jni, loaded.classes[listed_[n].loaded]).value;
+    e.id_generation = generation;
+    out.PatchU64(listed_[n].id_at, e.id);
   }
-  FreeUnmet(jni, env, scan);
+  // Nothing unmet when every live entry was listed: no pass over the table.
+  if (listed_.size() != entries_.size() - free_.size()) FreeUnmet(jni, env, scan);
   return {};
 }
 

@@ -116,10 +116,10 @@ class ClassTable {
     bool status_final = false;  // INITIALIZED or ERROR: never changes again
     jdwp::TypeTag tag = jdwp::TypeTag::kClass;
     int32_t status = 0;
+    uint32_t next = kNoEntry;  // the entry listed after it by the last full scan (a guess, checked)
     uint64_t id = 0;          // its reference type ID, valid in id_generation only
     uint64_t id_generation = 0;
     uint64_t seen = 0;        // the last full scan that met it
-    uint32_t next = kNoEntry;  // the entry listed after it by the last full scan (a guess, checked)
     std::string_view signature() const {
       return {reinterpret_cast<const char*>(strings.data()) + 4, signature_bytes - 4};
     }
@@ -162,8 +162,14 @@ class ClassTable {
   uint64_t scan_ = 0;
   uint32_t first_listed_ = kNoEntry;  // the first entry the last full scan met
   // A scan's working lists, kept between scans (10,000s of items).
-  std::vector<std::pair<int32_t, uint32_t>> listed_;  // (index in the VM's list, entry)
+  struct Listing {
+    int32_t loaded;  // index in the VM's list
+    uint32_t entry;
+    size_t id_at;    // where its ID is in the reply
+  };
+  std::vector<Listing> listed_;
   std::vector<uint64_t> listed_ids_;
+  size_t last_reply_bytes_[2] = {0, 0};  // the last All's reply size, without and with generics
 };
 
 }  // namespace jdwpx::backend

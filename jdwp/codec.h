@@ -459,6 +459,15 @@ class WireListBuilder {
     ++count_;
   }
   size_t count() const { return count_; }
+  // Bytes written so far (from the start of the buffer, headroom included):
+  // where the next item starts, for PatchU64.
+  size_t size() const { return at_; }
+  // Overwrites 8 bytes at `offset` (a field of an item already added: an ID
+  // only known after the item was written).
+  void PatchU64(size_t offset, uint64_t v) {
+    uint8_t* p = buf_.data() + offset;
+    PutBig(p, v);
+  }
   template <class T>
   WireList<T> Finish() && {
     buf_.resize(at_);
@@ -483,7 +492,11 @@ class WireListBuilder {
   }
   template <class U>
   static void PutBig(uint8_t*& p, U v) {
-    for (size_t i = 0; i < sizeof(U); ++i) p[i] = static_cast<uint8_t>(v >> (8 * (sizeof(U) - 1 - i)));
+    // One byte swap and one store (a byte loop here is most of a class scan's encoding).
+    if constexpr (sizeof(U) == 2) v = __builtin_bswap16(v);
+    else if constexpr (sizeof(U) == 4) v = __builtin_bswap32(v);
+    else if constexpr (sizeof(U) == 8) v = __builtin_bswap64(v);
+    std::memcpy(p, &v, sizeof(U));
     p += sizeof(U);
   }
   template <class F>

@@ -394,6 +394,24 @@ TEST(CodecWireList, AllClassesFromTheSignaturePartAndRunsOfRawFields) {
                                     0, 7}));
 }
 
+TEST(CodecWireList, AnIdPatchedInAfterItsItemWasWritten) {
+  // The class table writes an item before it knows every ID (one the debugger disposed of).
+  const auto classes = SomeClasses(3);
+  VirtualMachine::AllClassesWithGeneric::Reply typed;
+  typed.classes.items = classes;
+  WireListBuilder list(11);
+  std::vector<size_t> id_at;
+  for (const auto& c : classes) {
+    id_at.push_back(list.size() + 1);  // after the 1-byte refTypeTag
+    auto strings = Strings(c.signature, c.generic_signature);
+    list.Add(c.ref_type_tag, ReferenceTypeId{0}, Raw(std::span(strings)), c.status);
+  }
+  for (size_t i = 0; i < classes.size(); ++i) list.PatchU64(id_at[i], classes[i].type_id.value);
+  VirtualMachine::AllClassesWithGeneric::Reply built;
+  built.classes = std::move(list).Finish<VirtualMachine::AllClassesWithGeneric::Class>();
+  EXPECT_EQ(EncodeBody(built, 11), EncodeBody(typed, 11));
+}
+
 TEST(CodecWireList, EmptyListAndTypedItemsEncodeAsARepeat) {
   VirtualMachine::AllClasses::Reply built;
   built.classes = WireListBuilder().Finish<VirtualMachine::AllClasses::Class>();
