@@ -5,6 +5,7 @@
 #include "backend/log.h"
 #include "backend/wire_string.h"
 #include "jdwp/constants.h"
+#include "vmcore/refs.h"
 
 namespace jdwpx::backend {
 
@@ -30,18 +31,38 @@ bool Final(jint jvmti_status) {
   return (jvmti_status & (JVMTI_CLASS_STATUS_INITIALIZED | JVMTI_CLASS_STATUS_ERROR | JVMTI_CLASS_STATUS_ARRAY)) != 0;
 }
 
-// The JVMTI-allocated array of GetLoadedClasses, its local references deleted as it goes.
-struct LoadedClasses {
-  jvmtiEnv* env;
-  JNIEnv* jni;
+// The JVMTI-allocated array of GetLoadedClasses. Its 10,000s of local
+// references live in a JNI frame of their own, released at once at the end
+// (one DeleteLocalRef each, when no frame could be pushed): so must every
+// local reference made while it lives.
+class LoadedClasses {
+ public:
+  LoadedClasses(jvmtiEnv* env, JNIEnv* jni) : env_(env), jni_(jni), frame_(jni, 16) {}
+  ~LoadedClasses() {
+    if (!frame_.ok())
+      for (jint i = 0; i < count; ++i) jni_->DeleteLocalRef(classes[i]);
+    if (classes) env_->Deallocate(reinterpret_cast<unsigned char*>(classes));
+  }
+  LoadedClasses(const LoadedClasses&) = delete;
+  LoadedClasses& operator=(const LoadedClasses&) = delete;
+  jvmtiError Get() {
+    jvmtiError err = env_->GetLoadedClasses(&count, &classes);
+    // The frame's capacity as JNI checks count it (-Xcheck:jni warns past it).
+    if (err == JVMTI_ERROR_NONE && frame_.ok()) (void)jni_->EnsureLocalCapacity(count + 16);
+    return err;
+  }
+
   jclass* classes = nullptr;
   jint count = 0;
-  jint next = 0;  // the first not yet released
-  ~LoadedClasses() {
-    for (; next < count; ++next) jni->DeleteLocalRef(classes[next]);
-    if (classes) env->Deallocate(reinterpret_cast<unsigned char*>(classes));
-  }
+
+ private:
+  jvmtiEnv* env_;
+  JNIEnv* jni_;
+  vmcore::LocalFrame frame_;
 };
+
+// A JDWP string of no bytes: the generic signature of a class whose one could not be read.
+constexpr uint8_t kEmptyString[4] = {0, 0, 0, 0};
 
 }  // namespace
 
@@ -85,28 +106,50 @@ bool ClassTable::Sync(JNIEnv* jni, bool build) {
 }
 
 bool ClassTable::SyncLocked(JNIEnv* jni, jvmtiEnv* env) {
-  LoadedClasses loaded{env, jni};
-  if (env->GetLoadedClasses(&loaded.count, &loaded.classes) != JVMTI_ERROR_NONE) return false;
+  LoadedClasses loaded(env, jni);
+  if (loaded.Get() != JVMTI_ERROR_NONE) return false;
   const uint64_t scan = ++scan_;
   entries_.reserve(static_cast<size_t>(loaded.count));
   by_signature_.reserve(static_cast<size_t>(loaded.count));
-  for (; loaded.next < loaded.count; ++loaded.next) {
-    jclass k = loaded.classes[loaded.next];
+  Cursor at = BeginScan();
+  size_t listed = 0;
+  for (jint i = 0; i < loaded.count; ++i) {
     bool met = false;
-    if (Entry* e = MeetInScan(jni, env, k, &met)) e->seen = scan;
-    jni->DeleteLocalRef(k);
+    if (Entry* e = MeetInScan(jni, env, loaded.classes[i], at, &met)) {
+      e->seen = scan;
+      ++listed;
+    }
   }
-  FreeUnmet(jni, env, scan);
+  EndScan(at);
+  if (listed != entries_.size() - free_.size()) FreeUnmet(jni, env, scan);
   return true;
 }
 
-ClassTable::Entry* ClassTable::MeetInScan(JNIEnv* jni, jvmtiEnv* env, jclass klass, bool* met) {
-  Entry* e = Find(env, klass);
+ClassTable::Entry* ClassTable::MeetInScan(JNIEnv* jni, jvmtiEnv* env, jclass klass, Cursor& at, bool* met) {
+  Entry* e = nullptr;
+  if (at.expected < entries_.size()) {
+    Entry& guess = entries_[at.expected];
+    if (guess.klass && jni->IsSameObject(klass, guess.klass)) e = &guess;
+  }
+  if (!e) e = Find(env, klass);
   *met = e != nullptr;
-  if (e) return e;
-  jint status = 0;
-  if (env->GetClassStatus(klass, &status) != JVMTI_ERROR_NONE || !Listable(status)) return nullptr;
-  return Add(jni, env, klass, status);
+  if (!e) {
+    jint status = 0;
+    // Not listed (not prepared yet): the next class is still expected where it was.
+    if (env->GetClassStatus(klass, &status) != JVMTI_ERROR_NONE || !Listable(status)) return nullptr;
+    if (!(e = Add(jni, env, klass, status))) return nullptr;
+  }
+  const auto index = static_cast<uint32_t>(e - entries_.data());
+  at.expected = e->next;  // the last scan's order, read before it is rewritten
+  if (at.last == kNoEntry) first_listed_ = index;
+  else entries_[at.last].next = index;
+  at.last = index;
+  return e;
+}
+
+void ClassTable::EndScan(const Cursor& at) {
+  if (at.last == kNoEntry) first_listed_ = kNoEntry;
+  else entries_[at.last].next = kNoEntry;
 }
 
 void ClassTable::FreeUnmet(JNIEnv* jni, jvmtiEnv* env, uint64_t scan) {
@@ -137,8 +180,16 @@ ClassTable::Entry* ClassTable::Add(JNIEnv* jni, jvmtiEnv* env, jclass klass, jin
   char* generic = nullptr;
   if (env->GetClassSignature(klass, &signature, &generic) != JVMTI_ERROR_NONE || !signature) return nullptr;
   Entry fresh;
-  fresh.signature = ToWireString(signature);
-  fresh.generic = generic ? ToWireString(generic) : std::string();
+  {
+    const std::string wire_signature = ToWireString(signature);
+    const std::string wire_generic = generic ? ToWireString(generic) : std::string();
+    jdwp::Writer strings;
+    strings.Reserve(8 + wire_signature.size() + wire_generic.size());
+    strings.String(wire_signature);
+    strings.String(wire_generic);
+    fresh.strings = strings.Take();
+    fresh.signature_bytes = static_cast<uint32_t>(4 + wire_signature.size());
+  }
   fresh.generic_known = true;
   env->Deallocate(reinterpret_cast<unsigned char*>(signature));
   if (generic) env->Deallocate(reinterpret_cast<unsigned char*>(generic));
@@ -166,7 +217,7 @@ ClassTable::Entry* ClassTable::Add(JNIEnv* jni, jvmtiEnv* env, jclass klass, jin
     free_.push_back(index);
     return nullptr;
   }
-  by_signature_.emplace(fresh.signature, index);
+  by_signature_.emplace(std::string(fresh.signature()), index);
   entries_[index] = std::move(fresh);
   return &entries_[index];
 }
@@ -178,7 +229,7 @@ void ClassTable::Free(JNIEnv* jni, jvmtiEnv* env, uint32_t index) {
     (void)env->SetTag(live, 0);
     jni->DeleteLocalRef(live);
   }
-  auto [first, last] = by_signature_.equal_range(e.signature);
+  auto [first, last] = by_signature_.equal_range(std::string(e.signature()));
   for (auto it = first; it != last; ++it) {
     if (it->second == index) {
       by_signature_.erase(it);
@@ -224,7 +275,7 @@ void ClassTable::ForgetGenerics() {
   for (Entry& e : entries_) {
     if (e.klass && e.tag != jdwp::TypeTag::kArray) {
       e.generic_known = false;
-      e.generic.clear();
+      e.strings.resize(e.signature_bytes);
     }
   }
 }
@@ -242,7 +293,12 @@ void ClassTable::FillGeneric(jvmtiEnv* env, jclass klass, Entry& e) {
   char* signature = nullptr;
   char* generic = nullptr;
   if (env->GetClassSignature(klass, &signature, &generic) != JVMTI_ERROR_NONE) return;
-  e.generic = generic ? ToWireString(generic) : std::string();
+  const std::string wire_generic = generic ? ToWireString(generic) : std::string();
+  jdwp::Writer strings;
+  strings.Reserve(e.signature_bytes + 4 + wire_generic.size());
+  strings.Bytes(e.strings.data(), e.signature_bytes);
+  strings.String(wire_generic);
+  e.strings = strings.Take();
   e.generic_known = true;
   if (signature) env->Deallocate(reinterpret_cast<unsigned char*>(signature));
   if (generic) env->Deallocate(reinterpret_cast<unsigned char*>(generic));
@@ -268,52 +324,57 @@ jdwp::ReferenceTypeId ClassTable::IdOf(JNIEnv* jni, jclass klass, Entry& e) {
   return SessionId(objects_, objects_.generation(), jni, klass, e.id, e.id_generation);
 }
 
-void ClassTable::Emit(const Entry& e, jdwp::ReferenceTypeId id, bool generic, const Visit& visit) {
-  static const std::string kNone;
-  visit(Listed{e.tag, id, e.signature, generic ? e.generic : kNone, e.status});
-}
-
-jdwp::Result<void> ClassTable::All(JNIEnv* jni, bool generic, const Visit& visit) {
+jdwp::Result<void> ClassTable::All(JNIEnv* jni, bool generic, jdwp::WireListBuilder& out) {
   std::lock_guard lock(mu_);
   if (!env_) return jdwp::Fail(jdwp::ErrorCode::kInternal, "class table not ready");
   jvmtiEnv* env = env_;
-  LoadedClasses loaded{env, jni};
-  jvmtiError err = env->GetLoadedClasses(&loaded.count, &loaded.classes);
-  if (err != JVMTI_ERROR_NONE) return jdwp::Fail(jdwp::ErrorCode::kInternal, "GetLoadedClasses failed");
+  LoadedClasses loaded(env, jni);
+  if (loaded.Get() != JVMTI_ERROR_NONE) return jdwp::Fail(jdwp::ErrorCode::kInternal, "GetLoadedClasses failed");
   const uint64_t scan = ++scan_;
   // Sessions end on this (the command) thread only: the generation holds for the scan.
   const uint64_t generation = objects_.generation();
-  // First each class's entry (indexes: an Add may move entries_), then the
-  // IDs this session issued are counted as sent again in one pass over the
-  // object table (one lock, not one per class); a class whose ID the debugger
-  // disposed of gets one again as it is listed.
-  std::vector<std::pair<jint, uint32_t>> listed;  // (index in `loaded`, entry)
-  listed.reserve(static_cast<size_t>(loaded.count));
+  // One pass over the VM's list: each class's entry, and its item of the
+  // reply written straight from it (the layouts of VirtualMachine.AllClasses::
+  // Class and AllClassesWithGeneric::Class), with the ID this session gave
+  // it. Then those IDs are counted as sent again in one pass over the object
+  // table (one lock, not one per class); a class that has none yet (new, or
+  // its ID disposed of by the debugger) gets one, patched into its item.
+  static_assert(sizeof(jdwp::TypeTag) == 1);
+  constexpr size_t kIdInItem = 1;  // the ID follows the 1-byte refTypeTag
+  listed_.clear();
+  listed_ids_.clear();
+  listed_.reserve(static_cast<size_t>(loaded.count));
+  listed_ids_.reserve(static_cast<size_t>(loaded.count));
+  out.Reserve(last_reply_bytes_[generic] + 4096);  // the last scan's size: one allocation
+  Cursor at = BeginScan();
   for (jint i = 0; i < loaded.count; ++i) {
     jclass k = loaded.classes[i];
     bool met = false;
-    Entry* e = MeetInScan(jni, env, k, &met);
+    Entry* e = MeetInScan(jni, env, k, at, &met);
     if (!e) continue;
     if (met) RefreshStatus(env, k, *e);
     e->seen = scan;
     if (generic) FillGeneric(env, k, *e);
-    listed.emplace_back(i, static_cast<uint32_t>(e - entries_.data()));
+    const uint64_t id = e->id_generation == generation ? e->id : 0;
+    listed_.push_back(Listing{i, static_cast<uint32_t>(e - entries_.data()), out.size() + kIdInItem});
+    listed_ids_.push_back(id);
+    const jdwp::Raw signature(std::span(e->strings.data(), e->signature_bytes));
+    if (!generic) out.Add(e->tag, jdwp::ReferenceTypeId{id}, signature, e->status);
+    else if (e->generic_known) out.Add(e->tag, jdwp::ReferenceTypeId{id}, jdwp::Raw(std::span(e->strings)), e->status);
+    else out.Add(e->tag, jdwp::ReferenceTypeId{id}, signature, jdwp::Raw(std::span(kEmptyString)), e->status);  // ""
   }
-  std::vector<uint64_t> ids(listed.size());
-  for (size_t n = 0; n < listed.size(); ++n) {
-    const Entry& e = entries_[listed[n].second];
-    ids[n] = e.id_generation == generation ? e.id : 0;
+  EndScan(at);
+  last_reply_bytes_[generic] = out.size();
+  objects_.ResendEach(listed_ids_);
+  for (size_t n = 0; n < listed_.size(); ++n) {
+    if (listed_ids_[n] != 0) continue;
+    Entry& e = entries_[listed_[n].entry];
+    e.id = objects_.IdOf(jni, loaded.classes[listed_[n].loaded]).value;
+    e.id_generation = generation;
+    out.PatchU64(listed_[n].id_at, e.id);
   }
-  objects_.ResendEach(ids);
-  for (size_t n = 0; n < listed.size(); ++n) {
-    Entry& e = entries_[listed[n].second];
-    if (ids[n] == 0) {
-      e.id = objects_.IdOf(jni, loaded.classes[listed[n].first]).value;
-      e.id_generation = generation;
-    }
-    Emit(e, jdwp::ReferenceTypeId{e.id}, generic, visit);
-  }
-  FreeUnmet(jni, env, scan);
+  // Nothing unmet when every live entry was listed: no pass over the table.
+  if (listed_.size() != entries_.size() - free_.size()) FreeUnmet(jni, env, scan);
   return {};
 }
 
@@ -337,7 +398,7 @@ jdwp::Result<void> ClassTable::BySignature(JNIEnv* jni, std::string_view wire_si
       continue;
     }
     RefreshStatus(env, k, e);
-    Emit(e, IdOf(jni, k, e), false, visit);
+    visit(Listed{e.tag, IdOf(jni, k, e), e.status});
     jni->DeleteLocalRef(k);
   }
   return {};

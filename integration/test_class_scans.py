@@ -15,11 +15,15 @@ current status (a class initialized, or failed, after it was first listed
 reports so), its tag and generic signature; classes prepared while no debugger
 was attached appear at the next session; unloaded classes disappear; every
 listed class is found by ClassesBySignature with the same ID, and the ID works.
+A generic signature changed by RedefineClasses is listed as it now is.
 """
 
 from __future__ import annotations
 
+import os
 import socket
+import subprocess
+import tempfile
 import time
 import unittest
 
@@ -40,6 +44,8 @@ MOD_CLASS_MATCH = 5
 SUSPEND_NONE = 0
 
 GENERIC = "<T:Ljava/lang/Number;>Ljava/lang/Object;Ljava/util/function/Supplier<TT;>;"
+# ClassScans$Generic with a second, unused type parameter (its methods unchanged: redefinable).
+GENERIC_REDEFINED = "<T:Ljava/lang/Number;U:Ljava/lang/Object;>Ljava/lang/Object;Ljava/util/function/Supplier<TT;>;"
 
 
 def sig(name: str) -> str:
@@ -202,6 +208,36 @@ class ClassScans(unittest.TestCase):
         self.assertEqual(by_signature(c, "LGone2;"), [])
         self.assertNotIn("LGone2;", all_classes(c))
         self.assertEqual(c.error(ReferenceType.Signature, c.type_id(found[0][1])), Error.INVALID_OBJECT)
+        c.close()
+
+    def test_generic_signature_after_redefine(self):
+        # The table keeps generic signatures; a redefinition may change one, and
+        # the next AllClassesWithGeneric reads it again (stock reads it each time).
+        cfg = self.cfg
+        with open(os.path.join(harness.FIXTURES_SRC, "ClassScans.java"), encoding="utf-8") as f:
+            source = f.read()
+        variant = source.replace("class Generic<T extends Number>", "class Generic<T extends Number, U>")
+        variant = variant.replace("new Generic<Integer>()", "new Generic<Integer, Object>()")
+        self.assertNotEqual(variant, source)
+        with tempfile.TemporaryDirectory(prefix="class-scans-") as folder:
+            with open(os.path.join(folder, "ClassScans.java"), "w", encoding="utf-8") as f:
+                f.write(variant)
+            subprocess.run([cfg.javac, "--release", "17", "-cp", cfg.classes_dir, "-d", folder,
+                            os.path.join(folder, "ClassScans.java")], check=True)
+            with open(os.path.join(folder, "ClassScans$Generic.class"), "rb") as f:
+                classfile = f.read()
+        c = Client(self.debuggee.port, timeout=READ_TIMEOUT_S)
+        all_classes(c)
+        all_classes(c)  # the table's now (built after the first scan)
+        listed = all_classes(c, generic=True)
+        [(_, type_id, _, generic)] = listed[sig("Generic")]
+        self.assertEqual(generic, GENERIC)
+        c.ok(VirtualMachine.RedefineClasses, i32(1) + c.type_id(type_id) + i32(len(classfile)) + classfile)
+        r = c.ok(ReferenceType.SignatureWithGeneric, c.type_id(type_id))
+        self.assertEqual((r.string(), r.string()), (sig("Generic"), GENERIC_REDEFINED))
+        listed = all_classes(c, generic=True)
+        self.assertEqual(listed[sig("Generic")], [(TAG_CLASS, type_id, READY, GENERIC_REDEFINED)])
+        self.assertEqual(listed["[" + sig("Before")][0][3], "", "an array has none")
         c.close()
 
 

@@ -174,6 +174,11 @@ template <class T, class A>
 struct IsVector<std::vector<T, A>> : std::true_type {};
 
 template <class T>
+struct IsWireList : std::false_type {};
+template <class T>
+struct IsWireList<WireList<T>> : std::true_type {};
+
+template <class T>
 struct IsVariant : std::false_type {};
 template <class... Ts>
 struct IsVariant<std::variant<Ts...>> : std::true_type {};
@@ -201,7 +206,7 @@ constexpr size_t MinWireSize() {
   else if constexpr (std::is_same_v<T, Location>) return 25;
   else if constexpr (std::is_same_v<T, TaggedObjectId>) return 9;
   else if constexpr (std::is_same_v<T, Value>) return 1;
-  else if constexpr (IsVector<T>::value) return 4;
+  else if constexpr (IsVector<T>::value || IsWireList<T>::value) return 4;
   else if constexpr (IsVariant<T>::value) return 1;
   else if constexpr (std::is_same_v<T, ArrayRegion>) return 5;
   else if constexpr (HasFields<T>::value) return MinFieldsSize<decltype(std::declval<T&>().jdwp_fields())>::value;
@@ -264,6 +269,10 @@ void Encode(Writer& w, const T& v) {
     // A region in wire form (see ArrayRegion) is handed over when the writer is empty.
     if (!v.wire.empty()) w.Append(std::move(v.wire), v.wire_offset);
     else EncodeArrayRegion(w, v);
+  } else if constexpr (IsWireList<T>::value) {
+    // In wire form, handed over as a region is (see ArrayRegion).
+    if (!v.wire.empty()) w.Append(std::move(v.wire), v.wire_offset);
+    else Encode(w, v.items);
   } else if constexpr (std::is_same_v<T, RawTail>) {
     w.Bytes(v.bytes.data(), v.bytes.size());
   } else if constexpr (std::is_same_v<T, std::vector<uint8_t>>) {
@@ -355,6 +364,8 @@ bool Decode(Reader& r, T& v) {
     return DecodeValue(r, v);
   } else if constexpr (std::is_same_v<T, ArrayRegion>) {
     return DecodeArrayRegion(r, v);
+  } else if constexpr (IsWireList<T>::value) {
+    return Decode(r, v.items);
   } else if constexpr (std::is_same_v<T, RawTail>) {
     auto rest = r.rest();
     v.bytes.assign(rest.begin(), rest.end());
@@ -410,6 +421,102 @@ std::vector<uint8_t> EncodeBody(const T& v, size_t headroom = 0) {
   Encode(w, v);
   return w.Take();
 }
+
+// ---- lists built in wire form -----------------------------------------------
+
+// Bytes already in wire form, standing for one or more fields of an item
+// (WireListBuilder::Add): e.g. a JDWP string encoded once and kept.
+struct Raw {
+  const uint8_t* data = nullptr;
+  size_t size = 0;
+  Raw() = default;
+  explicit Raw(std::span<const uint8_t> bytes) : data(bytes.data()), size(bytes.size()) {}
+  explicit Raw(std::string_view bytes) : data(reinterpret_cast<const uint8_t*>(bytes.data())), size(bytes.size()) {}
+};
+
+// Builds a WireList<T> item by item in one buffer, as Encode would write the
+// typed list: each Add gives one item's fields in T's layout order, each a
+// number, an enum, an ID, or Raw bytes already in wire form for a run of
+// fields. Reserve the items' total size first and the list is one allocation
+// and a copy per field, with no typed item made: VirtualMachine.AllClasses
+// lists 10,000s of classes from a table under its lock. jdwp/tests hold it to
+// the generic encoding of the same items.
+class WireListBuilder {
+ public:
+  // `headroom`: bytes of room before the list (a packet header's, see ArrayRegion).
+  explicit WireListBuilder(size_t headroom = 0) : headroom_(headroom), at_(headroom + 4) { buf_.resize(at_); }
+  // Room for `bytes` more bytes of items without growing.
+  void Reserve(size_t bytes) {
+    if (at_ + bytes > buf_.size()) buf_.resize(at_ + bytes);
+  }
+  template <class... F>
+  void Add(const F&... fields) {
+    const size_t n = (size_t{0} + ... + SizeOf(fields));
+    if (at_ + n > buf_.size()) buf_.resize(std::max(at_ + n, 2 * buf_.size()));
+    uint8_t* p = buf_.data() + at_;
+    (Put(p, fields), ...);
+    at_ += n;
+    ++count_;
+  }
+  size_t count() const { return count_; }
+  // Bytes written so far (from the start of the buffer, headroom included):
+  // where the next item starts, for PatchU64.
+  size_t size() const { return at_; }
+  // Overwrites 8 bytes at `offset` (a field of an item already added: an ID
+  // only known after the item was written).
+  void PatchU64(size_t offset, uint64_t v) {
+    uint8_t* p = buf_.data() + offset;
+    PutBig(p, v);
+  }
+  template <class T>
+  WireList<T> Finish() && {
+    buf_.resize(at_);
+    const auto n = static_cast<uint32_t>(count_);
+    for (int i = 0; i < 4; ++i) buf_[headroom_ + i] = static_cast<uint8_t>(n >> (24 - 8 * i));
+    WireList<T> out;
+    out.wire = std::move(buf_);
+    out.wire_offset = headroom_;
+    return out;
+  }
+
+ private:
+  template <class F>
+  static constexpr size_t SizeOf(const F& f) {
+    if constexpr (std::is_same_v<F, Raw>) return f.size;
+    else if constexpr (IsStrongId<F>::value) return 8;
+    else if constexpr (std::is_enum_v<F>) return sizeof(std::underlying_type_t<F>);
+    else {
+      static_assert(std::is_integral_v<F> && !std::is_same_v<F, bool>, "field has no fixed wire form here");
+      return sizeof(F);
+    }
+  }
+  template <class U>
+  static void PutBig(uint8_t*& p, U v) {
+    // One byte swap and one store (a byte loop here is most of a class scan's encoding).
+    if constexpr (sizeof(U) == 2) v = __builtin_bswap16(v);
+    else if constexpr (sizeof(U) == 4) v = __builtin_bswap32(v);
+    else if constexpr (sizeof(U) == 8) v = __builtin_bswap64(v);
+    std::memcpy(p, &v, sizeof(U));
+    p += sizeof(U);
+  }
+  template <class F>
+  static void Put(uint8_t*& p, const F& f) {
+    if constexpr (std::is_same_v<F, Raw>) {
+      if (f.size) std::memcpy(p, f.data, f.size);
+      p += f.size;
+    } else if constexpr (IsStrongId<F>::value) {
+      PutBig(p, f.value);
+    } else if constexpr (std::is_enum_v<F>) {
+      PutBig(p, static_cast<std::make_unsigned_t<std::underlying_type_t<F>>>(f));
+    } else {
+      PutBig(p, static_cast<std::make_unsigned_t<F>>(f));
+    }
+  }
+  std::vector<uint8_t> buf_;
+  size_t headroom_;
+  size_t at_;
+  size_t count_ = 0;
+};
 
 // ---- context-dependent tails ---------------------------------------------------
 // ObjectReference.SetValues, ClassType.SetValues and ArrayReference.SetValues carry

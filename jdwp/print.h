@@ -96,6 +96,14 @@ void AppendAny(std::string& out, const T& v) {
     AppendBytes(out, v.bytes);
   } else if constexpr (std::is_same_v<T, std::vector<uint8_t>>) {
     AppendBytes(out, v);
+  } else if constexpr (IsWireList<T>::value) {
+    if (v.wire.empty()) {
+      AppendAny(out, v.items);
+    } else {
+      out += "(";
+      AppendUnsigned(out, v.wire.size() - v.wire_offset);
+      out += " bytes of items in wire form)";
+    }
   } else if constexpr (IsVector<T>::value) {
     out += '[';
     for (size_t i = 0; i < v.size() && i < kMaxItems; ++i) {

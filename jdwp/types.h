@@ -144,6 +144,21 @@ struct WireString {
   friend bool operator==(const WireString&, const WireString&) = default;
 };
 
+// A `repeat` list the agent may build straight in wire form (its 4-byte count
+// and its items, after `wire_offset` bytes of room for a packet header; see
+// WireListBuilder in codec.h), so that a list of 10,000s of items copied out of
+// a table under its lock (VirtualMachine.AllClasses: each class's signatures
+// kept in wire form) is neither held as typed items nor encoded field by
+// field; otherwise `items`. Decoding fills `items`. In wire form it is handed
+// over as a region is (see ArrayRegion): encoded once.
+template <class T>
+struct WireList {
+  std::vector<T> items;
+  mutable std::vector<uint8_t> wire = {};
+  size_t wire_offset = 0;
+  friend bool operator==(const WireList&, const WireList&) = default;
+};
+
 // The rest of a packet's data, left for a handler that needs context to decode it
 // (untagged values whose types depend on fields or slots).
 struct RawTail {

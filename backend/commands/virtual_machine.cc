@@ -155,14 +155,14 @@ void RegisterVirtualMachine(Dispatcher& d, Context& ctx, Agent& agent, JNIEnv** 
   d.Bind<VM::AllClasses>([c, J](const VM::AllClasses::Request&) -> jdwp::Result<VM::AllClasses::Reply> {
     VM::AllClasses::Reply r;
     if (c->classes.ready()) {
-      r.classes.reserve(c->classes.size() + 64);
-      RETURN_IF_ERROR(c->classes.All(J(), false, [&](const ClassTable::Listed& t) {
-        r.classes.push_back({t.tag, t.id, t.signature, t.status});
-      }));
+      // In wire form, with room for the packet header: the reply's only copy.
+      jdwp::WireListBuilder list(jdwp::kHeaderSize);
+      RETURN_IF_ERROR(c->classes.All(J(), false, list));
+      r.classes = std::move(list).Finish<VM::AllClasses::Class>();
       return r;
     }
     PostTableBuild(*c);
-    ASSIGN_OR_RETURN(r.classes, LoadedTypes<VM::AllClasses::Class>(
+    ASSIGN_OR_RETURN(r.classes.items, LoadedTypes<VM::AllClasses::Class>(
                                     *c, J(), [&](const LoadedType& t, VM::AllClasses::Class& e) {
                                       auto sig = c->jvmti.GetClassSignatureOnly(t.klass);
                                       if (!sig) return false;
@@ -179,14 +179,13 @@ void RegisterVirtualMachine(Dispatcher& d, Context& ctx, Agent& agent, JNIEnv** 
                                         -> jdwp::Result<VM::AllClassesWithGeneric::Reply> {
     VM::AllClassesWithGeneric::Reply r;
     if (c->classes.ready()) {
-      r.classes.reserve(c->classes.size() + 64);
-      RETURN_IF_ERROR(c->classes.All(J(), true, [&](const ClassTable::Listed& t) {
-        r.classes.push_back({t.tag, t.id, t.signature, t.generic, t.status});
-      }));
+      jdwp::WireListBuilder list(jdwp::kHeaderSize);  // as AllClasses'
+      RETURN_IF_ERROR(c->classes.All(J(), true, list));
+      r.classes = std::move(list).Finish<VM::AllClassesWithGeneric::Class>();
       return r;
     }
     PostTableBuild(*c);
-    ASSIGN_OR_RETURN(r.classes, LoadedTypes<VM::AllClassesWithGeneric::Class>(
+    ASSIGN_OR_RETURN(r.classes.items, LoadedTypes<VM::AllClassesWithGeneric::Class>(
                                     *c, J(), [&](const LoadedType& t, VM::AllClassesWithGeneric::Class& e) {
                                       auto sig = c->jvmti.GetClassSignature(t.klass);
                                       if (!sig) return false;

@@ -43,7 +43,8 @@ struct AllClasses {
     JDWP_FIELDS(ref_type_tag, type_id, signature, status)
   };
   struct Request { JDWP_FIELDS() };
-  struct Reply { std::vector<Class> classes; JDWP_FIELDS(classes) };
+  // WireList: the agent builds it in wire form from its class table (10,000s of classes).
+  struct Reply { WireList<Class> classes; JDWP_FIELDS(classes) };
 };
 
 struct AllThreads {
@@ -237,7 +238,7 @@ struct AllClassesWithGeneric {
     JDWP_FIELDS(ref_type_tag, type_id, signature, generic_signature, status)
   };
   struct Request { JDWP_FIELDS() };
-  struct Reply { std::vector<Class> classes; JDWP_FIELDS(classes) };
+  struct Reply { WireList<Class> classes; JDWP_FIELDS(classes) };  // as AllClasses'
 };
 
 struct InstanceCounts {

@@ -309,6 +309,118 @@ TEST(CodecArrayRegion, MalformedFails) {
   ExpectDecodeFails<ArrayRegion>(Bytes({'I', 0xff, 0xff, 0xff, 0xff}));           // negative count
 }
 
+// ---- lists built in wire form (WireListBuilder) ----------------------------------
+
+// A class's signature and generic signature as the agent's class table keeps
+// them: two JDWP strings back to back.
+std::vector<uint8_t> Strings(const std::string& signature, const std::string& generic) {
+  Writer w;
+  w.String(signature);
+  w.String(generic);
+  return w.Take();
+}
+
+std::vector<VirtualMachine::AllClassesWithGeneric::Class> SomeClasses(size_t n) {
+  std::vector<VirtualMachine::AllClassesWithGeneric::Class> out;
+  for (size_t i = 0; i < n; ++i) {
+    out.push_back({i % 3 == 0 ? TypeTag::kClass : i % 3 == 1 ? TypeTag::kInterface : TypeTag::kArray,
+                   ReferenceTypeId{0x0102030405060708 + i}, "LGen" + std::to_string(i) + ";",
+                   i % 2 ? "<T:Ljava/lang/Object;>Ljava/lang/Object;" : "",
+                   i == 1 ? INT32_MIN : ClassStatus::kVerified | ClassStatus::kPrepared | ClassStatus::kInitialized});
+  }
+  out.push_back({TypeTag::kClass, ReferenceTypeId{7}, "L\xc3\xa9t\xc3\xa9;", "", 0});  // non-ASCII: its bytes as given
+  return out;
+}
+
+TEST(CodecWireList, BuiltItemsAreTheGenericEncodingOfTheSameItems) {
+  const auto classes = SomeClasses(1000);
+  VirtualMachine::AllClassesWithGeneric::Reply typed;
+  typed.classes.items = classes;
+  const auto expected = EncodeBody(typed, 11);
+
+  for (bool reserve : {true, false}) {  // one allocation, or grown as it goes
+    WireListBuilder list(11);
+    size_t bytes = 0;
+    for (const auto& c : classes) bytes += 13 + 8 + c.signature.size() + c.generic_signature.size();
+    if (reserve) list.Reserve(bytes);
+    for (const auto& c : classes) {
+      auto strings = Strings(c.signature, c.generic_signature);
+      list.Add(c.ref_type_tag, c.type_id, Raw(std::span(strings)), c.status);
+    }
+    EXPECT_EQ(list.count(), classes.size());
+    VirtualMachine::AllClassesWithGeneric::Reply built;
+    built.classes = std::move(list).Finish<VirtualMachine::AllClassesWithGeneric::Class>();
+    EXPECT_EQ(built.classes.wire_offset, 11u);
+    const uint8_t* buffer = built.classes.wire.data();
+    auto body = EncodeBody(built, 11);
+    EXPECT_EQ(body, expected) << "reserve=" << reserve;
+    EXPECT_EQ(body.data(), buffer) << "taken over, not copied";
+    // Decoded: the same items (the wire form is never kept by decoding).
+    auto back = Dec<VirtualMachine::AllClassesWithGeneric::Reply>(std::vector<uint8_t>(body.begin() + 11, body.end()));
+    EXPECT_TRUE(back.classes.wire.empty());
+    ASSERT_EQ(back.classes.items.size(), classes.size());
+    for (size_t i = 0; i < classes.size(); ++i) {
+      const auto& a = back.classes.items[i];
+      const auto& b = classes[i];
+      EXPECT_TRUE(a.ref_type_tag == b.ref_type_tag && a.type_id == b.type_id && a.signature == b.signature &&
+                  a.generic_signature == b.generic_signature && a.status == b.status)
+          << i;
+    }
+  }
+}
+
+TEST(CodecWireList, AllClassesFromTheSignaturePartAndRunsOfRawFields) {
+  const auto classes = SomeClasses(3);
+  VirtualMachine::AllClasses::Reply typed;
+  for (const auto& c : classes) typed.classes.items.push_back({c.ref_type_tag, c.type_id, c.signature, c.status});
+  WireListBuilder list;
+  for (const auto& c : classes) {
+    // The signature's string alone (the first bytes of the kept pair).
+    auto strings = Strings(c.signature, c.generic_signature);
+    list.Add(c.ref_type_tag, c.type_id, Raw(std::span(strings.data(), 4 + c.signature.size())), c.status);
+  }
+  VirtualMachine::AllClasses::Reply built;
+  built.classes = std::move(list).Finish<VirtualMachine::AllClasses::Class>();
+  EXPECT_EQ(EncodeBody(built), EncodeBody(typed));
+
+  // A generic signature that could not be read goes out as "", after the signature's string.
+  const uint8_t empty[4] = {0, 0, 0, 0};
+  WireListBuilder generic;
+  auto strings = Strings("LA;", "");
+  generic.Add(TypeTag::kClass, ReferenceTypeId{9}, Raw(std::span(strings.data(), 7)), Raw(std::span(empty)), int32_t{7});
+  VirtualMachine::AllClassesWithGeneric::Reply one;
+  one.classes = std::move(generic).Finish<VirtualMachine::AllClassesWithGeneric::Class>();
+  EXPECT_EQ(EncodeBody(one), Bytes({0, 0, 0, 1, 1, 0, 0, 0, 0, 0, 0, 0, 9, 0, 0, 0, 3, 'L', 'A', ';', 0, 0, 0, 0, 0, 0,
+                                    0, 7}));
+}
+
+TEST(CodecWireList, AnIdPatchedInAfterItsItemWasWritten) {
+  // The class table writes an item before it knows every ID (one the debugger disposed of).
+  const auto classes = SomeClasses(3);
+  VirtualMachine::AllClassesWithGeneric::Reply typed;
+  typed.classes.items = classes;
+  WireListBuilder list(11);
+  std::vector<size_t> id_at;
+  for (const auto& c : classes) {
+    id_at.push_back(list.size() + 1);  // after the 1-byte refTypeTag
+    auto strings = Strings(c.signature, c.generic_signature);
+    list.Add(c.ref_type_tag, ReferenceTypeId{0}, Raw(std::span(strings)), c.status);
+  }
+  for (size_t i = 0; i < classes.size(); ++i) list.PatchU64(id_at[i], classes[i].type_id.value);
+  VirtualMachine::AllClassesWithGeneric::Reply built;
+  built.classes = std::move(list).Finish<VirtualMachine::AllClassesWithGeneric::Class>();
+  EXPECT_EQ(EncodeBody(built, 11), EncodeBody(typed, 11));
+}
+
+TEST(CodecWireList, EmptyListAndTypedItemsEncodeAsARepeat) {
+  VirtualMachine::AllClasses::Reply built;
+  built.classes = WireListBuilder().Finish<VirtualMachine::AllClasses::Class>();
+  EXPECT_EQ(EncodeBody(built), Bytes({0, 0, 0, 0}));
+  VirtualMachine::AllClasses::Reply typed;
+  typed.classes.items.push_back({TypeTag::kArray, ReferenceTypeId{2}, "[I", 0});
+  EXPECT_EQ(EncodeBody(typed), Bytes({0, 0, 0, 1, 3, 0, 0, 0, 0, 0, 0, 0, 2, 0, 0, 0, 2, '[', 'I', 0, 0, 0, 0}));
+}
+
 // ---- repeats ------------------------------------------------------------------
 
 TEST(CodecRepeat, SingleFieldAndStructItems) {

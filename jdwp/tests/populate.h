@@ -76,6 +76,8 @@ void Populate(T& v, uint64_t& seed) {
   } else if constexpr (IsVector<T>::value) {
     v.resize(2);
     for (auto& item : v) Populate(item, seed);
+  } else if constexpr (IsWireList<T>::value) {
+    Populate(v.items, seed);  // the typed form (what decoding gives)
   } else if constexpr (IsVariant<T>::value) {
     PopulateVariant(v, seed % std::variant_size_v<T>, seed, std::make_index_sequence<std::variant_size_v<T>>{});
   } else {

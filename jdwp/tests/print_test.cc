@@ -22,6 +22,17 @@ TEST(Print, NestedRepeatsAreCut) {
             "{frame_id=0x3 location={CLASS 0x2 0x3 @3}}, {frame_id=0x4 location={CLASS 0x2 0x3 @4}}, ... (10 items)]");
 }
 
+TEST(Print, ListsInWireFormShowTheirSize) {
+  VirtualMachine::AllClasses::Reply typed;
+  typed.classes.items.push_back({TypeTag::kArray, ReferenceTypeId{2}, "[I", 7});
+  EXPECT_EQ(Describe(typed), "classes=[{ref_type_tag=ARRAY type_id=0x2 signature=\"[I\" status=7}]");
+  WireListBuilder list(11);
+  list.Add(TypeTag::kArray, ReferenceTypeId{2}, Raw(std::string_view("\0\0\0\2[I", 6)), int32_t{7});
+  VirtualMachine::AllClasses::Reply built;
+  built.classes = std::move(list).Finish<VirtualMachine::AllClasses::Class>();
+  EXPECT_EQ(Describe(built), "classes=(23 bytes of items in wire form)");
+}
+
 TEST(Print, SelectsShowTheirKind) {
   EventRequest::Set::Request req{EventKind::kBreakpoint, SuspendPolicy::kAll,
                                  {modifiers::LocationOnly{{TypeTag::kClass, ClassId{1}, MethodId{2}, 3}},
