@@ -101,15 +101,23 @@ void EventReporter::Report(JNIEnv* jni, jthread thread, std::vector<ev::EventDat
   jdwp::Event::Composite::Request composite{policy, std::move(events)};
   auto body = jdwp::EncodeBody(composite);
   auto packet = jdwp::MakeCommandPacket(next_packet_id_.fetch_add(1), jdwp::Event::Composite::kId, body);
-  if (policy == SuspendPolicy::kEventThread && names_a_thread && thread && !applied && BeginDirect(epoch)) {
+  // SUSPEND_ALL takes the direct path from a platform thread only, and only when
+  // virtual threads are not listed (ThreadControl::SuspendAllForOwnEvent).
+  const bool direct_all = policy == SuspendPolicy::kAll && !vm_start && !ctx_.threads.lists_virtual_threads();
+  if ((policy == SuspendPolicy::kEventThread || direct_all) && names_a_thread && thread && !applied &&
+      (!direct_all || !ctx_.threads.IsVirtual(jni, thread)) && BeginDirect(epoch, direct_all)) {
     // Nothing ahead of it and the reporter held off: this thread counts its
-    // own suspension (its JVMTI suspension pending, threads.h) and sends.
-    void* parking = ctx_.threads.SuspendSelfForEvent(jni, thread);
+    // own suspension (its JVMTI suspension pending, threads.h), suspends the
+    // others for SUSPEND_ALL, and sends.
+    std::vector<jthread> listed;
+    void* parking = direct_all ? ctx_.threads.SuspendAllForOwnEvent(jni, thread, listed)
+                               : ctx_.threads.SuspendSelfForEvent(jni, thread);
     // From here until resumed this thread is suspended: no JNI or JVMTI calls.
     ctx_.send(std::move(packet));
     EndDirect();
     LeaveReport();
     ctx_.threads.Park(jni, parking);
+    if (direct_all) ctx_.threads.AfterOwnSuspendAll(jni, listed);
     return;
   }
   auto item = std::make_unique<Item>();
@@ -141,7 +149,7 @@ void EventReporter::Report(JNIEnv* jni, jthread thread, std::vector<ev::EventDat
   ctx_.threads.Park(jni, parking);
 }
 
-bool EventReporter::BeginDirect(uint64_t epoch) {
+bool EventReporter::BeginDirect(uint64_t epoch, bool blocks_events) {
   std::lock_guard lock(queue_mu_);
   // Anything queued or on its way goes first; held or blocked events wait in
   // the queue (this one after them); an event of an ended session is the
@@ -151,6 +159,8 @@ bool EventReporter::BeginDirect(uint64_t epoch) {
     return false;
   ++in_flight_;  // Drain (a session's end) waits for it
   direct_ = true;  // the reporter takes no item meanwhile: events keep their order
+  // A SUSPEND_ALL composite: set before it is sent, as the reporter does (Run).
+  if (blocks_events) blocked_ = true;
   return true;
 }
 
@@ -246,6 +256,14 @@ void EventReporter::Run(JNIEnv* jni) {
       }
       ctx_.send(std::move(item->packet));
     }
+    {
+      // Handed to the transport: no longer in flight, before its thread is let go,
+      // so that the thread's next event does not find this one still on its way
+      // (and queue behind it: the direct path would then be lost for good).
+      std::lock_guard lock(queue_mu_);
+      --in_flight_;
+      queue_cv_.notify_all();
+    }
     if (item->thread) jni->DeleteGlobalRef(item->thread);
     if (item->parked) ctx_.threads.EventHandled(item->parked);
     if (item->done) {
@@ -253,9 +271,6 @@ void EventReporter::Run(JNIEnv* jni) {
       *item->done = true;
       item->done_cv->notify_all();
     }
-    std::lock_guard lock(queue_mu_);
-    --in_flight_;
-    queue_cv_.notify_all();
   }
 }
 

@@ -8,15 +8,19 @@
 // and then parks (ThreadControl) until resumed. Packets of a previous session
 // (epoch) are dropped instead of sent, and suspend nothing.
 //
-// The direct path (the hot one: a breakpoint or step with SUSPEND_EVENT_THREAD):
-// when nothing is queued or on its way and events are neither held nor blocked,
-// the event thread counts its own suspension (ThreadControl::SuspendSelfForEvent:
-// its JVMTI suspension is applied only when a command may look at the thread),
-// sends the packet itself (the transport writes at once when its writer is
-// idle) and parks; meanwhile the reporter takes no item (direct_), so events
-// keep their order, and Drain waits for it (in_flight_). That saves two thread
-// hand-offs per event and the JVMTI suspend and resume of a thread that the
-// debugger only resumes.
+// The direct path (the hot one: a breakpoint or step with SUSPEND_EVENT_THREAD
+// or SUSPEND_ALL): when nothing is queued or on its way and events are neither
+// held nor blocked, the event thread counts its own suspension
+// (ThreadControl::SuspendSelfForEvent: its JVMTI suspension is applied only when
+// a command may look at the thread; for SUSPEND_ALL it also suspends every other
+// thread first, ThreadControl::SuspendAllForOwnEvent), sends the packet itself
+// (the transport writes at once when its writer is idle) and parks; meanwhile
+// the reporter takes no item (direct_), so events keep their order, and Drain
+// waits for it (in_flight_). That saves two thread hand-offs per event and the
+// JVMTI suspend and resume of a thread that the debugger only resumes.
+// SUSPEND_ALL goes this way from platform threads only, with
+// includevirtualthreads=n (a virtual event thread, or the listed virtual
+// threads, would need JNI calls under a lock on a Java thread).
 //
 // As stock's event helper does, once it has sent a SUSPEND_ALL composite the
 // reporter sends no other event until the debugger resumes a thread or the VM
@@ -109,7 +113,8 @@ class EventReporter {
   std::deque<std::unique_ptr<Item>>::iterator NextItemLocked();  // queue_mu_ held
   // The direct path (see the top): BeginDirect answers whether this event may
   // take it (and then holds the reporter off until EndDirect).
-  bool BeginDirect(uint64_t epoch);
+  // `blocks_events`: a SUSPEND_ALL composite (blocked_ is set with it).
+  bool BeginDirect(uint64_t epoch, bool blocks_events);
   void EndDirect();
 
   Context& ctx_;

@@ -68,6 +68,10 @@ bool ThreadControl::IsAgentThread(JNIEnv* jni, jthread thread) {
 }
 
 jdwp::Result<std::vector<jthread>> ThreadControl::DebuggeeThreads(JNIEnv* jni) {
+  return DebuggeeThreads(jni, nullptr);
+}
+
+jdwp::Result<std::vector<jthread>> ThreadControl::DebuggeeThreads(JNIEnv* jni, std::vector<jlong>* tids) {
   VM_ASSIGN_OR_RETURN(auto all, jvmti_.GetAllThreads());
   std::vector<jlong> agents;
   {
@@ -76,18 +80,27 @@ jdwp::Result<std::vector<jthread>> ThreadControl::DebuggeeThreads(JNIEnv* jni) {
   }
   std::vector<jthread> out;
   out.reserve(all.size());
+  if (tids) tids->reserve(all.size());
   for (jthread t : all) {
-    if (std::find(agents.begin(), agents.end(), TidOf(jni, t)) != agents.end()) {
+    const jlong tid = TidOf(jni, t);
+    if (std::find(agents.begin(), agents.end(), tid) != agents.end()) {
       jni->DeleteLocalRef(t);
       continue;
     }
     out.push_back(t);
+    if (tids) tids->push_back(tid);
   }
   if (list_virtual_threads_) {
-    // Agent thread: it may make JNI calls under this leaf lock (it is never suspended).
-    std::lock_guard lock(vthreads_mu_);
-    out.reserve(out.size() + vthreads_.size());
-    for (jobject v : vthreads_) out.push_back(static_cast<jthread>(jni->NewLocalRef(v)));
+    // Agent thread: it may make JNI calls under this leaf lock (it is never
+    // suspended). SuspendAllForOwnEvent, on a Java thread, does not come here.
+    const size_t first = out.size();
+    {
+      std::lock_guard lock(vthreads_mu_);
+      out.reserve(out.size() + vthreads_.size());
+      for (jobject v : vthreads_) out.push_back(static_cast<jthread>(jni->NewLocalRef(v)));
+    }
+    if (tids)
+      for (size_t i = first; i < out.size(); ++i) tids->push_back(TidOf(jni, out[i]));
   }
   return out;
 }
@@ -333,6 +346,16 @@ jdwp::Result<void> ThreadControl::SuspendAll(JNIEnv* jni) {
 }
 
 void ThreadControl::SuspendAllLocked(JNIEnv* jni, const std::vector<jthread>& threads, bool carrier_listed) {
+  std::vector<State*> listed;
+  listed.reserve(threads.size());
+  for (jthread t : threads) {
+    listed.push_back(&StateOf(jni, t));
+    jni->DeleteLocalRef(t);
+  }
+  SuspendListedLocked(listed, carrier_listed, nullptr);
+}
+
+void ThreadControl::SuspendListedLocked(const std::vector<State*>& listed, bool carrier_listed, State* self) {
   if (carrier_listed) vthreads_seen_ = true;
   uint64_t round = ++suspend_round_;
   std::vector<State*> refused;
@@ -340,6 +363,12 @@ void ThreadControl::SuspendAllLocked(JNIEnv* jni, const std::vector<jthread>& th
   std::vector<State*> batch;
   auto suspend = [&](State& s) {
     s.round = round;
+    if (&s == self) {
+      // Its own event: counted, its JVMTI suspension pending (SuspendSelfForEvent).
+      ++s.count;
+      if (!s.suspended) MarkPendingLocked(s);
+      return;
+    }
     if (s.count == 0 && !s.suspended && !s.deferred && !s.agent) {
       if (s.in_callback == 0) {
         batch.push_back(&s);
@@ -349,11 +378,8 @@ void ThreadControl::SuspendAllLocked(JNIEnv* jni, const std::vector<jthread>& th
     }
     ++s.count;
   };
-  for (jthread t : threads) {
-    State& s = StateOf(jni, t);
-    if (s.round != round) suspend(s);
-    jni->DeleteLocalRef(t);
-  }
+  for (State* s : listed)
+    if (s->round != round) suspend(*s);
   // Threads we know that the list missed are suspended too (deferred inside a
   // callback): those started since it was taken (their State got the VM-level
   // count of before this suspension), those inside their ThreadStart callback,
@@ -616,6 +642,59 @@ void* ThreadControl::PrepareToPark(JNIEnv* jni, jthread self, bool for_event) {
   s->parked = true;
   s->event_pending = for_event;
   return s;
+}
+
+void* ThreadControl::SuspendAllForOwnEvent(JNIEnv* jni, jthread self, std::vector<jthread>& listed) {
+  State* me = SelfState(jni, self);
+  std::vector<jlong> tids;
+  if (auto all = DebuggeeThreads(jni, &tids)) listed = std::move(*all);
+  const bool carrier_listed = virtual_threads_ && !vthreads_seen_.load() && AnyCarrier(jni, listed);
+  // The States of threads not met yet are made with mu_ released (JNI), as SelfState does.
+  std::vector<size_t> unknown;
+  {
+    std::lock_guard lock(mu_);
+    for (size_t i = 0; i < tids.size(); ++i)
+      if (!FindLocked(tids[i])) unknown.push_back(i);
+  }
+  std::vector<std::unique_ptr<State>> fresh;
+  for (size_t i : unknown) {
+    auto s = std::make_unique<State>();
+    s->thread = jni->NewGlobalRef(listed[i]);
+    s->tid = tids[i];
+    s->is_virtual = IsVirtual(jni, listed[i]);  // DebuggeeThreads left agent threads out
+    fresh.push_back(std::move(s));
+  }
+  // From its count on, this thread makes no JNI or JVMTI call of its own until
+  // Park returns (it is suspended); the JVMTI suspension of the others is made here.
+  std::lock_guard lock(mu_);
+  for (auto& s : fresh) {
+    if (FindLocked(s->tid)) {
+      graveyard_.push_back(std::move(s));  // made meanwhile; the reference is freed later
+      continue;
+    }
+    // As StateOf.
+    s->generation = next_generation_++;
+    s->count = suspend_all_count_;
+    if (s->count > 0) (void)ForceSuspendLocked(*s);
+    AddStateLocked(std::move(s));
+  }
+  std::vector<State*> states;
+  states.reserve(tids.size());
+  // A thread whose State was dropped meanwhile has ended: nothing to suspend.
+  for (jlong tid : tids)
+    if (State* s = FindLocked(tid)) states.push_back(s);
+  me->parked = true;
+  me->event_pending = false;
+  // `me` is in states_ (SelfState): counted whether the list had it or not.
+  SuspendListedLocked(states, carrier_listed, me);
+  cv_.notify_all();  // WaitUntilSuspended (a pending thread counts as suspended there)
+  return me;
+}
+
+void ThreadControl::AfterOwnSuspendAll(JNIEnv* jni, std::vector<jthread>& listed) {
+  for (jthread t : listed) jni->DeleteLocalRef(t);
+  listed.clear();
+  FreeGraveyard(jni);
 }
 
 void* ThreadControl::SuspendSelfForEvent(JNIEnv* jni, jthread self) {

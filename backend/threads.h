@@ -58,6 +58,11 @@
 // nothing ahead of it at the reporter sends its event itself and is counted
 // and parked the same way (SuspendSelfForEvent): no hop to the reporter thread
 // and back, and a breakpoint resumed at once costs no JVMTI suspend or resume.
+// With SUSPEND_ALL (a platform thread, includevirtualthreads=n) it first
+// suspends every other thread itself, as SuspendAll (SuspendAllForOwnEvent):
+// a Java thread inside a callback, which none of our threads JVMTI-suspends,
+// makes the JVMTI calls on the others under mu_ as an agent thread would, but
+// its JNI calls (thread list, tids, new States) before it takes mu_.
 //
 // A single-threaded InvokeMethod ends on the invoking thread itself: its
 // suspension comes back in the count before the reply goes (the debugger finds
@@ -169,6 +174,15 @@ class ThreadControl {
   // (see the top). Returns the token for Park. Makes its JNI calls (its State)
   // before it counts itself: from then on it makes none until Park returns.
   void* SuspendSelfForEvent(JNIEnv* jni, jthread self);
+  // The same for its own SUSPEND_ALL event (a platform thread in a callback,
+  // includevirtualthreads=n): suspends every other debuggee thread as SuspendAll
+  // does (JVMTI-suspended, or deferred to the end of their callbacks) and counts
+  // itself as SuspendSelfForEvent does. Its JNI calls (the thread list and tids,
+  // the States of threads not met yet) come before it takes mu_. `listed` keeps
+  // the list's local references for AfterOwnSuspendAll, once Park has returned.
+  void* SuspendAllForOwnEvent(JNIEnv* jni, jthread self, std::vector<jthread>& listed);
+  void AfterOwnSuspendAll(JNIEnv* jni, std::vector<jthread>& listed);
+  bool lists_virtual_threads() const { return list_virtual_threads_; }
   void Park(JNIEnv* jni, void* token);
   // Reporter side: the event of the thread parked as `token` was handled (its
   // suspension applied, the packet sent, or dropped). Wakes it only if that
@@ -280,6 +294,11 @@ class ThreadControl {
   // Counts every debuggee thread in one VM-level suspension (`threads`: local
   // refs, deleted); virtual States found dead go to the graveyard.
   void SuspendAllLocked(JNIEnv* jni, const std::vector<jthread>& threads, bool carrier_listed);
+  // Its JNI-free part, over the States of the listed threads; `self` (or null):
+  // the caller's own State, counted with its JVMTI suspension pending.
+  void SuspendListedLocked(const std::vector<State*>& listed, bool carrier_listed, State* self);
+  // DebuggeeThreads, with each one's tid in `tids` (when not null).
+  jdwp::Result<std::vector<jthread>> DebuggeeThreads(JNIEnv* jni, std::vector<jlong>* tids);
   // SuspendAllVirtualThreads / ResumeAllVirtualThreads, excepting the known
   // virtual threads (all of them / those still counted).
   void SuspendUnknownVirtualLocked();

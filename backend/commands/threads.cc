@@ -74,8 +74,10 @@ void RegisterThreads(Dispatcher& d, Context& ctx, JNIEnv** jni_slot) {
 
   d.Bind<TR::Resume>([c, J](const TR::Resume::Request& req) -> jdwp::Result<TR::Resume::Reply> {
     ASSIGN_OR_RETURN(jthread t, c->Thread(J(), req.thread));
+    // Events after a SUSPEND_ALL one go out now (events.h); unblocked first, so
+    // that the resumed thread's next event finds the way clear (the direct path).
+    c->events->UnblockAfterResume();
     auto resumed = c->threads.Resume(J(), t);
-    c->events->UnblockAfterResume();  // events after a SUSPEND_ALL one go out now (events.h)
     RETURN_IF_ERROR(resumed);
     return TR::Resume::Reply{};
   });

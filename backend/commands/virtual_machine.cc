@@ -235,8 +235,10 @@ void RegisterVirtualMachine(Dispatcher& d, Context& ctx, Agent& agent, JNIEnv** 
   });
 
   d.Bind<VM::Resume>([c, J](const VM::Resume::Request&) -> jdwp::Result<VM::Resume::Reply> {
+    // Events after a SUSPEND_ALL one go out now (events.h); unblocked first, so
+    // that a resumed thread's next event finds the way clear (the direct path).
+    c->events->UnblockAfterResume();
     auto resumed = c->threads.ResumeAll(J());
-    c->events->UnblockAfterResume();  // events after a SUSPEND_ALL one go out now (events.h)
     RETURN_IF_ERROR(resumed);
     return VM::Resume::Reply{};
   });
