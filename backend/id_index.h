@@ -32,6 +32,14 @@
 
 namespace jdwpx::backend {
 
+// Asks the CPU for the cache line of `p`. A loop of bare __builtin_prefetch
+// calls has no effect the compiler must keep, and GCC deletes the whole loop;
+// the empty asm that takes `p` keeps it.
+inline void PrefetchLine(const void* p) {
+  __builtin_prefetch(p);
+  asm volatile("" : : "r"(p));
+}
+
 class IdIndex {
  public:
   static constexpr size_t kMinCapacity = 1024;
@@ -51,7 +59,7 @@ class IdIndex {
 
   // Asks the CPU for the entry where a search for `hash` starts.
   void Prefetch(uint32_t hash) const {
-    if (!entries_.empty()) __builtin_prefetch(&entries_[Home(hash)]);
+    if (!entries_.empty()) PrefetchLine(&entries_[Home(hash)]);
   }
   // The ID listed where a search for `hash` starts, if any (a search's
   // first candidate).

@@ -94,8 +94,8 @@ class IdSlots {
   void PrefetchSlot(uint32_t hash) const {
     if (auto id = index_.AtHome(hash)) {
       if (const Chunk* chunk = ChunkOf(*id)) {
-        __builtin_prefetch(&chunk->prints[*id % kChunkSize]);
-        __builtin_prefetch(&chunk->codes[*id % kChunkSize]);
+        PrefetchLine(&chunk->prints[*id % kChunkSize]);
+        PrefetchLine(&chunk->codes[*id % kChunkSize]);
       }
     }
   }
