@@ -5,11 +5,13 @@
 // slots live in fixed chunks of kChunkSize, a chunk found by id / kChunkSize
 // (an index into a deque that starts at the oldest live chunk) and freed when
 // its last ID is released. An Object[1,000,000] read by a debugger makes a
-// million IDs, so a slot is kept to 7 bytes, in three arrays per chunk:
-//  - the reference, as a 32-bit distance in 8-byte steps from the chunk's
-//    first reference (JNI weak references made one after another sit close
-//    together in the VM's handle blocks); one that is farther away (a handle
-//    block in another malloc arena) is kept whole in a side map;
+// million IDs, so a slot is kept to 5 bytes, in three arrays per chunk:
+//  - the reference, as a distance in 8-byte steps from the chunk's first
+//    reference: JNI weak references made one after another sit close
+//    together in the VM's handle blocks, so the distances take 16 bits; a
+//    chunk with one reference farther than 256 KB away has 32-bit distances
+//    (4 more bytes a slot), and one farther than 16 GB (a handle block in
+//    another malloc arena) is kept whole in a side map;
 //  - 8 bits of the object's identity hash, so that a search of the index
 //    passes over most other objects without asking the VM; the whole hash
 //    (the index's key) is asked of the VM (`hash_of(ref)`, nullopt once the
@@ -18,7 +20,7 @@
 //    often and never disposed) is kept whole in a side map.
 // A node of a hash map keyed by ID costs ~80 bytes, the slot before this one
 // 16. Worst case, a chunk is kept for one long-lived ID among released ones:
-// the table never holds more than 7 bytes per ID issued in the session (plus
+// the table never holds more than 9 bytes per ID issued in the session (plus
 // 8 bytes of deque per 1,024 IDs between the oldest live ID and the newest,
 // and the side maps' entries).
 #pragma once
@@ -49,12 +51,12 @@ class IdSlots {
 
   bool Contains(uint64_t id) const {
     const Chunk* chunk = ChunkOf(id);
-    return chunk && chunk->codes[id % kChunkSize] != kEmpty;
+    return chunk && chunk->Code(id % kChunkSize) != kEmpty;
   }
   // The reference of a live ID (Contains(id)).
   Ref RefOf(uint64_t id) const {
     const Chunk& chunk = *ChunkOf(id);
-    const uint32_t code = chunk.codes[id % kChunkSize];
+    const uint32_t code = chunk.Code(id % kChunkSize);
     if (code == kFar) return far_.at(id);
     return FromBits(chunk.base + static_cast<uintptr_t>(int64_t{static_cast<int32_t>(code ^ kZero)} * 8));
   }
@@ -82,7 +84,7 @@ class IdSlots {
       const Chunk* chunk = ChunkOf(id);
       if (!chunk) return false;  // released: its entry not yet dropped
       const size_t i = id % kChunkSize;
-      return chunk->codes[i] != kEmpty && chunk->prints[i] == print && same(RefOf(id));
+      return chunk->prints[i] == print && chunk->Code(i) != kEmpty && same(RefOf(id));
     });
   }
 
@@ -95,7 +97,7 @@ class IdSlots {
     if (auto id = index_.AtHome(hash)) {
       if (const Chunk* chunk = ChunkOf(*id)) {
         PrefetchLine(&chunk->prints[*id % kChunkSize]);
-        PrefetchLine(&chunk->codes[*id % kChunkSize]);
+        PrefetchLine(chunk->CodeAt(*id % kChunkSize));
       }
     }
   }
@@ -116,9 +118,9 @@ class IdSlots {
     const size_t i = id % kChunkSize;
     const auto steps = static_cast<int64_t>(Bits(ref) - chunk->base);
     if (steps % 8 == 0 && steps / 8 >= kNearest && steps / 8 <= INT32_MAX) {
-      chunk->codes[i] = static_cast<uint32_t>(static_cast<int32_t>(steps / 8)) ^ kZero;
+      chunk->SetCode(i, static_cast<uint32_t>(static_cast<int32_t>(steps / 8)) ^ kZero);
     } else {
-      chunk->codes[i] = kFar;
+      chunk->SetCode(i, kFar);
       far_.emplace(id, ref);
     }
     chunk->prints[i] = Fingerprint(hash);
@@ -132,13 +134,13 @@ class IdSlots {
     Chunk* chunk = ChunkOf(id);
     if (!chunk) return;
     const size_t i = id % kChunkSize;
-    if (chunk->codes[i] == kEmpty) return;
+    if (chunk->Code(i) == kEmpty) return;
     // Unlisted first, if its object's hash is still known (a collected
     // object's entry is dropped by the next rebuild of the index).
     if (const std::optional<uint32_t> hash = hash_of_(RefOf(id))) index_.Erase(id, *hash, IndexHashOf());
-    if (chunk->codes[i] == kFar) far_.erase(id);
+    if (chunk->Code(i) == kFar) far_.erase(id);
     if (chunk->counts[i] == kBigCount) big_counts_.erase(id);
-    chunk->codes[i] = kEmpty;
+    chunk->SetCode(i, kEmpty);
     --size_;
     if (--chunk->live == 0) {
       chunks_[id / kChunkSize - first_chunk_].reset();
@@ -159,7 +161,7 @@ class IdSlots {
     for (size_t n = 0; n < chunks_.size(); ++n) {
       if (!chunks_[n]) continue;
       for (uint64_t i = 0; i < kChunkSize; ++i) {
-        if (chunks_[n]->codes[i] == kEmpty) continue;
+        if (chunks_[n]->Code(i) == kEmpty) continue;
         const uint64_t id = (first_chunk_ + n) * kChunkSize + i;
         f(id, RefOf(id));
       }
@@ -182,6 +184,12 @@ class IdSlots {
   // IDs whose reference or count is kept in a side map.
   size_t far_refs() const { return far_.size(); }
   size_t big_counts() const { return big_counts_.size(); }
+  // Chunks whose codes are 32 bits.
+  size_t wide_chunks() const {
+    size_t n = 0;
+    for (const auto& chunk : chunks_) n += chunk && chunk->wide;
+    return n;
+  }
   const IdIndex& index() const { return index_; }
 
  private:
@@ -192,14 +200,45 @@ class IdSlots {
   static constexpr uint32_t kEmpty = 0;
   static constexpr uint32_t kFar = 1;
   static constexpr int64_t kNearest = int64_t{INT32_MIN} + 2;
+  static constexpr uint16_t kNarrowZero = 0x8000;
   static constexpr uint16_t kBigCount = 0xFFFF;
 
+  // A chunk's codes take 16 bits while every reference in it is within
+  // 32,766 steps (256 KB) of the first, as those of a bulk read are; the
+  // first that is not makes them all 32 bits (`wide`).
   struct Chunk {
     uintptr_t base = 0;  // the chunk's first reference
     uint32_t live = 0;
-    std::array<uint32_t, kChunkSize> codes{};
+    std::unique_ptr<uint32_t[]> wide;
+    std::array<uint16_t, kChunkSize> narrow{};  // unused once wide
     std::array<uint8_t, kChunkSize> prints{};
     std::array<uint16_t, kChunkSize> counts{};
+
+    // The 32-bit code of slot i.
+    uint32_t Code(size_t i) const {
+      if (wide) return wide[i];
+      const uint16_t c = narrow[i];
+      if (c == kEmpty || c == kFar) return c;
+      return static_cast<uint32_t>(int32_t{static_cast<int16_t>(c ^ kNarrowZero)}) ^ kZero;
+    }
+    void SetCode(size_t i, uint32_t code) {
+      if (!wide) {
+        const auto steps = static_cast<int32_t>(code ^ kZero);
+        if (code == kEmpty || code == kFar) {
+          narrow[i] = static_cast<uint16_t>(code);
+          return;
+        }
+        if (steps >= INT16_MIN + 2 && steps <= INT16_MAX) {
+          narrow[i] = static_cast<uint16_t>(static_cast<uint16_t>(steps) ^ kNarrowZero);
+          return;
+        }
+        auto all = std::make_unique<uint32_t[]>(kChunkSize);
+        for (size_t j = 0; j < kChunkSize; ++j) all[j] = Code(j);
+        wide = std::move(all);
+      }
+      wide[i] = code;
+    }
+    const void* CodeAt(size_t i) const { return wide ? static_cast<const void*>(&wide[i]) : &narrow[i]; }
   };
 
   static uintptr_t Bits(Ref ref) {

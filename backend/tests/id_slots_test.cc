@@ -77,12 +77,46 @@ TEST(IdSlots, KeepsEveryReferenceNearOrFar) {
   }
   for (uint64_t listed = 1; listed < id; ++listed) EXPECT_EQ(t.RefOf(listed), refs[listed - 1]) << listed;
   EXPECT_EQ(t.far_refs(), 4u);
+  EXPECT_EQ(t.wide_chunks(), 1u);
   std::map<uint64_t, uintptr_t> seen;
   t.ForEach([&](uint64_t listed, uintptr_t ref) { seen.emplace(listed, ref); });
   EXPECT_EQ(seen.size(), std::size(refs));
   for (uint64_t listed = 1; listed < id; ++listed) t.Erase(listed);
   EXPECT_EQ(t.far_refs(), 0u);
   EXPECT_EQ(t.size(), 0u);
+}
+
+// A chunk's distances take 16 bits until one does not fit; then all of the
+// chunk's take 32, and every reference is still what was inserted.
+TEST(IdSlots, AChunkWidensForAFarReference) {
+  Table table;
+  Slots& t = table.slots;
+  const uintptr_t base = uintptr_t{0x5555'0000'0000} | 1;
+  const uint64_t first = Slots::kChunkSize * 7;
+  std::map<uint64_t, uintptr_t> refs;
+  uint64_t id = first;
+  for (int64_t steps : {0, 1, -1, 32767, -32766, 5, 1000, -1000}) refs[id++] = base + 8 * steps;
+  for (auto [listed, ref] : refs) table.Insert(listed, ref, static_cast<uint32_t>(listed), 1);
+  EXPECT_EQ(t.wide_chunks(), 0u);
+  t.Erase(first + 2);
+  refs.erase(first + 2);
+  for (int64_t steps : {-32767, 32768, -5}) {
+    refs[id] = base + 8 * steps;
+    table.Insert(id, refs[id], static_cast<uint32_t>(id), 1);
+    ++id;
+  }
+  EXPECT_EQ(t.wide_chunks(), 1u);
+  EXPECT_EQ(t.far_refs(), 0u);
+  for (auto [listed, ref] : refs) {
+    ASSERT_TRUE(t.Contains(listed)) << listed;
+    EXPECT_EQ(t.RefOf(listed), ref) << listed;
+    EXPECT_EQ(t.FindObject(static_cast<uint32_t>(listed), [&](uintptr_t r) { return r == ref; }), listed);
+  }
+  EXPECT_FALSE(t.Contains(first + 2));
+  // The next chunk starts narrow again.
+  table.Insert(first + Slots::kChunkSize, base + 8 * 40000, 1, 1);
+  EXPECT_EQ(t.wide_chunks(), 1u);
+  EXPECT_EQ(t.RefOf(first + Slots::kChunkSize), base + 8 * 40000);
 }
 
 // Counts take 16 bits; larger ones (and negative ones) are kept whole aside,
