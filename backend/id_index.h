@@ -69,8 +69,9 @@ class IdIndex {
   }
 
   // Lists `id` (not listed yet, greater than every ID listed before).
-  // `for_each_id(f)` calls f(id) for every ID still to be listed (the
-  // slots'); it serves a change of base.
+  // `for_each_id(f)` calls f(id), in increasing order, for every ID that
+  // is to stay listed (the slots'; the gone among them have no hash); it
+  // serves a change of base and a growth.
   template <class HashOf, class ForEachId>
   void Insert(uint64_t id, uint32_t hash, HashOf&& hash_of, ForEachId&& for_each_id) {
     if (entries_.empty()) {
@@ -79,7 +80,7 @@ class IdIndex {
     } else if (id - base_ > kMaxOffset) {
       Rebase(id, hash_of, for_each_id);
     } else if ((size_ + 1) * 2 > entries_.size()) {
-      Resize(entries_.size() * 2, hash_of);
+      Regrow(entries_.size() * 2, id, hash_of, for_each_id);
     }
     Place(static_cast<uint32_t>(id - base_), hash);
     ++size_;
@@ -188,6 +189,24 @@ class IdIndex {
         --size_;
       }
     }
+  }
+
+  // Rehashes into `capacity` entries, going through the IDs below `below`
+  // in their own order (for_each_id), not the table's: each hash asked of
+  // the VM reads the object, and objects seen one after another (an array's
+  // elements) mostly sit one after another, while the table's order visits
+  // them at random, a cache miss each. The old table is freed first.
+  template <class HashOf, class ForEachId>
+  void Regrow(size_t capacity, uint64_t below, HashOf& hash_of, ForEachId& for_each_id) {
+    entries_ = Entries(capacity);
+    size_ = 0;
+    for_each_id([&](uint64_t listed) {
+      if (listed <= base_ || listed >= below || listed - base_ > kMaxOffset) return;
+      if (const std::optional<uint32_t> h = hash_of(listed)) {
+        Place(static_cast<uint32_t>(listed - base_), *h);
+        ++size_;
+      }
+    });
   }
 
   template <class HashOf, class ForEachId>
