@@ -8,8 +8,12 @@
 // Open addressing, linear probing, deletion by backward shift (no tombstones).
 // An entry is the ID minus a base (0 = empty), so it fits 32 bits; the hashes
 // are not stored here but asked of the caller (`hash_of(id)`: the object
-// table keeps each ID's hash in its slot). Equal hashes do not make equal
-// objects: `match(id)` decides (IsSameObject).
+// table asks the VM for the hash of the ID's object). An ID whose object is
+// gone (collected, or the ID released) has no hash any more (nullopt): its
+// entry can no longer be placed, and is dropped when the index is rebuilt
+// (grown, shrunk or repacked); until then it stays where it is, found by no
+// search. Equal hashes do not make equal objects: `match(id)` decides
+// (IsSameObject).
 //
 // IDs only grow. One that would not fit 32 bits above the base (more than
 // four billion IDs after the base within one session) moves the base up to
@@ -28,25 +32,34 @@
 
 namespace jdwpx::backend {
 
+// Asks the CPU for the cache line of `p`. A loop of bare __builtin_prefetch
+// calls has no effect the compiler must keep, and GCC deletes the whole loop;
+// the empty asm that takes `p` keeps it.
+inline void PrefetchLine(const void* p) {
+  __builtin_prefetch(p);
+  asm volatile("" : : "r"(p));
+}
+
 class IdIndex {
  public:
   static constexpr size_t kMinCapacity = 1024;
 
-  // The first listed ID with hash `hash` for which match(id) holds.
-  template <class HashOf, class Match>
-  std::optional<uint64_t> Find(uint32_t hash, HashOf&& hash_of, Match&& match) const {
+  // The first ID listed where a search for `hash` looks for which match(id)
+  // holds (match is asked of IDs with other hashes too, and of gone ones).
+  template <class Match>
+  std::optional<uint64_t> Find(uint32_t hash, Match&& match) const {
     if (entries_.empty()) return std::nullopt;
     for (size_t i = Home(hash);; i = Next(i)) {
       const uint32_t e = entries_[i];
       if (e == 0) return std::nullopt;
       const uint64_t id = base_ + e;
-      if (hash_of(id) == hash && match(id)) return id;
+      if (match(id)) return id;
     }
   }
 
   // Asks the CPU for the entry where a search for `hash` starts.
   void Prefetch(uint32_t hash) const {
-    if (!entries_.empty()) __builtin_prefetch(&entries_[Home(hash)]);
+    if (!entries_.empty()) PrefetchLine(&entries_[Home(hash)]);
   }
   // The ID listed where a search for `hash` starts, if any (a search's
   // first candidate).
@@ -56,8 +69,9 @@ class IdIndex {
   }
 
   // Lists `id` (not listed yet, greater than every ID listed before).
-  // `for_each_id(f)` calls f(id) for every ID still to be listed (the
-  // slots'); it serves a change of base.
+  // `for_each_id(f)` calls f(id), in increasing order, for every ID that
+  // is to stay listed (the slots'; the gone among them have no hash); it
+  // serves a change of base and a growth.
   template <class HashOf, class ForEachId>
   void Insert(uint64_t id, uint32_t hash, HashOf&& hash_of, ForEachId&& for_each_id) {
     if (entries_.empty()) {
@@ -66,13 +80,14 @@ class IdIndex {
     } else if (id - base_ > kMaxOffset) {
       Rebase(id, hash_of, for_each_id);
     } else if ((size_ + 1) * 2 > entries_.size()) {
-      Resize(entries_.size() * 2, hash_of);
+      Regrow(entries_.size() * 2, id, hash_of, for_each_id);
     }
     Place(static_cast<uint32_t>(id - base_), hash);
     ++size_;
   }
 
-  // Unlists `id` (listed with `hash`); nothing if it is not listed.
+  // Unlists `id` (listed with `hash`); nothing if it is not listed. An ID
+  // whose hash is no longer known cannot be unlisted: Repack drops it.
   template <class HashOf>
   void Erase(uint64_t id, uint32_t hash, HashOf&& hash_of) {
     if (entries_.empty() || id <= base_ || id - base_ > kMaxOffset) return;
@@ -87,7 +102,9 @@ class IdIndex {
     for (size_t i = Next(hole);; i = Next(i)) {
       const uint32_t e = entries_[i];
       if (e == 0) break;
-      const size_t home = Home(hash_of(base_ + e));
+      const std::optional<uint32_t> h = hash_of(base_ + e);
+      if (!h) continue;  // gone: stays where it is (as if at home)
+      const size_t home = Home(*h);
       const bool stays = hole < i ? (home > hole && home <= i) : (home > hole || home <= i);
       if (stays) continue;
       entries_[hole] = e;
@@ -100,6 +117,20 @@ class IdIndex {
     } else if (entries_.size() > kMinCapacity && size_ * 8 < entries_.size()) {
       Resize(entries_.size() / 2, hash_of);
     }
+  }
+
+  // Drops the entries of IDs that are gone, and shrinks to fit.
+  template <class HashOf>
+  void Repack(HashOf&& hash_of) {
+    if (entries_.empty()) return;
+    Resize(entries_.size(), hash_of);
+    if (size_ == 0) {
+      Clear();
+      return;
+    }
+    size_t capacity = entries_.size();
+    while (capacity > kMinCapacity && size_ * 8 < capacity) capacity /= 2;
+    if (capacity != entries_.size()) Resize(capacity, hash_of);
   }
 
   void Clear() {
@@ -145,13 +176,37 @@ class IdIndex {
     entries_[i] = entry;
   }
 
+  // Rehashes into `capacity` entries; gone IDs are dropped.
   template <class HashOf>
   void Resize(size_t capacity, HashOf& hash_of) {
     std::vector<uint32_t> old = Entries(capacity);
     old.swap(entries_);
     for (uint32_t e : old) {
-      if (e != 0) Place(e, hash_of(base_ + e));
+      if (e == 0) continue;
+      if (const std::optional<uint32_t> h = hash_of(base_ + e)) {
+        Place(e, *h);
+      } else {
+        --size_;
+      }
     }
+  }
+
+  // Rehashes into `capacity` entries, going through the IDs below `below`
+  // in their own order (for_each_id), not the table's: each hash asked of
+  // the VM reads the object, and objects seen one after another (an array's
+  // elements) mostly sit one after another, while the table's order visits
+  // them at random, a cache miss each. The old table is freed first.
+  template <class HashOf, class ForEachId>
+  void Regrow(size_t capacity, uint64_t below, HashOf& hash_of, ForEachId& for_each_id) {
+    entries_ = Entries(capacity);
+    size_ = 0;
+    for_each_id([&](uint64_t listed) {
+      if (listed <= base_ || listed >= below || listed - base_ > kMaxOffset) return;
+      if (const std::optional<uint32_t> h = hash_of(listed)) {
+        Place(static_cast<uint32_t>(listed - base_), *h);
+        ++size_;
+      }
+    });
   }
 
   template <class HashOf, class ForEachId>
@@ -166,8 +221,10 @@ class IdIndex {
     entries_ = Entries(entries_.size());
     for_each_id([&](uint64_t listed) {
       if (listed <= base_ || listed >= id) return;
+      const std::optional<uint32_t> h = hash_of(listed);
+      if (!h) return;
       if ((size_ + 1) * 2 > entries_.size()) Resize(entries_.size() * 2, hash_of);
-      Place(static_cast<uint32_t>(listed - base_), hash_of(listed));
+      Place(static_cast<uint32_t>(listed - base_), *h);
       ++size_;
     });
     if ((size_ + 1) * 2 > entries_.size()) Resize(entries_.size() * 2, hash_of);

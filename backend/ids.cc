@@ -25,8 +25,7 @@ std::optional<jdwp::ObjectId> ObjectTable::Known(JNIEnv* jni, jobject obj, uint3
   // is never found again (it stays listed until it is released).
   auto id = slots_.FindObject(hash, [&](jweak ref) { return jni->IsSameObject(ref, obj) == JNI_TRUE; });
   if (!id) return std::nullopt;
-  auto* slot = slots_.Find(*id);
-  slot->refs = AddCount(slot->refs, sent);
+  if (sent != 0) slots_.SetCount(*id, AddCount(slots_.Count(*id), sent));
   return jdwp::ObjectId{*id};
 }
 
@@ -57,7 +56,7 @@ jdwp::ObjectId ObjectTable::Assign(JNIEnv* jni, jobject obj, int32_t sent) {
 ObjectTable::Added ObjectTable::KnownOrAdd(JNIEnv* jni, jobject obj, uint32_t hash, jweak weak, int32_t sent) {
   if (auto id = Known(jni, obj, hash, sent)) return {*id, false};
   const uint64_t id = next_id_++;
-  slots_.Insert(id, weak, hash).refs = sent;
+  slots_.Insert(id, weak, hash, sent);
   return {jdwp::ObjectId{id}, true};
 }
 
@@ -122,9 +121,8 @@ void ObjectTable::IdsOf(JNIEnv* jni, const jobject* objects, size_t n, jdwp::Obj
 jdwp::Result<jobject> ObjectTable::Resolve(JNIEnv* jni, jdwp::ObjectId id) {
   if (id.is_null()) return nullptr;
   std::lock_guard lock(mu_);
-  auto* slot = slots_.Find(id.value);
-  if (!slot) return jdwp::Fail(ErrorCode::kInvalidObject, "unknown object id");
-  jobject local = jni->NewLocalRef(slot->ref);
+  if (!slots_.Contains(id.value)) return jdwp::Fail(ErrorCode::kInvalidObject, "unknown object id");
+  jobject local = jni->NewLocalRef(slots_.RefOf(id.value));
   if (local == nullptr) {
     // A pinned object is never collected; its weak reference cannot be cleared.
     return jdwp::Fail(ErrorCode::kInvalidObject, "object collected");
@@ -134,31 +132,34 @@ jdwp::Result<jobject> ObjectTable::Resolve(JNIEnv* jni, jdwp::ObjectId id) {
 
 bool ObjectTable::IsCollected(JNIEnv* jni, jdwp::ObjectId id, bool* known) {
   std::lock_guard lock(mu_);
-  auto* slot = slots_.Find(id.value);
-  *known = slot != nullptr;
+  *known = slots_.Contains(id.value);
   if (!*known) return false;
-  return jni->IsSameObject(slot->ref, nullptr) == JNI_TRUE;
+  return jni->IsSameObject(slots_.RefOf(id.value), nullptr) == JNI_TRUE;
 }
 
-void ObjectTable::Drop(JNIEnv* jni, uint64_t id, IdSlots<jweak>::Slot& slot) {
+void ObjectTable::Drop(JNIEnv* jni, uint64_t id, jweak ref) {
   if (auto it = pinned_.find(id); it != pinned_.end()) {
     jni->DeleteGlobalRef(it->second);
     pinned_.erase(it);
   }
-  jni->DeleteWeakGlobalRef(slot.ref);
+  jni->DeleteWeakGlobalRef(ref);
 }
 
 void ObjectTable::Release(JNIEnv* jni, jdwp::ObjectId id, int32_t count) {
   size_t remaining = 0;
   {
     std::lock_guard lock(mu_);
-    auto* slot = slots_.Find(id.value);
-    if (!slot) return;
-    slot->refs = AddCount(slot->refs, -int64_t{count});
-    if (slot->refs > 0) return;
+    if (!slots_.Contains(id.value)) return;
+    const int32_t left = AddCount(slots_.Count(id.value), -int64_t{count});
+    if (left > 0) {
+      slots_.SetCount(id.value, left);
+      return;
+    }
     // The ID is freed, but never reused: a fresh ID is assigned if the object is seen again.
-    Drop(jni, id.value, *slot);
+    // Unlisted before its reference is freed: the index asks for its object's hash.
+    const jweak ref = slots_.RefOf(id.value);
     slots_.Erase(id.value);
+    Drop(jni, id.value, ref);
     remaining = slots_.size();
   }
   // Tests read this line (loglevel=debug) to see the table return to its baseline.
@@ -167,10 +168,9 @@ void ObjectTable::Release(JNIEnv* jni, jdwp::ObjectId id, int32_t count) {
 
 jdwp::Result<void> ObjectTable::DisableCollection(JNIEnv* jni, jdwp::ObjectId id) {
   std::lock_guard lock(mu_);
-  auto* slot = slots_.Find(id.value);
-  if (!slot) return jdwp::Fail(ErrorCode::kInvalidObject, "unknown object id");
+  if (!slots_.Contains(id.value)) return jdwp::Fail(ErrorCode::kInvalidObject, "unknown object id");
   if (pinned_.contains(id.value)) return {};
-  jobject strong = jni->NewGlobalRef(slot->ref);
+  jobject strong = jni->NewGlobalRef(slots_.RefOf(id.value));
   if (!strong) return jdwp::Fail(ErrorCode::kInvalidObject, "object collected");
   pinned_.emplace(id.value, strong);
   return {};
@@ -178,7 +178,7 @@ jdwp::Result<void> ObjectTable::DisableCollection(JNIEnv* jni, jdwp::ObjectId id
 
 jdwp::Result<void> ObjectTable::EnableCollection(JNIEnv* jni, jdwp::ObjectId id) {
   std::lock_guard lock(mu_);
-  if (!slots_.Find(id.value)) return jdwp::Fail(ErrorCode::kInvalidObject, "unknown object id");
+  if (!slots_.Contains(id.value)) return jdwp::Fail(ErrorCode::kInvalidObject, "unknown object id");
   if (auto it = pinned_.find(id.value); it != pinned_.end()) {
     jni->DeleteGlobalRef(it->second);
     pinned_.erase(it);
@@ -188,15 +188,21 @@ jdwp::Result<void> ObjectTable::EnableCollection(JNIEnv* jni, jdwp::ObjectId id)
 
 void ObjectTable::Reset(JNIEnv* jni) {
   size_t dropped = 0;
+  size_t far = 0;
+  size_t big = 0;
   {
     std::lock_guard lock(mu_);
     dropped = slots_.size();
-    slots_.ForEach([&](uint64_t id, IdSlots<jweak>::Slot& slot) { Drop(jni, id, slot); });
+    far = slots_.far_refs();
+    big = slots_.big_counts();
+    slots_.ForEach([&](uint64_t id, jweak ref) { Drop(jni, id, ref); });
     slots_.Clear();
     pinned_.clear();
     ++generation_;
   }
-  Log().debug("object table: reset, {} ids dropped, {} ids left", dropped, size());
+  // The side maps' sizes tell whether slots stayed small (id_slots.h).
+  Log().debug("object table: reset, {} ids dropped, {} ids left ({} references, {} counts kept aside)", dropped, size(),
+              far, big);
 }
 
 size_t ObjectTable::size() {
@@ -211,9 +217,8 @@ uint64_t ObjectTable::generation() {
 
 bool ObjectTable::Resend(jdwp::ObjectId id) {
   std::lock_guard lock(mu_);
-  auto* slot = slots_.Find(id.value);
-  if (!slot) return false;
-  slot->refs = AddCount(slot->refs, 1);
+  if (!slots_.Contains(id.value)) return false;
+  slots_.SetCount(id.value, AddCount(slots_.Count(id.value), 1));
   return true;
 }
 
@@ -221,8 +226,8 @@ void ObjectTable::ResendEach(std::vector<uint64_t>& ids) {
   std::lock_guard lock(mu_);
   for (uint64_t& id : ids) {
     if (id == 0) continue;
-    if (auto* slot = slots_.Find(id))
-      slot->refs = AddCount(slot->refs, 1);
+    if (slots_.Contains(id))
+      slots_.SetCount(id, AddCount(slots_.Count(id), 1));
     else
       id = 0;
   }
@@ -230,9 +235,8 @@ void ObjectTable::ResendEach(std::vector<uint64_t>& ids) {
 
 bool ObjectTable::ResendLive(JNIEnv* jni, jdwp::ObjectId id) {
   std::lock_guard lock(mu_);
-  auto* slot = slots_.Find(id.value);
-  if (!slot || jni->IsSameObject(slot->ref, nullptr) == JNI_TRUE) return false;
-  slot->refs = AddCount(slot->refs, 1);
+  if (!slots_.Contains(id.value) || jni->IsSameObject(slots_.RefOf(id.value), nullptr) == JNI_TRUE) return false;
+  slots_.SetCount(id.value, AddCount(slots_.Count(id.value), 1));
   return true;
 }
 

@@ -11,7 +11,8 @@
 //
 // Locking: one mutex (rank: leaf) guards each table; no JVM call that can block
 // on another thread of ours is made while holding it. ObjectTable's mutex is
-// held across IsSameObject, NewLocalRef and DeleteWeakGlobalRef: none of them
+// held across IsSameObject, NewLocalRef, DeleteWeakGlobalRef and JVMTI
+// GetObjectHashCode (the index asks it when it moves an entry): none of them
 // waits on another thread of ours, and a Java thread (in one of our
 // callbacks) is never JVMTI-suspended by us meanwhile (see threads.h).
 #pragma once
@@ -32,9 +33,19 @@
 
 namespace jdwpx::backend {
 
+// The identity hash of a weak reference's object, nullopt once it is collected.
+struct WeakHash {
+  vmcore::Jvmti jvmti;
+  std::optional<uint32_t> operator()(jweak ref) const {
+    auto hash = jvmti.GetObjectHashCode(ref);
+    if (!hash) return std::nullopt;
+    return static_cast<uint32_t>(*hash);
+  }
+};
+
 class ObjectTable {
  public:
-  explicit ObjectTable(vmcore::Jvmti jvmti) : jvmti_(jvmti) {}
+  explicit ObjectTable(vmcore::Jvmti jvmti) : jvmti_(jvmti), slots_(WeakHash{jvmti}) {}
 
   // The ID of `obj` (0 for null), assigning one on first sight.
   jdwp::ObjectId IdOf(JNIEnv* jni, jobject obj) { return Assign(jni, obj, 1); }
@@ -83,12 +94,12 @@ class ObjectTable {
     bool kept;
   };
   Added KnownOrAdd(JNIEnv* jni, jobject obj, uint32_t hash, jweak weak, int32_t sent);
-  // Unpins and frees the reference of `slot` (mu_ held).
-  void Drop(JNIEnv* jni, uint64_t id, IdSlots<jweak>::Slot& slot);
+  // Unpins `id` and frees its reference `ref` (mu_ held).
+  void Drop(JNIEnv* jni, uint64_t id, jweak ref);
 
   vmcore::Jvmti jvmti_;
   std::mutex mu_;
-  IdSlots<jweak> slots_;  // each ID's weak reference, debugger count and hash; the index
+  IdSlots<jweak, WeakHash> slots_;  // each ID's weak reference and debugger count; the index
   std::unordered_map<uint64_t, jobject> pinned_;  // strong refs while DisableCollection is in force
   uint64_t next_id_ = 1;
   uint64_t generation_ = 1;  // mu_

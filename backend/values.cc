@@ -172,18 +172,28 @@ void EncodeObjects(Context& ctx, JNIEnv* jni, jobjectArray array, jint first, ji
   std::array<Tag, kBatch> tags;
   // Elements of one class usually come in runs: the tag of the last class is
   // kept (its reference in the outer frame, carried out of each batch's).
+  // An instance of that class or of a subclass has its tag, unless the class
+  // is java.lang.Object (every tag's classes are final or direct subclasses
+  // of Object), and one JNI call (IsInstanceOf) tells, where GetObjectClass,
+  // IsSameObject and DeleteLocalRef took three (each a VM transition).
   jclass kept_class = nullptr;
   Tag kept_tag = Tag::kObject;
+  bool kept_narrow = false;  // kept_class is not java.lang.Object
   for (jint done = 0; done < length;) {
     const jint n = std::min(kBatch, length - done);
-    if (jni->PushLocalFrame(n + 2) != JNI_OK) break;  // OutOfMemoryError pending: the caller answers
+    if (jni->PushLocalFrame(n + 3) != JNI_OK) break;  // OutOfMemoryError pending: the caller answers
     jclass last_class = kept_class;
     Tag last_tag = kept_tag;
+    bool last_narrow = kept_narrow;
     for (jint i = 0; i < n; ++i) {
       jobject e = jni->GetObjectArrayElement(array, first + done + i);
       elements[i] = e;
       tags[i] = Tag::kObject;
       if (!e) continue;
+      if (last_narrow && jni->IsInstanceOf(e, last_class)) {
+        tags[i] = last_tag;
+        continue;
+      }
       jclass k = jni->GetObjectClass(e);
       if (last_class && jni->IsSameObject(k, last_class)) {
         jni->DeleteLocalRef(k);
@@ -191,6 +201,9 @@ void EncodeObjects(Context& ctx, JNIEnv* jni, jobjectArray array, jint first, ji
         if (last_class && last_class != kept_class) jni->DeleteLocalRef(last_class);
         last_class = k;
         last_tag = TagOfClass(ctx, jni, k);
+        jclass super = jni->GetSuperclass(k);
+        last_narrow = super != nullptr;
+        if (super) jni->DeleteLocalRef(super);
       }
       tags[i] = last_tag;
     }
@@ -204,6 +217,7 @@ void EncodeObjects(Context& ctx, JNIEnv* jni, jobjectArray array, jint first, ji
       if (kept_class) jni->DeleteLocalRef(kept_class);
       kept_class = static_cast<jclass>(carried);
       kept_tag = last_tag;
+      kept_narrow = last_narrow;
     } else {
       jni->PopLocalFrame(nullptr);
     }

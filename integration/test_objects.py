@@ -186,6 +186,12 @@ class ObjectValues(unittest.TestCase):
         self.assertEqual(values[-1][1], 0, "null element")
         self.assertEqual(values[1][1], self.c.thread_named("main"))
         self.assertEqual(self.c.string_bytes(values[0][1]), b"text")
+        # A subclass's instance after its superclass's has the same tag; any
+        # other class after an Object or after another class gets its own.
+        tag, values = self.c.array_region(self.s.id("runs"), 0, -1)
+        self.assertEqual((tag, "".join(t for t, _ in values)), ("L", "LLttsLLLggllcc[[[[[L"))
+        self.assertEqual(values[2][1], self.c.thread_named("main"))
+        self.assertEqual(len({v for _, v in values}), len(values), "one ID per element, each its own")
         tag, values = self.c.array_region(self.s.id("strings"), 0, -1)
         self.assertEqual((tag, [t for t, _ in values]), ("L", ["s", "L", "s"]))
         self.assertEqual([self.c.string_bytes(values[0][1]), values[1][1], self.c.string_bytes(values[2][1])],
