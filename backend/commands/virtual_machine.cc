@@ -236,7 +236,12 @@ void RegisterVirtualMachine(Dispatcher& d, Context& ctx, Agent& agent, JNIEnv** 
 
   d.Bind<VM::Resume>([c, J](const VM::Resume::Request&) -> jdwp::Result<VM::Resume::Reply> {
     // Events after a SUSPEND_ALL one go out now (events.h); unblocked first, so
-    // that a resumed thread's next event finds the way clear (the direct path).
+    // that a resumed thread's next event finds the way clear (the direct path;
+    // after the resume, as stock, it mostly lost that race: 1.2x stock's rate,
+    // not 1.6x). The order is not visible: while blocked every thread is counted
+    // by that SUSPEND_ALL, so an event queued behind it that the reporter now
+    // suspends ends with the same counts whether its +1 comes before or after
+    // this resume's -1.
     c->events->UnblockAfterResume();
     auto resumed = c->threads.ResumeAll(J());
     RETURN_IF_ERROR(resumed);
