@@ -352,7 +352,8 @@ class SessionEndTest(unittest.TestCase):
         bp = self.set_breakpoint(c, "spin", "// @bp-spin", policy=policy)
         fields = c.fields(self.fixture)
         ticks = c.static_values(self.fixture, [fields["ticks"].id])[0][1]
-        c.ok(ClassType.SetValues, c.type_id(self.fixture) + i32(1) + c.field_id(fields["limit"].id) + i32(ticks + 5))
+        # 15 ticks of 20 ms: a storm long enough to count on a loaded machine.
+        c.ok(ClassType.SetValues, c.type_id(self.fixture) + i32(1) + c.field_id(fields["limit"].id) + i32(ticks + 15))
         c.events.clear()
         c.ok(VirtualMachine.Resume)
         hits, last, closed = 0, None, False
@@ -377,9 +378,10 @@ class SessionEndTest(unittest.TestCase):
                         closed = True
         self.assertEqual(last, VM_DEATH, f"{hits} hits")
         # Stock now and then sends none of the storm before VMDeath (1 run in 24, JDK 25,
-        # SUSPEND_NONE; usually thousands): the storm is checked on ours.
+        # SUSPEND_NONE; usually thousands): the storm is checked on ours. A bound well
+        # below the usual count: at load 6-7 on 2 cores, 5 ticks once gave only 28 hits.
         if self.cfg.agent == "ours":
-            self.assertGreater(hits, 100)
+            self.assertGreater(hits, 20)
         self.assertEqual(self.proc.wait(30), 0)
         self.assertIn("main done", self.proc.stdout)
 
