@@ -264,6 +264,15 @@ public final class SessionEndJdi {
         check(!invoker.isAlive(), "invokeMethod still waiting after dispose");
     }
 
+    void waitForVmStart() throws InterruptedException {
+        while (true) {
+            EventSet set = vm.eventQueue().remove(EVENT_TIMEOUT_MS);
+            if (set == null) throw new IllegalStateException("no VMStart within " + EVENT_TIMEOUT_MS + " ms");
+            for (Event e : set)
+                if (e instanceof VMStartEvent) return;
+        }
+    }
+
     void vmDeath(boolean requested) throws Exception {
         VMDeathRequest request = null;
         if (requested) {
@@ -271,6 +280,10 @@ public final class SessionEndJdi {
             request.setSuspendPolicy(EventRequest.SUSPEND_ALL);
             request.enable();
         }
+        // VMStart first: stock suspends the VM for it in its event thread, so a
+        // resume sent before that set arrives may come first and be lost (stock,
+        // JDK 25: once in a CI run, then no event for 30 s).
+        waitForVmStart();
         vm.resume();
         List<String> kinds = new ArrayList<>();
         boolean requestedSeen = false;
