@@ -948,6 +948,28 @@ public final class Bench {
     }
 
     /**
+     * Waits (up to 5 s) until the resident set stops shrinking: right after the
+     * debuggee builds its data the JVM still holds memory it gives back within a
+     * second (15 MB and more on JDK 17), and a baseline taken then makes a
+     * command's growth read low by as much.
+     */
+    static void settle(long pid) throws IOException {
+      long deadline = System.nanoTime() + 5_000_000_000L;
+      long previous = of(pid).rssKb();
+      while (System.nanoTime() < deadline) {
+        try {
+          Thread.sleep(250);
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
+          return;
+        }
+        long now = of(pid).rssKb();
+        if (now > previous - 512) return;
+        previous = now;
+      }
+    }
+
+    /**
      * Resets VmHWM to the current RSS (Linux: "5" into clear_refs), so the peak
      * read after a command is the command's own. False where that is refused;
      * the growth is then measured from the earlier peak and may read low.
@@ -1546,6 +1568,7 @@ public final class Bench {
    */
   Timing timeCalls(Debuggee debuggee, String what, Measured<Void> call) throws BenchFailure, IOException {
     long pid = debuggee.process.pid();
+    Memory.settle(pid);
     boolean peakReset = Memory.resetPeak(pid);
     Memory before = Memory.of(pid);
     long[] nanos = new long[settings.inspectCalls()];
