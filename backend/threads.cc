@@ -192,11 +192,20 @@ ThreadControl::State* ThreadControl::FindLocked(jlong tid) {
 ThreadControl::State& ThreadControl::StateOf(JNIEnv* jni, jthread thread) {
   jlong tid = TidOf(jni, thread);
   if (State* found = FindLocked(tid)) return *found;
+  auto s = NewState(jni, thread, tid);
+  s->agent = IsAgentThread(jni, thread);
+  return AdoptLocked(std::move(s));
+}
+
+std::unique_ptr<ThreadControl::State> ThreadControl::NewState(JNIEnv* jni, jthread thread, jlong tid) {
   auto s = std::make_unique<State>();
   s->thread = jni->NewGlobalRef(thread);
   s->tid = tid;
   s->is_virtual = IsVirtual(jni, thread);
-  s->agent = IsAgentThread(jni, thread);
+  return s;
+}
+
+ThreadControl::State& ThreadControl::AdoptLocked(std::unique_ptr<State> s) {
   s->generation = next_generation_++;
   s->count = suspend_all_count_;
   if (s->count > 0) (void)ForceSuspendLocked(*s);  // dead or unstarted threads refuse; then it runs when they do
@@ -657,13 +666,7 @@ void* ThreadControl::SuspendAllForOwnEvent(JNIEnv* jni, jthread self, std::vecto
       if (!FindLocked(tids[i])) unknown.push_back(i);
   }
   std::vector<std::unique_ptr<State>> fresh;
-  for (size_t i : unknown) {
-    auto s = std::make_unique<State>();
-    s->thread = jni->NewGlobalRef(listed[i]);
-    s->tid = tids[i];
-    s->is_virtual = IsVirtual(jni, listed[i]);  // DebuggeeThreads left agent threads out
-    fresh.push_back(std::move(s));
-  }
+  for (size_t i : unknown) fresh.push_back(NewState(jni, listed[i], tids[i]));  // no agent threads listed
   // From its count on, this thread makes no JNI or JVMTI call of its own until
   // Park returns (it is suspended); the JVMTI suspension of the others is made here.
   std::lock_guard lock(mu_);
@@ -672,11 +675,7 @@ void* ThreadControl::SuspendAllForOwnEvent(JNIEnv* jni, jthread self, std::vecto
       graveyard_.push_back(std::move(s));  // made meanwhile; the reference is freed later
       continue;
     }
-    // As StateOf.
-    s->generation = next_generation_++;
-    s->count = suspend_all_count_;
-    if (s->count > 0) (void)ForceSuspendLocked(*s);
-    AddStateLocked(std::move(s));
+    AdoptLocked(std::move(s));
   }
   std::vector<State*> states;
   states.reserve(tids.size());

@@ -286,6 +286,10 @@ class ThreadControl {
   };
   VirtualSlot* CurrentSlot(bool create);
   State& StateOf(JNIEnv* jni, jthread thread);  // mu_ held; agent threads only
+  // StateOf's two halves: a State's JNI part (any lock), then, mu_ held, its
+  // generation and the VM-level suspension in force, and its place in states_.
+  std::unique_ptr<State> NewState(JNIEnv* jni, jthread thread, jlong tid);
+  State& AdoptLocked(std::unique_ptr<State> s);
   State* FindLocked(jlong tid);                  // mu_ held; null if none
   State* SelfState(JNIEnv* jni, jthread self);   // mu_ not held; Java threads
   // java.lang.Thread.tid of `thread` (a JNI field read; no lock needed).
