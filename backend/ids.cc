@@ -25,7 +25,7 @@ std::optional<jdwp::ObjectId> ObjectTable::Known(JNIEnv* jni, jobject obj, uint3
   // is never found again (it stays listed until it is released).
   auto id = slots_.FindObject(hash, [&](jweak ref) { return jni->IsSameObject(ref, obj) == JNI_TRUE; });
   if (!id) return std::nullopt;
-  if (sent != 0) slots_.SetCount(*id, AddCount(slots_.Count(*id), sent));
+  if (sent != 0) AddToCountLocked(*id, sent);
   return jdwp::ObjectId{*id};
 }
 
@@ -51,6 +51,10 @@ jdwp::ObjectId ObjectTable::Assign(JNIEnv* jni, jobject obj, int32_t sent) {
   }
   if (!added.kept) jni->DeleteWeakGlobalRef(weak);
   return added.id;
+}
+
+void ObjectTable::AddToCountLocked(uint64_t id, int64_t more) {
+  slots_.SetCount(id, AddCount(slots_.Count(id), more));
 }
 
 ObjectTable::Added ObjectTable::KnownOrAdd(JNIEnv* jni, jobject obj, uint32_t hash, jweak weak, int32_t sent) {
@@ -218,7 +222,7 @@ uint64_t ObjectTable::generation() {
 bool ObjectTable::Resend(jdwp::ObjectId id) {
   std::lock_guard lock(mu_);
   if (!slots_.Contains(id.value)) return false;
-  slots_.SetCount(id.value, AddCount(slots_.Count(id.value), 1));
+  AddToCountLocked(id.value, 1);
   return true;
 }
 
@@ -227,7 +231,7 @@ void ObjectTable::ResendEach(std::vector<uint64_t>& ids) {
   for (uint64_t& id : ids) {
     if (id == 0) continue;
     if (slots_.Contains(id))
-      slots_.SetCount(id, AddCount(slots_.Count(id), 1));
+      AddToCountLocked(id, 1);
     else
       id = 0;
   }
@@ -236,7 +240,7 @@ void ObjectTable::ResendEach(std::vector<uint64_t>& ids) {
 bool ObjectTable::ResendLive(JNIEnv* jni, jdwp::ObjectId id) {
   std::lock_guard lock(mu_);
   if (!slots_.Contains(id.value) || jni->IsSameObject(slots_.RefOf(id.value), nullptr) == JNI_TRUE) return false;
-  slots_.SetCount(id.value, AddCount(slots_.Count(id.value), 1));
+  AddToCountLocked(id.value, 1);
   return true;
 }
 

@@ -94,6 +94,8 @@ class ObjectTable {
     bool kept;
   };
   Added KnownOrAdd(JNIEnv* jni, jobject obj, uint32_t hash, jweak weak, int32_t sent);
+  // A live ID's debugger count, saturating, plus `more` (mu_ held).
+  void AddToCountLocked(uint64_t id, int64_t more);
   // Unpins `id` and frees its reference `ref` (mu_ held).
   void Drop(JNIEnv* jni, uint64_t id, jweak ref);
 
