@@ -182,15 +182,12 @@ ClassTable::Entry* ClassTable::Add(JNIEnv* jni, jvmtiEnv* env, jclass klass, jin
   Entry fresh;
   {
     const std::string wire_signature = ToWireString(signature);
-    const std::string wire_generic = generic ? ToWireString(generic) : std::string();
     jdwp::Writer strings;
-    strings.Reserve(8 + wire_signature.size() + wire_generic.size());
     strings.String(wire_signature);
-    strings.String(wire_generic);
     fresh.strings = strings.Take();
     fresh.signature_bytes = static_cast<uint32_t>(4 + wire_signature.size());
   }
-  fresh.generic_known = true;
+  StoreGeneric(fresh, generic);
   env->Deallocate(reinterpret_cast<unsigned char*>(signature));
   if (generic) env->Deallocate(reinterpret_cast<unsigned char*>(generic));
   if (jvmti_status & JVMTI_CLASS_STATUS_ARRAY) {
@@ -288,11 +285,7 @@ void ClassTable::RefreshStatus(jvmtiEnv* env, jclass klass, Entry& e) {
   e.status_final = Final(status);
 }
 
-void ClassTable::FillGeneric(jvmtiEnv* env, jclass klass, Entry& e) {
-  if (e.generic_known) return;
-  char* signature = nullptr;
-  char* generic = nullptr;
-  if (env->GetClassSignature(klass, &signature, &generic) != JVMTI_ERROR_NONE) return;
+void ClassTable::StoreGeneric(Entry& e, const char* generic) {
   const std::string wire_generic = generic ? ToWireString(generic) : std::string();
   jdwp::Writer strings;
   strings.Reserve(e.signature_bytes + 4 + wire_generic.size());
@@ -300,6 +293,14 @@ void ClassTable::FillGeneric(jvmtiEnv* env, jclass klass, Entry& e) {
   strings.String(wire_generic);
   e.strings = strings.Take();
   e.generic_known = true;
+}
+
+void ClassTable::FillGeneric(jvmtiEnv* env, jclass klass, Entry& e) {
+  if (e.generic_known) return;
+  char* signature = nullptr;
+  char* generic = nullptr;
+  if (env->GetClassSignature(klass, &signature, &generic) != JVMTI_ERROR_NONE) return;
+  StoreGeneric(e, generic);
   if (signature) env->Deallocate(reinterpret_cast<unsigned char*>(signature));
   if (generic) env->Deallocate(reinterpret_cast<unsigned char*>(generic));
 }

@@ -148,6 +148,9 @@ class ClassTable {
   void FreeUnmet(JNIEnv* jni, jvmtiEnv* env, uint64_t scan);
   void RefreshStatus(jvmtiEnv* env, jclass klass, Entry& e);
   void FillGeneric(jvmtiEnv* env, jclass klass, Entry& e);
+  // Puts `generic` (JVMTI's, null for none: sent as "") after the entry's
+  // signature in `strings`, as a JDWP string.
+  static void StoreGeneric(Entry& e, const char* generic);
   // This session's ID of `klass` (counted as one more sent), cached in `e`.
   jdwp::ReferenceTypeId IdOf(JNIEnv* jni, jclass klass, Entry& e);
 
