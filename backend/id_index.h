@@ -80,7 +80,7 @@ class IdIndex {
     } else if (id - base_ > kMaxOffset) {
       Rebase(id, hash_of, for_each_id);
     } else if ((size_ + 1) * 2 > entries_.size()) {
-      Regrow(entries_.size() * 2, id, hash_of, for_each_id);
+      Relist(entries_.size() * 2, id, hash_of, for_each_id);
     }
     Place(static_cast<uint32_t>(id - base_), hash);
     ++size_;
@@ -191,24 +191,30 @@ class IdIndex {
     }
   }
 
-  // Rehashes into `capacity` entries, going through the IDs below `below`
-  // in their own order (for_each_id), not the table's: each hash asked of
-  // the VM reads the object, and objects seen one after another (an array's
-  // elements) mostly sit one after another, while the table's order visits
-  // them at random, a cache miss each. The old table is freed first.
+  // Relists, into `capacity` entries (more if they fill past half), the IDs
+  // above the base and below `below` that still have a hash, going through
+  // them in their own order (for_each_id), not the table's: each hash asked
+  // of the VM reads the object, and objects seen one after another (an
+  // array's elements) mostly sit one after another, while the table's order
+  // visits them at random, a cache miss each. The old table is freed first.
+  // Leaves room for one more.
   template <class HashOf, class ForEachId>
-  void Regrow(size_t capacity, uint64_t below, HashOf& hash_of, ForEachId& for_each_id) {
+  void Relist(size_t capacity, uint64_t below, HashOf& hash_of, ForEachId& for_each_id) {
     entries_ = Entries(capacity);
     size_ = 0;
     for_each_id([&](uint64_t listed) {
       if (listed <= base_ || listed >= below || listed - base_ > kMaxOffset) return;
-      if (const std::optional<uint32_t> h = hash_of(listed)) {
-        Place(static_cast<uint32_t>(listed - base_), *h);
-        ++size_;
-      }
+      const std::optional<uint32_t> h = hash_of(listed);
+      if (!h) return;
+      if ((size_ + 1) * 2 > entries_.size()) Resize(entries_.size() * 2, hash_of);
+      Place(static_cast<uint32_t>(listed - base_), *h);
+      ++size_;
     });
+    if ((size_ + 1) * 2 > entries_.size()) Resize(entries_.size() * 2, hash_of);
   }
 
+  // Moves the base up for `id`: to the oldest ID listed, or 2^31 IDs below
+  // `id` if that does not reach; IDs under the new base are no longer listed.
   template <class HashOf, class ForEachId>
   void Rebase(uint64_t id, HashOf& hash_of, ForEachId& for_each_id) {
     uint64_t oldest = id;
@@ -217,17 +223,7 @@ class IdIndex {
     }
     const uint64_t floor = id - (uint64_t{1} << 31);
     base_ = (oldest > floor ? oldest : floor) - 1;
-    size_ = 0;
-    entries_ = Entries(entries_.size());
-    for_each_id([&](uint64_t listed) {
-      if (listed <= base_ || listed >= id) return;
-      const std::optional<uint32_t> h = hash_of(listed);
-      if (!h) return;
-      if ((size_ + 1) * 2 > entries_.size()) Resize(entries_.size() * 2, hash_of);
-      Place(static_cast<uint32_t>(listed - base_), *h);
-      ++size_;
-    });
-    if ((size_ + 1) * 2 > entries_.size()) Resize(entries_.size() * 2, hash_of);
+    Relist(entries_.size(), id, hash_of, for_each_id);
   }
 
   std::vector<uint32_t> entries_;  // size: 0 or a power of two >= kMinCapacity
