@@ -21,7 +21,8 @@
 //            (answered by resuming their thread); every 4th SUSPEND_ALL set resumes only
 //            its event thread, which must then reach the next line (a breakpoint
 //            filtered on it) while the others stay suspended; that set ends with
-//            VirtualMachine.resume
+//            VirtualMachine.resume; and now and then a SUSPEND_EVENT_THREAD set is met by
+//            VirtualMachine.suspend, a look at the counts, VirtualMachine.resume
 //   virtual  as all, with virtual threads (also those not listed by allThreads)
 //   dispose  as all for DISPOSE_AT sets; then resumes every stopped worker on its own
 //            (they race into the breakpoint again) and disposes at once
@@ -32,6 +33,7 @@
 //
 // Usage: SimultaneousHitsJdi <scenario> <port> <allLine> <afterLine> <oneLine> <tickLine> <workers> <rounds>
 import com.sun.jdi.ClassType;
+import com.sun.jdi.IncompatibleThreadStateException;
 import com.sun.jdi.IntegerValue;
 import com.sun.jdi.LocalVariable;
 import com.sun.jdi.Location;
@@ -86,6 +88,8 @@ public final class SimultaneousHitsJdi {
     final List<Object> adds = new ArrayList<>();
     static final Object ALL = new Object();
     int aheadOfModel;  // counts read above the model, explained by later sets
+    int stacksRead, vmSuspends, oneSets;
+    int endedDuringStop;  // threads that ended while the driver read the stacks
     int systemNotSuspended, systemChecked, carriersNotSuspended, carriersChecked;
     final Map<ThreadReference, Boolean> carriers = new HashMap<>();
     boolean sawDeath;
@@ -250,6 +254,42 @@ public final class SimultaneousHitsJdi {
         }
     }
 
+    /** What an IDE reads of every thread at a stop: each stack, read twice, the same
+     *  (a thread counted suspended does not move, also one that met the breakpoint
+     *  while another's event was on its way and waits in the agent). */
+    void checkStacks(List<ThreadReference> app) throws Exception {
+        for (ThreadReference t : app) {
+            List<StackFrame> first;
+            List<StackFrame> second;
+            try {
+                first = t.frames();
+                second = t.frames();
+            } catch (IncompatibleThreadStateException e) {
+                // A thread past its end event still takes its last steps, suspended or not (a
+                // virtual thread's last unmount, whose end runs on the carrier): one that has ended
+                // meanwhile counts no suspension, so its frames are refused. Any other refusal is
+                // a thread counted suspended that is not.
+                if (t.status() == ThreadReference.THREAD_STATUS_ZOMBIE) {
+                    endedDuringStop++;
+                } else {
+                    mismatch("stack", name(t) + " refused (THREAD_NOT_SUSPENDED): count " + t.suspendCount()
+                            + ", isSuspended " + t.isSuspended() + ", status " + t.status() + ", model "
+                            + model.getOrDefault(t, 0));
+                }
+                continue;
+            }
+            stacksRead++;
+            boolean same = first.size() == second.size();  // none at all: a worker past its last round, ending
+            for (int i = 0; same && i < first.size(); i++) same = first.get(i).location().equals(second.get(i).location());
+            if (same) continue;
+            if (t.status() == ThreadReference.THREAD_STATUS_ZOMBIE) {
+                endedDuringStop++;
+            } else {
+                mismatch("stack", name(t) + " moved: " + first.size() + " then " + second.size() + " frames");
+            }
+        }
+    }
+
     /** The VM's own threads are suspended by a SUSPEND_ALL set too. Carrier threads
      *  (JDK 21+) apart: JVMTI suspends a carrier whose virtual thread is mounted only
      *  when that one unmounts, and stock reports such a carrier not suspended
@@ -333,6 +373,7 @@ public final class SimultaneousHitsJdi {
                 checkCounts(app, t);
                 for (ThreadReference o : others) checkSystemThread(o);
                 checkHit(bp, allLine, "hitAll", true);
+                checkStacks(app);
                 if (scenario.equals("dispose") && allSets == DISPOSE_AT) {
                     disposeWhileRacing(app, t);
                     return;
@@ -357,6 +398,14 @@ public final class SimultaneousHitsJdi {
                 checkCounts(appThreads(null), t);
                 if (request == bpOne) {
                     checkHit(bp, oneLine, "hitOne", true);
+                    if (++oneSets % 5 == 0) {
+                        // An IDE's pause while other threads run into their breakpoints.
+                        vm.suspend();
+                        model.replaceAll((k, c) -> c + 1);
+                        vmSuspends++;
+                        checkCounts(appThreads(null), t);
+                        vmResume();
+                    }
                     threadResume(t);
                 } else {
                     checkHit(bp, afterLine, "hitAll", false);
@@ -377,7 +426,8 @@ public final class SimultaneousHitsJdi {
         checkObservations();
         System.out.println("DETAIL " + sets + " sets in " + ms + " ms; per thread " + hitsPerThread
                 + "; counts read above the model (sets on their way): " + aheadOfModel
-                + "; threads resumed alone: " + aloneResumes);
+                + "; threads resumed alone: " + aloneResumes + "; VM suspensions: " + vmSuspends
+                + (endedDuringStop > 0 ? "; threads that ended during a stop: " + endedDuringStop : ""));
         summary();
     }
 
