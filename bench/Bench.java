@@ -658,6 +658,7 @@ public final class Bench {
     static final int NOT_IMPLEMENTED = 99;
     static final int ABSENT_INFORMATION = 101;
     static final int NATIVE_METHOD = 511;
+    static final int INVALID_OBJECT = 20;
     final int code;
 
     JdwpError(String what, int code) {
@@ -1088,6 +1089,21 @@ public final class Bench {
       new Metric("  ClassesBySignature, 2nd session (per call)", "ms", Better.LOWER, "%.2f");
   static final Metric INSTANCE_COUNTS =
       new Metric("VirtualMachine.InstanceCounts 1M objects", "ms", Better.LOWER, "%.1f");
+  // VirtualMachine.DisposeObjects as JDI sends it when its mirrors are collected:
+  // batches of JDI's DISPOSE_THRESHOLD (50) IDs, each a round trip. The IDs come from
+  // ArrayReference.GetValues of the first N elements of BenchTarget's Object[]
+  // (N live IDs, each counted once), then all are disposed; per disposed ID.
+  static final int DISPOSE_BATCH = 50;
+  static final int DISPOSE_BIG_BATCH = 10_000;
+  static final int DISPOSE_READ_SLICE = 10_000;
+  static final Metric DISPOSE_SMALL =
+      new Metric("VirtualMachine.DisposeObjects 100k IDs, batches of 50 (per ID)", "us", Better.LOWER, "%.2f");
+  static final Metric DISPOSE_LARGE =
+      new Metric("  DisposeObjects 1M IDs, batches of 50 (per ID)", "us", Better.LOWER, "%.2f");
+  static final Metric DISPOSE_GROWTH =
+      new Metric("  DisposeObjects per ID: 1M IDs / 100k IDs", "x", Better.LOWER, "%.2f");
+  static final Metric DISPOSE_LARGE_BIG_BATCHES =
+      new Metric("  DisposeObjects 1M IDs, batches of 10,000 (per ID)", "us", Better.LOWER, "%.3f");
   // Many threads (issue 13 item 8): what an IDE does on every stop, at a
   // SUSPEND_ALL breakpoint with `count` parked threads.
   record ThreadRows(int count, boolean virtual, Metric cycle, Metric all, Metric status, Metric frames) {
@@ -1129,7 +1145,8 @@ public final class Bench {
       INVOKE_SINGLE, INVOKE_ALL, SESSION_CYCLE, SESSION_RSS,
       OBJECT_ARRAY_CALL, OBJECT_ARRAY_RSS, LONG_ARRAY_CALL, LONG_ARRAY_RSS, STRING_CALL, STRING_RSS,
       STACK_WALK, ALL_CLASSES_FIRST, ALL_CLASSES_REPEATED, ALL_CLASSES_LATER, ALL_CLASSES_GENERIC_LATER,
-      CLASSES_BY_SIGNATURE_FIRST, CLASSES_BY_SIGNATURE_LATER, INSTANCE_COUNTS);
+      CLASSES_BY_SIGNATURE_FIRST, CLASSES_BY_SIGNATURE_LATER, INSTANCE_COUNTS,
+      DISPOSE_SMALL, DISPOSE_LARGE, DISPOSE_GROWTH, DISPOSE_LARGE_BIG_BATCHES);
 
   static List<Metric> withThreadRows(Metric... metrics) {
     List<Metric> all = new ArrayList<>(List.of(metrics));
@@ -2001,6 +2018,72 @@ public final class Bench {
   }
 
   /**
+   * VirtualMachine.DisposeObjects of `count` IDs read from BenchTarget's Object[]
+   * (ArrayReference.GetValues: each ID counted once), in batches of `batch` IDs, one
+   * round trip each as JDI sends them; the time per disposed ID, in us. Then the first
+   * and the last ID must be gone (ObjectReference.ReferenceType: INVALID_OBJECT).
+   */
+  static double disposeObjects(Debuggee debuggee, Jdwp jdwp, long array, int count, int batch) throws BenchFailure {
+    String what = "DisposeObjects of " + count + " IDs in batches of " + batch;
+    // Read in slices: stock fails on one GetValues of 100k objects (it asks JNI for a
+    // local frame of that many references: AGENT_ERROR_OUT_OF_MEMORY).
+    long[] ids = measure(debuggee, "ArrayReference.GetValues of Object[" + count + "] for " + what, () -> {
+      long[] read = new long[count];
+      for (int from = 0; from < count; from += DISPOSE_READ_SLICE) {
+        int n = Math.min(DISPOSE_READ_SLICE, count - from);
+        Reply region = jdwp.command("ArrayReference.GetValues", 13, 2,
+            new Body().id(array, jdwp.objectIdSize).i32(from).i32(n));
+        expectRegion(region, 'L', n, (long) n * (1 + jdwp.objectIdSize));
+        for (int i = from; i < from + n; i++) {
+          region.u8();
+          read[i] = region.objectId();
+        }
+      }
+      return read;
+    });
+    long start = System.nanoTime();
+    measure(debuggee, what, () -> {
+      for (int from = 0; from < count; from += batch) {
+        int n = Math.min(batch, count - from);
+        Body body = new Body().i32(n);
+        for (int i = from; i < from + n; i++) {
+          body.id(ids[i], jdwp.objectIdSize).i32(1);
+        }
+        jdwp.command("VirtualMachine.DisposeObjects", 1, 14, body);
+      }
+      return null;
+    });
+    double perIdUs = (System.nanoTime() - start) / 1e3 / count;
+    for (long id : new long[] {ids[0], ids[count - 1]}) {
+      try {
+        jdwp.command("ObjectReference.ReferenceType", 9, 1, new Body().id(id, jdwp.objectIdSize));
+        throw BenchFailure.measured(what + ": ID " + id + " still valid after its dispose");
+      } catch (JdwpError e) {
+        if (e.code != JdwpError.INVALID_OBJECT) {
+          throw BenchFailure.measured(what + ": a disposed ID answered " + e.getMessage());
+        }
+      } catch (IOException e) {
+        throw BenchFailure.measured(what + ": " + e + " (" + debuggee.exitDescription() + ")");
+      }
+    }
+    return perIdUs;
+  }
+
+  /** DisposeObjects of 100k and of 1M IDs as JDI batches them, and of 1M in big batches. */
+  Map<Metric, Double> disposeObjects(Debuggee debuggee) throws Exception {
+    try (Jdwp jdwp = attachRaw(debuggee)) {
+      long array = jdwp.staticObject(targetClass(jdwp), "objects");
+      // A first small round outside the figures: the command's and the table's first use.
+      disposeObjects(debuggee, jdwp, array, 10_000, DISPOSE_BATCH);
+      double small = disposeObjects(debuggee, jdwp, array, 100_000, DISPOSE_BATCH);
+      double large = disposeObjects(debuggee, jdwp, array, BenchTarget.OBJECT_COUNT, DISPOSE_BATCH);
+      double big = disposeObjects(debuggee, jdwp, array, BenchTarget.OBJECT_COUNT, DISPOSE_BIG_BATCH);
+      return Map.of(DISPOSE_SMALL, small, DISPOSE_LARGE, large, DISPOSE_GROWTH, large / small,
+          DISPOSE_LARGE_BIG_BATCHES, big);
+    }
+  }
+
+  /**
    * One debuggee with rows.count() parked threads, stopped by a SUSPEND_ALL
    * breakpoint; then, as an IDE on every stop, cycles of VirtualMachine.Resume
    * + Suspend, AllThreads, and Status and FrameCount of every thread (JDI
@@ -2454,6 +2537,8 @@ public final class Bench {
         CLASSES_BY_SIGNATURE_FIRST, CLASSES_BY_SIGNATURE_LATER, ALL_CLASSES_LATER, ALL_CLASSES_GENERIC_LATER),
         this::classScans, null, ",suspend=n")));
     runRepeated("InstanceCounts", runs, List.of(INSTANCE_COUNTS), "objects", this::instanceCounts);
+    runRepeated("DisposeObjects", runs, List.of(DISPOSE_SMALL, DISPOSE_LARGE, DISPOSE_GROWTH, DISPOSE_LARGE_BIG_BATCHES),
+        "objects", this::disposeObjects);
     runManyThreads();
     printTable();
     // Stock failing on a measured command is a finding, not a broken bench.

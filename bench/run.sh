@@ -72,6 +72,13 @@
 #                                        AllClassesWithGeneric (each right after the handshake)
 #   Object[] values, long[] values, string value, stack walk,
 #   InstanceCounts                       inspection commands over big data (raw JDWP)
+#   DisposeObjects                       VirtualMachine.DisposeObjects as JDI sends it when its
+#                                        mirrors are collected (batches of 50, a round trip
+#                                        each) of 100k and of 1M IDs (read from an Object[],
+#                                        each counted once), per disposed ID; the growth from
+#                                        100k to 1M; 1M in batches of 10,000 (the agent's own
+#                                        cost, fewer round trips). The disposed IDs must then be
+#                                        INVALID_OBJECT.
 # --quick: 1 run each, small counts (the whole run takes a few minutes on a quiet
 # machine); full: several runs each, medians.
 #
