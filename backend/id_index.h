@@ -5,15 +5,16 @@
 // tagged object (a malloc'd hash-table entry, its bucket and a weak handle),
 // this index 4 to 8 (a 32-bit entry per ID at a load of 1/4 to 1/2).
 //
-// Open addressing, linear probing, deletion by backward shift (no tombstones).
-// An entry is the ID minus a base (0 = empty), so it fits 32 bits; the hashes
-// are not stored here but asked of the caller (`hash_of(id)`: the object
-// table asks the VM for the hash of the ID's object). An ID whose object is
-// gone (collected, or the ID released) has no hash any more (nullopt): its
-// entry can no longer be placed, and is dropped when the index is rebuilt
-// (grown, shrunk or repacked); until then it stays where it is, found by no
-// search. Equal hashes do not make equal objects: `match(id)` decides
-// (IsSameObject).
+// Open addressing, linear probing, no deletion. An entry is the ID minus a
+// base (0 = empty), so it fits 32 bits; the hashes are not stored here but
+// asked of the caller (`hash_of(id)`: the object table asks the VM for the
+// hash of the ID's object). An ID whose object is gone (collected, or the ID
+// released) has no hash any more (nullopt): its entry stays where it is,
+// found by no search, until the index is relisted (when it grows, or when
+// its owner repacks it). So releasing an ID costs the index nothing: no
+// backward shift, which would ask the VM for the hashes of the entries it
+// moves, each a read of a random object. Equal hashes do not make equal
+// objects: `match(id)` decides (IsSameObject).
 //
 // IDs only grow. One that would not fit 32 bits above the base (more than
 // four billion IDs after the base within one session) moves the base up to
@@ -86,51 +87,17 @@ class IdIndex {
     ++size_;
   }
 
-  // Unlists `id` (listed with `hash`); nothing if it is not listed. An ID
-  // whose hash is no longer known cannot be unlisted: Repack drops it.
-  template <class HashOf>
-  void Erase(uint64_t id, uint32_t hash, HashOf&& hash_of) {
-    if (entries_.empty() || id <= base_ || id - base_ > kMaxOffset) return;
-    const auto entry = static_cast<uint32_t>(id - base_);
-    size_t hole = Home(hash);
-    for (;; hole = Next(hole)) {
-      if (entries_[hole] == 0) return;
-      if (entries_[hole] == entry) break;
-    }
-    // Backward shift: each later entry of the run that may move into the hole
-    // (its home is not cyclically within (hole, its place]) does.
-    for (size_t i = Next(hole);; i = Next(i)) {
-      const uint32_t e = entries_[i];
-      if (e == 0) break;
-      const std::optional<uint32_t> h = hash_of(base_ + e);
-      if (!h) continue;  // gone: stays where it is (as if at home)
-      const size_t home = Home(*h);
-      const bool stays = hole < i ? (home > hole && home <= i) : (home > hole || home <= i);
-      if (stays) continue;
-      entries_[hole] = e;
-      hole = i;
-    }
-    entries_[hole] = 0;
-    --size_;
-    if (size_ == 0) {
-      Clear();
-    } else if (entries_.size() > kMinCapacity && size_ * 8 < entries_.size()) {
-      Resize(entries_.size() / 2, hash_of);
-    }
-  }
-
-  // Drops the entries of IDs that are gone, and shrinks to fit.
-  template <class HashOf>
-  void Repack(HashOf&& hash_of) {
-    if (entries_.empty()) return;
-    Resize(entries_.size(), hash_of);
-    if (size_ == 0) {
+  // Relists the `live` IDs that for_each_id goes through (those gone
+  // dropped) at a load of 1/4 or less; empty when none is left.
+  template <class HashOf, class ForEachId>
+  void Repack(size_t live, HashOf&& hash_of, ForEachId&& for_each_id) {
+    if (live == 0) {
       Clear();
       return;
     }
-    size_t capacity = entries_.size();
-    while (capacity > kMinCapacity && size_ * 8 < capacity) capacity /= 2;
-    if (capacity != entries_.size()) Resize(capacity, hash_of);
+    size_t capacity = kMinCapacity;
+    while (capacity < 4 * live) capacity *= 2;
+    Relist(capacity, UINT64_MAX, hash_of, for_each_id);
   }
 
   void Clear() {
@@ -138,6 +105,7 @@ class IdIndex {
     size_ = 0;
   }
 
+  // Entries listed: live IDs, and released or gone ones not yet dropped.
   size_t size() const { return size_; }
   size_t capacity() const { return entries_.size(); }
 

@@ -127,7 +127,7 @@ class IdSlots {
     chunk->counts[i] = 0;
     SetCount(id, count);
     ++size_;
-    index_.Insert(id, hash, IndexHashOf(), [this](auto&& f) { ForEach([&](uint64_t listed, Ref) { f(listed); }); });
+    index_.Insert(id, hash, IndexHashOf(), IndexIds());
   }
 
   void Erase(uint64_t id) {
@@ -135,9 +135,8 @@ class IdSlots {
     if (!chunk) return;
     const size_t i = id % kChunkSize;
     if (chunk->Code(i) == kEmpty) return;
-    // Unlisted first, if its object's hash is still known (a collected
-    // object's entry is dropped by the next rebuild of the index).
-    if (const std::optional<uint32_t> hash = hash_of_(RefOf(id))) index_.Erase(id, *hash, IndexHashOf());
+    // Its index entry stays, found by no search (the slot is empty), until
+    // the index is relisted.
     if (chunk->Code(i) == kFar) far_.erase(id);
     if (chunk->counts[i] == kBigCount) big_counts_.erase(id);
     chunk->SetCode(i, kEmpty);
@@ -151,8 +150,14 @@ class IdSlots {
       }
       while (!chunks_.empty() && !chunks_.back()) chunks_.pop_back();
     }
-    // Entries of released IDs outnumber the live ones: dropped.
-    if (index_.size() > 2 * size_ + IdIndex::kMinCapacity) index_.Repack(IndexHashOf());
+    // Entries of released IDs outnumber the live ones: relisted without them,
+    // in ID order. After at least as many releases as there are live IDs, so
+    // it costs each release at most one hash on average.
+    if (size_ == 0) {
+      index_.Clear();
+    } else if (index_.size() > 2 * size_ + IdIndex::kMinCapacity) {
+      index_.Repack(size_, IndexHashOf(), IndexIds());
+    }
   }
 
   // f(id, ref) for every live ID.
@@ -268,6 +273,11 @@ class IdSlots {
       if (!Contains(id)) return std::nullopt;
       return hash_of_(RefOf(id));
     };
+  }
+
+  // The index's for_each_id: every live ID, in increasing order.
+  auto IndexIds() {
+    return [this](auto&& f) { ForEach([&](uint64_t listed, Ref) { f(listed); }); };
   }
 
   std::deque<std::unique_ptr<Chunk>> chunks_;  // chunks_[0] holds IDs from first_chunk_ * kChunkSize

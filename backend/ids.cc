@@ -160,7 +160,6 @@ void ObjectTable::Release(JNIEnv* jni, jdwp::ObjectId id, int32_t count) {
       return;
     }
     // The ID is freed, but never reused: a fresh ID is assigned if the object is seen again.
-    // Unlisted before its reference is freed: the index asks for its object's hash.
     const jweak ref = slots_.RefOf(id.value);
     slots_.Erase(id.value);
     Drop(jni, id.value, ref);
