@@ -1038,8 +1038,8 @@ void Agent::OnPacket(std::vector<uint8_t> packet) {
   Post({Message::kPacket, std::move(packet), io_session_});
 }
 
-void Agent::OnWritten(const std::vector<uint8_t>& packet) {
-  if (trace_) trace_->PacketOut(packet);
+void Agent::OnWritten(std::span<const uint8_t> bytes, size_t length) {
+  if (trace_) trace_->PacketOut(bytes, length);
 }
 
 void Agent::OnDetached(const std::string& reason) {
