@@ -27,6 +27,7 @@
 #include "backend/frame_pop.h"
 #include "backend/log.h"
 #include "backend/messages.h"
+#include "backend/streamed_reply.h"
 #include "backend/wire_string.h"
 #include "jdwp/print.h"
 
@@ -1038,8 +1039,8 @@ void Agent::OnPacket(std::vector<uint8_t> packet) {
   Post({Message::kPacket, std::move(packet), io_session_});
 }
 
-void Agent::OnWritten(const std::vector<uint8_t>& packet) {
-  if (trace_) trace_->PacketOut(packet);
+void Agent::OnWritten(std::span<const uint8_t> bytes, size_t length) {
+  if (trace_) trace_->PacketOut(bytes, length);
 }
 
 void Agent::OnDetached(const std::string& reason) {
@@ -1217,9 +1218,16 @@ void Agent::HandlePacket(JNIEnv* jni, const std::vector<uint8_t>& bytes) {
   if (!ResumesOrInvokes(*packet)) ctx_.threads.ApplyPendingSuspensions();
   if (!GoesOnStepping(*packet)) ctx_.single_steps.DropLingers(jni);
   dispatcher_.Dispatch(*packet, ctx_.vm_dead.load(),
-                       [this, id, session](jdwp::ErrorCode error, std::vector<uint8_t> body) {
-                         SendTo(session, jdwp::MakeReplyPacketIn(id, error, std::move(body)));
-                       });
+                       Responder(
+                           [this, id, session](jdwp::ErrorCode error, std::vector<uint8_t> body) {
+                             SendTo(session, jdwp::MakeReplyPacketIn(id, error, std::move(body)));
+                           },
+                           [this, id, session](ReplySource& body) {
+                             if (auto* log = PacketTraceLog()) {
+                               log->trace("-> reply id={} NONE len={} (in parts)", id, jdwp::kHeaderSize + body.size());
+                             }
+                             if (transport_) SendStreamedReply(*transport_, session, id, body);
+                           }));
   if (exit_code_) {
     CloseConnectionAndWait();
     // exit() posts no VMDeath: the trace is closed here.

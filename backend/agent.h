@@ -89,7 +89,7 @@ class Agent : public transport::Listener {
   void OnPacket(std::vector<uint8_t> packet) override;
   void OnDetached(const std::string& reason) override;
   void OnWarning(const std::string& message) override;
-  void OnWritten(const std::vector<uint8_t>& packet) override;
+  void OnWritten(std::span<const uint8_t> bytes, size_t length) override;
   // As stock: timeout= ran out with nobody attached, or accepting failed: exits.
   void OnAcceptFailed(const transport::TransportError& error) override {
     if (!ctx_.vm_dead) ExitWithTransportError(error);

@@ -6,13 +6,17 @@
 
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <span>
+#include <type_traits>
 #include <unordered_map>
+#include <variant>
 #include <vector>
 
 #include "jdwp/codec.h"
 #include "jdwp/packet.h"
 #include "backend/log.h"
+#include "backend/reply_source.h"
 
 namespace jdwpx::backend {
 
@@ -31,10 +35,37 @@ constexpr jdwp::ErrorCode MalformedBodyError(bool negative_count) {
   return kMalformedBody;
 }
 
-// Sends the reply of one command (exactly once). A body starts with
-// jdwp::kHeaderSize bytes of room for the packet header (jdwp::MakeReplyPacketIn
-// writes it there: a huge body is never moved); empty: no body (errors).
-using Responder = std::function<void(jdwp::ErrorCode, std::vector<uint8_t> room_and_body)>;
+// Sends the reply of one command (exactly once), in one of two ways:
+//  - respond(error, body): a body starts with jdwp::kHeaderSize bytes of room
+//    for the packet header (jdwp::MakeReplyPacketIn writes it there: a huge
+//    body is never moved); empty: no body (errors);
+//  - respond.Stream(source): a successful reply whose body is made while it is
+//    sent (reply_source.h); without a `streamed` sender (tests), the body is
+//    made whole and sent the first way.
+struct Responder {
+  using Whole = std::function<void(jdwp::ErrorCode, std::vector<uint8_t> room_and_body)>;
+  using Streamed = std::function<void(ReplySource& body)>;
+
+  Responder() = default;
+  template <class F>
+    requires(!std::is_same_v<std::decay_t<F>, Responder> && std::is_invocable_v<F&, jdwp::ErrorCode, std::vector<uint8_t>>)
+  Responder(F whole_sender) : whole(std::move(whole_sender)) {}  // NOLINT: a lambda is a Responder
+  Responder(Whole whole_sender, Streamed streamed_sender)
+      : whole(std::move(whole_sender)), streamed(std::move(streamed_sender)) {}
+
+  void operator()(jdwp::ErrorCode error, std::vector<uint8_t> room_and_body) const {
+    whole(error, std::move(room_and_body));
+  }
+  void Stream(ReplySource& body) const;
+
+  Whole whole;
+  Streamed streamed;
+};
+
+// What a handler bound with BindStreamed returns: its reply built whole, or
+// (large ones) a source of its body's bytes.
+template <class Reply>
+using Streamable = std::variant<Reply, std::unique_ptr<ReplySource>>;
 
 class Dispatcher {
  public:
@@ -64,6 +95,41 @@ class Dispatcher {
           return;
         }
         body = jdwp::EncodeBody(*reply, jdwp::kHeaderSize);
+      }
+      respond(jdwp::ErrorCode::kNone, std::move(body));
+    };
+  }
+
+  // Binds a handler whose reply may be streamed:
+  // jdwp::Result<Streamable<Cmd::Reply>>(const Cmd::Request&). Everything that
+  // can fail must fail before it returns a source: once the header is out,
+  // the error code cannot change.
+  template <class Cmd, class Fn>
+  void BindStreamed(Fn fn) {
+    table_[Key(Cmd::kId)] = [fn = std::move(fn)](std::span<const uint8_t> data, Responder respond) {
+      size_t leftover = 0;
+      bool negative_count = false;
+      auto req = jdwp::DecodeBody<typename Cmd::Request>(data, &leftover, &negative_count);
+      if (!req) {
+        Log().debug("{}: {}", Cmd::kName, req.error().detail);
+        respond(MalformedBodyError<Cmd>(negative_count), {});
+        return;
+      }
+      if (leftover) Log().debug("{}: {} bytes left over", Cmd::kName, leftover);
+      std::vector<uint8_t> body;
+      {
+        jdwp::Result<Streamable<typename Cmd::Reply>> reply = fn(*req);
+        if (!reply) {
+          Log().debug("{} failed: {} ({})", Cmd::kName, jdwp::ErrorName(reply.error().code), reply.error().detail);
+          respond(reply.error().code, {});
+          return;
+        }
+        if (auto* source = std::get_if<std::unique_ptr<ReplySource>>(&*reply)) {
+          respond.Stream(**source);
+          return;
+        }
+        // Freed once encoded, as in Bind.
+        body = jdwp::EncodeBody(std::get<typename Cmd::Reply>(*reply), jdwp::kHeaderSize);
       }
       respond(jdwp::ErrorCode::kNone, std::move(body));
     };

@@ -162,7 +162,8 @@ jdwp::Tag TagOfClass(Context& ctx, JNIEnv* jni, jclass klass) {
   return Tag::kObject;
 }
 
-void EncodeObjects(Context& ctx, JNIEnv* jni, jobjectArray array, jint first, jint length, uint8_t* out) {
+// False: a local frame could not be had (OutOfMemoryError pending).
+bool EncodeObjects(Context& ctx, JNIEnv* jni, jobjectArray array, jint first, jint length, uint8_t* out) {
   // Elements are read in batches, so the object table looks their IDs up
   // together (ObjectTable::IdsOf); each batch's local references live in a
   // local frame of their own.
@@ -181,7 +182,10 @@ void EncodeObjects(Context& ctx, JNIEnv* jni, jobjectArray array, jint first, ji
   bool kept_narrow = false;  // kept_class is not java.lang.Object
   for (jint done = 0; done < length;) {
     const jint n = std::min(kBatch, length - done);
-    if (jni->PushLocalFrame(n + 3) != JNI_OK) break;  // OutOfMemoryError pending: the caller answers
+    if (jni->PushLocalFrame(n + 3) != JNI_OK) {
+      if (kept_class) jni->DeleteLocalRef(kept_class);
+      return false;
+    }
     jclass last_class = kept_class;
     Tag last_tag = kept_tag;
     bool last_narrow = kept_narrow;
@@ -224,11 +228,43 @@ void EncodeObjects(Context& ctx, JNIEnv* jni, jobjectArray array, jint first, ji
     done += n;
   }
   if (kept_class) jni->DeleteLocalRef(kept_class);
+  return true;
 }
+
+// The body of an ArrayReference.GetValues reply made in pieces while it is
+// sent: the region's tag and count, then as many whole items as fit.
+class ArrayRegionSource final : public ReplySource {
+ public:
+  explicit ArrayRegionSource(ArrayRegionReader reader) : reader_(std::move(reader)) {}
+  size_t size() const override { return reader_.wire_size(); }
+  bool Next(size_t room, std::vector<uint8_t>& out) override {
+    if (!head_done_) {
+      if (room < ArrayRegionReader::kHeadSize) return true;
+      const size_t at = out.size();
+      out.resize(at + ArrayRegionReader::kHeadSize);
+      reader_.EncodeHead(out.data() + at);
+      head_done_ = true;
+      room -= ArrayRegionReader::kHeadSize;
+    }
+    const jint n = static_cast<jint>(std::min<size_t>(reader_.length() - done_, room / reader_.item_size()));
+    if (n == 0) return true;
+    const size_t at = out.size();
+    out.resize(at + static_cast<size_t>(n) * reader_.item_size());
+    if (!reader_.EncodeItems(done_, n, out.data() + at)) return false;
+    done_ += n;
+    return true;
+  }
+
+ private:
+  ArrayRegionReader reader_;
+  bool head_done_ = false;
+  jint done_ = 0;  // items made
+};
 
 }  // namespace
 
-jdwp::Result<jdwp::ArrayRegion> ReadArray(Context& ctx, JNIEnv* jni, jarray array, jint first, jint length) {
+jdwp::Result<ArrayRegionReader> ArrayRegionReader::Open(Context& ctx, JNIEnv* jni, jarray array, jint first,
+                                                        jint length) {
   // Edges as stock: length -1 means "to the end"; `first` must name an element
   // (so any request on an empty array is INVALID_INDEX); 64-bit sums, so no
   // overflow slips through (stock crashes the VM on first + length > INT_MAX).
@@ -245,48 +281,72 @@ jdwp::Result<jdwp::ArrayRegion> ReadArray(Context& ctx, JNIEnv* jni, jarray arra
     return jdwp::Fail(ErrorCode::kInvalidArray, "not an array");
   }
   const char component = sig->signature[1];
-  const auto region_tag = static_cast<Tag>(component);
   const bool objects = component == 'L' || component == '[';
-  const size_t item_size = objects ? 9 : jdwp::TagDataSize(region_tag);
+  const size_t item_size = objects ? 9 : jdwp::TagDataSize(static_cast<Tag>(component));
   if (item_size == 0) return jdwp::Fail(ErrorCode::kInvalidArray, "unknown component type");
-  if (5 + item_size * static_cast<size_t>(length) > kMaxReplyBody) {
+  if (kHeadSize + item_size * static_cast<size_t>(length) > kMaxReplyBody) {
     // Would not fit in one packet (a long[] of 300M elements); debuggers ask in slices.
     return jdwp::Fail(ErrorCode::kOutOfMemory, "array region larger than a packet can hold");
   }
+  return ArrayRegionReader(ctx, jni, array, first, length, component, item_size);
+}
 
+void ArrayRegionReader::EncodeHead(uint8_t* out) const {
+  out[0] = static_cast<uint8_t>(component_);
+  PutBigEndian(out + 1, static_cast<int32_t>(length_));
+}
+
+bool ArrayRegionReader::EncodeItems(jint from, jint count, uint8_t* out) {
+  JNIEnv* jni = jni_;
+  const jint first = first_ + from;
+  bool complete = true;
+  switch (component_) {
+    case 'Z': EncodePrimitives<jboolean>(jni, static_cast<jbooleanArray>(array_), first, count, &JNIEnv::GetBooleanArrayRegion, out); break;
+    case 'B': EncodePrimitives<jbyte>(jni, static_cast<jbyteArray>(array_), first, count, &JNIEnv::GetByteArrayRegion, out); break;
+    case 'C': EncodePrimitives<jchar>(jni, static_cast<jcharArray>(array_), first, count, &JNIEnv::GetCharArrayRegion, out); break;
+    case 'S': EncodePrimitives<jshort>(jni, static_cast<jshortArray>(array_), first, count, &JNIEnv::GetShortArrayRegion, out); break;
+    case 'I': EncodePrimitives<jint>(jni, static_cast<jintArray>(array_), first, count, &JNIEnv::GetIntArrayRegion, out); break;
+    case 'J': EncodePrimitives<jlong>(jni, static_cast<jlongArray>(array_), first, count, &JNIEnv::GetLongArrayRegion, out); break;
+    case 'F': EncodePrimitives<jfloat>(jni, static_cast<jfloatArray>(array_), first, count, &JNIEnv::GetFloatArrayRegion, out); break;
+    case 'D': EncodePrimitives<jdouble>(jni, static_cast<jdoubleArray>(array_), first, count, &JNIEnv::GetDoubleArrayRegion, out); break;
+    default: complete = EncodeObjects(*ctx_, jni, static_cast<jobjectArray>(array_), first, count, out); break;
+  }
+  if (jni->ExceptionCheck()) {
+    jni->ExceptionClear();
+    return false;
+  }
+  return complete;
+}
+
+jdwp::Result<jdwp::ArrayRegion> ArrayRegionReader::ReadWhole() {
   // Built straight in wire form (see jdwp::ArrayRegion): the reply's bytes are
   // the only copy of the elements the agent makes.
   // Room for the reply's packet header first: the reply is the region alone,
   // and its packet is made in this buffer (jdwp::MakeReplyPacketIn).
   jdwp::ArrayRegion region;
-  region.tag = region_tag;
+  region.tag = static_cast<Tag>(component_);
   region.wire_offset = jdwp::kHeaderSize;
   std::vector<uint8_t>& wire = region.wire;
   try {
-    ResizeReplyBuffer(wire, region.wire_offset + 5 + item_size * static_cast<size_t>(length));
+    ResizeReplyBuffer(wire, region.wire_offset + wire_size());
   } catch (const std::bad_alloc&) {
     return jdwp::Fail(ErrorCode::kOutOfMemory, "array region too large");
   }
   uint8_t* head = wire.data() + region.wire_offset;
-  head[0] = static_cast<uint8_t>(component);
-  PutBigEndian(head + 1, static_cast<int32_t>(length));
-  uint8_t* out = head + 5;
-  switch (component) {
-    case 'Z': EncodePrimitives<jboolean>(jni, static_cast<jbooleanArray>(array), first, length, &JNIEnv::GetBooleanArrayRegion, out); break;
-    case 'B': EncodePrimitives<jbyte>(jni, static_cast<jbyteArray>(array), first, length, &JNIEnv::GetByteArrayRegion, out); break;
-    case 'C': EncodePrimitives<jchar>(jni, static_cast<jcharArray>(array), first, length, &JNIEnv::GetCharArrayRegion, out); break;
-    case 'S': EncodePrimitives<jshort>(jni, static_cast<jshortArray>(array), first, length, &JNIEnv::GetShortArrayRegion, out); break;
-    case 'I': EncodePrimitives<jint>(jni, static_cast<jintArray>(array), first, length, &JNIEnv::GetIntArrayRegion, out); break;
-    case 'J': EncodePrimitives<jlong>(jni, static_cast<jlongArray>(array), first, length, &JNIEnv::GetLongArrayRegion, out); break;
-    case 'F': EncodePrimitives<jfloat>(jni, static_cast<jfloatArray>(array), first, length, &JNIEnv::GetFloatArrayRegion, out); break;
-    case 'D': EncodePrimitives<jdouble>(jni, static_cast<jdoubleArray>(array), first, length, &JNIEnv::GetDoubleArrayRegion, out); break;
-    default: EncodeObjects(ctx, jni, static_cast<jobjectArray>(array), first, length, out); break;
-  }
-  if (jni->ExceptionCheck()) {
-    jni->ExceptionClear();
+  EncodeHead(head);
+  if (!EncodeItems(0, length_, head + kHeadSize)) {
     return jdwp::Fail(ErrorCode::kInternal, "exception while reading the array");
   }
   return region;
+}
+
+std::unique_ptr<ReplySource> ArrayRegionReader::ReadInParts() && {
+  return std::make_unique<ArrayRegionSource>(std::move(*this));
+}
+
+jdwp::Result<jdwp::ArrayRegion> ReadArray(Context& ctx, JNIEnv* jni, jarray array, jint first, jint length) {
+  ASSIGN_OR_RETURN(ArrayRegionReader reader, ArrayRegionReader::Open(ctx, jni, array, first, length));
+  return reader.ReadWhole();
 }
 
 namespace {

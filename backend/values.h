@@ -3,12 +3,14 @@
 
 #include <jni.h>
 
+#include <memory>
 #include <span>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "backend/context.h"
+#include "backend/reply_source.h"
 #include "jdwp/types.h"
 
 namespace jdwpx::backend {
@@ -21,8 +23,44 @@ jdwp::Result<jdwp::Value> ReadLocal(Context& ctx, JNIEnv* jni, jthread thread, j
 jdwp::Value FromJValue(Context& ctx, JNIEnv* jni, const jvalue& value, char sig0);
 // A wire value as a JNI argument for a parameter whose signature starts with sig0.
 jdwp::Result<jvalue> ToJValue(Context& ctx, JNIEnv* jni, const jdwp::Value& value, char sig0);
-// Elements [first, first+length) of an array (length -1: to the end) as a region
-// in wire form (jdwp::ArrayRegion::wire), with stock's INVALID_INDEX / INVALID_LENGTH edges.
+// Elements [first, first+length) of an array (length -1: to the end), checked
+// with stock's INVALID_INDEX / INVALID_LENGTH / INVALID_ARRAY edges before a
+// byte is made, then read in wire form (tag, count, items), whole or in parts.
+// Holds `array` (a local reference), `ctx` and `jni` as given.
+class ArrayRegionReader {
+ public:
+  static constexpr size_t kHeadSize = 5;  // the region's tag and count
+  static jdwp::Result<ArrayRegionReader> Open(Context& ctx, JNIEnv* jni, jarray array, jint first, jint length);
+
+  // The region in wire form, in bytes.
+  size_t wire_size() const { return kHeadSize + item_size_ * static_cast<size_t>(length_); }
+  jint length() const { return length_; }
+  size_t item_size() const { return item_size_; }
+
+  // The whole region (jdwp::ArrayRegion::wire), after room for a reply header.
+  jdwp::Result<jdwp::ArrayRegion> ReadWhole();
+  // The region as a reply body made in pieces while it is sent (a huge array).
+  std::unique_ptr<ReplySource> ReadInParts() &&;
+
+  // The region's tag and count: kHeadSize bytes.
+  void EncodeHead(uint8_t* out) const;
+  // Items [from, from + count) of the region: count * item_size() bytes. False:
+  // the VM failed (out of memory: a pending exception, cleared).
+  [[nodiscard]] bool EncodeItems(jint from, jint count, uint8_t* out);
+
+ private:
+  ArrayRegionReader(Context& ctx, JNIEnv* jni, jarray array, jint first, jint length, char component, size_t item_size)
+      : ctx_(&ctx), jni_(jni), array_(array), first_(first), length_(length), component_(component), item_size_(item_size) {}
+  Context* ctx_;
+  JNIEnv* jni_;
+  jarray array_;
+  jint first_;
+  jint length_;
+  char component_;
+  size_t item_size_;
+};
+
+// ArrayRegionReader::Open, then ReadWhole.
 jdwp::Result<jdwp::ArrayRegion> ReadArray(Context& ctx, JNIEnv* jni, jarray array, jint first, jint length);
 // A string's value as the wire's UTF-8, byte for byte as stock sends it by default.
 jdwp::Result<std::string> ReadString(JNIEnv* jni, jstring s);

@@ -2430,6 +2430,13 @@ public final class Bench {
         }
         Outcome failure = failures.get(agent.column()).get(variant);
         for (Metric metric : variant.metrics()) {
+          // Every run's figure, so a report can give the spread as well as the median.
+          List<Double> runs = failure != null ? null : samples.get(agent.column()).get(metric);
+          if (runs != null && runs.size() > 1) {
+            System.err.printf("bench: %-6s %s: %s %s%n", agent.column(), metric.name().strip(),
+                String.join(" ", runs.stream().sorted().map(v -> String.format(metric.format(), v)).toList()),
+                metric.unit());
+          }
           record(metric, agent, failure != null
               ? new Cell(null, failure.failure(), failure.kind())
               : new Cell(median(samples.get(agent.column()).get(metric)), null, null));

@@ -326,6 +326,29 @@ class HugeValues(unittest.TestCase):
         request = i32(n) + b"".join(self.c.object_id(object_id) + i32(1) for _, object_id in values)
         self.c.ok(VirtualMachine.DisposeObjects, request)
 
+    def test_streamed_reply_is_byte_for_byte_the_whole_ones(self):
+        """Our agent streams a region from 1 MiB on (makes it while it is sent);
+        its bytes are those of the same region asked in slices small enough to
+        be built whole (under 1 MiB each)."""
+        def whole_and_sliced(array: int, n: int, slice_length: int):
+            whole = self.c.ok(ArrayReference.GetValues, self.c.object_id(array) + i32(0) + i32(-1)).data
+            items = []
+            for first in range(0, n, slice_length):
+                length = min(slice_length, n - first)
+                part = self.c.ok(ArrayReference.GetValues, self.c.object_id(array) + i32(first) + i32(length)).data
+                self.assertEqual(part[:5], whole[:1] + struct.pack(">i", length))
+                items.append(part[5:])
+            return whole, whole[:1] + struct.pack(">i", n) + b"".join(items)
+
+        whole, sliced = whole_and_sliced(self.s.id("hugeLongs"), 10_000_000, 100_000)
+        self.assertEqual(len(whole), 5 + 8 * 10_000_000)
+        self.assertTrue(whole == sliced, "long[10M] whole differs from its slices")
+        if self.cfg.agent == "ours":
+            # Stock dies on Object[1M] in one request (test_object_array_of_1m).
+            whole, sliced = whole_and_sliced(self.s.id("hugeObjects"), 1_000_000, 100_000)
+            self.assertEqual(len(whole), 5 + 9 * 1_000_000)
+            self.assertTrue(whole == sliced, "Object[1M] whole differs from its slices")
+
     def check_huge_string(self, name: str, expected_length: int, expected_sha256: str):
         data = self.measure(f"{name} StringReference.Value", expected_length,
                             lambda: self.c.string_bytes(self.s.id(name)), 3.5)
@@ -344,6 +367,39 @@ class HugeValues(unittest.TestCase):
                                       hashlib.sha256(expected_huge_string(50_000_000, False)).hexdigest())
         self.assertEqual(data[:10], b"\xf0\x9f\x98\x80\x00\xe2\x82\xac\xc3\xa9")
         self.assertEqual(data[-4:], b"\xf0\x9f\x98\x80")
+
+
+class DebuggerLeavingMidReply(unittest.TestCase):
+    """A debugger that goes while an 80 MB reply is on its way: the VM runs on,
+    and the next debugger is served, huge replies included."""
+
+    def test_next_debugger_is_served(self):
+        self.cfg = harness.config()
+        s = FixtureSession(self, ["huge", "block"], jvm_args=["-Xmx2g"])
+        try:
+            listening = s.debuggee.wait_for_output(harness.LISTENING_RE)
+            c = s.client
+            n = 10_000_000
+            c.send_command(ArrayReference.GetValues, c.object_id(s.id("hugeLongs")) + i32(0) + i32(-1))
+            length, _, flags, error = struct.unpack(">IIBH", bytes(c.recv_exact(11)))
+            self.assertEqual((length, flags, error), (11 + 5 + 8 * n, 0x80, Error.NONE))
+            c.recv_exact(1 << 20)  # some of it, then away
+            c.close()
+            # Ours listens again on the same port, stock on a new one: the next Listening line.
+            again = s.debuggee._out.wait_for(harness.LISTENING_RE, listening.end(), 60)
+            self.assertIsNotNone(again, f"not listening again\n{s.debuggee.stdout}\n{s.debuggee.stderr}")
+            s.client = ObjectsClient(int(again.group(1)), timeout=READ_TIMEOUT_S)
+            s.client.ok(VirtualMachine.Suspend)
+            statics = s.client.all_static_values(s.client.class_by_signature("LObjectsFixture;"))
+            self.assertEqual(s.client.array_region(statics["ints"][1], 0, -1),
+                             ("I", [-2**31, -1, 0, 1, 2**31 - 1]))
+            tag, values = s.client.array_region(statics["hugeLongs"][1], 0, -1)
+            self.assertEqual((tag, len(values)), ("J", n))
+            for i in (0, n // 2, n - 1):
+                self.assertEqual(values[i], i * 3_000_000_007 - 5, f"element {i}")
+            self.assertIsNone(s.debuggee.returncode, "the VM runs on")
+        finally:
+            s.close()
 
 
 def expected_huge_string(length: int, latin1: bool) -> bytes:

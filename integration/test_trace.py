@@ -30,8 +30,8 @@ import unittest
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import harness  # noqa: E402
 import jdwp_client  # noqa: E402
-from jdwp_client import (Client, ClassType, EventRequest, VirtualMachine, command_label, i32,  # noqa: E402
-                         i64, jdwp_string)
+from jdwp_client import (ArrayReference, Client, ClassType, EventRequest, VirtualMachine,  # noqa: E402
+                         command_label, i32, i64, jdwp_string)
 
 OPTIONS = "transport=dt_socket,server=y,suspend=n,address=127.0.0.1:0"
 MAIN = "TraceFixture"
@@ -289,6 +289,32 @@ class TraceTest(unittest.TestCase):
         self.assertIn('<- VirtualMachine.ClassesBySignature id=2 len=29 signature="LTraceFixture;"', show.stdout)
         self.assertRegex(show.stdout, r"reply id=1 NONE \(VirtualMachine\.IDSizes\) len=31 \(.*\) "
                                       r"field_id_size=8 method_id_size=8 object_id_size=8")
+
+    def test_a_reply_sent_in_parts_is_one_packet_with_its_header_kept(self):
+        """A reply from 1 MiB on goes out in parts (GetValues of a long[200000]:
+        1.6 MB): the trace has one packet record for it, with its whole length
+        and its latency to the last byte; with tracebytes=y only its header
+        (keeping the rest would hold the whole reply again)."""
+        self.need_ours()
+        options = self.trace_options(",tracebytes=y")
+        with harness.Debuggee(self.cfg, "ObjectsFixture", ["block"], options=options) as d:
+            d.wait_for_output(r"ready\n")
+            c = Client(d.port)
+            fixture = c.class_by_signature("LObjectsFixture;")
+            array = c.static_values(fixture, [c.fields(fixture)["mediumLongs"].id])[0][1]
+            region = c.ok(ArrayReference.GetValues, c.object_id(array) + i32(0) + i32(-1)).data
+            self.assertEqual(region[:5], b"J" + struct.pack(">i", 200_000))
+            self.assertEqual(len(region), 5 + 8 * 200_000)
+            c.close()
+            self.terminate(d)
+        files = self.trace_files(d.proc.pid)
+        show = self.cli("show", files[0])
+        self.assertEqual(show.returncode, 0, show.stderr)
+        self.assertRegex(show.stdout, r"-> reply id=\d+ NONE \(ArrayReference\.GetValues\) len=1600016 "
+                                      r"\(\S+ \S+\) \(sent in parts: header kept only\)\n")
+        summary = self.cli("summary", files[0])
+        self.assertEqual(summary.returncode, 0, summary.stderr)
+        self.assertRegex(summary.stdout, r"\n  ArrayReference\.GetValues\s+1\s+\d+\s+1600016\s")
 
     def test_trace_survives_kill_term(self):
         self.need_ours()

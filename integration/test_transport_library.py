@@ -16,6 +16,7 @@ import re
 import resource
 import signal
 import socket
+import struct
 import subprocess
 import tempfile
 import unittest
@@ -149,6 +150,26 @@ class TransportLibraryTest(unittest.TestCase):
                 proc.wait_for_output(r"hello from fixture\n")
             finally:
                 second.close()
+
+    def test_a_reply_over_1_mib_arrives_whole(self):
+        # GetValues of a long[200000] (1.6 MB): our agent streams such a reply on
+        # dt_socket; a library's WritePacket takes whole packets, so it gets it whole.
+        with harness.Debuggee(self.cfg, "ObjectsFixture", args=["block"], env=self.env(),
+                              options="transport=dt_jdwpxtest,server=y,suspend=n,address=0") as proc:
+            port = int(proc.wait_for_output(LISTENING_RE).group(1))
+            proc.wait_for_output(r"ready\n")
+            c = jdwp_client.Client(port, timeout=RUN_TIMEOUT_S)
+            try:
+                fixture = c.class_by_signature("LObjectsFixture;")
+                array = c.static_values(fixture, [c.fields(fixture)["mediumLongs"].id])[0][1]
+                r = c.ok(jdwp_client.ArrayReference.GetValues, c.object_id(array) + jdwp_client.i32(0)
+                         + jdwp_client.i32(-1))
+                self.assertEqual((chr(r.byte()), r.int()), ("J", 200_000))
+                values = struct.unpack(">200000q", r.raw(8 * 200_000))
+                self.assertTrue(r.at_end())
+                self.assertEqual([values[i] for i in (0, 1, 199_999)], [-3, 4, 199_999 * 7 - 3])
+            finally:
+                c.close()
 
     def test_launch_gets_the_transport_name_and_its_address(self):
         launcher = os.path.join(self.tmp.name, "launch.sh")

@@ -64,6 +64,17 @@ std::vector<uint8_t> MakeReplyPacketIn(uint32_t id, ErrorCode error, std::vector
   return out;
 }
 
+std::vector<uint8_t> MakeReplyHeader(uint32_t id, ErrorCode error, size_t body_size) {
+  std::vector<uint8_t> out;
+  out.reserve(kHeaderSize);
+  PutU32(out, static_cast<uint32_t>(kHeaderSize + body_size));
+  PutU32(out, id);
+  out.push_back(kReplyFlag);
+  out.push_back(static_cast<uint8_t>(static_cast<uint16_t>(error) >> 8));
+  out.push_back(static_cast<uint8_t>(error));
+  return out;
+}
+
 std::vector<uint8_t> MakeReplyPacket(uint32_t id, ErrorCode error, std::span<const uint8_t> data) {
   std::vector<uint8_t> out;
   out.reserve(kHeaderSize + data.size());

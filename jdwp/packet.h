@@ -65,5 +65,8 @@ std::vector<uint8_t> MakeReplyPacket(uint32_t id, ErrorCode error, std::span<con
 // room for the header (EncodeBody(reply, kHeaderSize)), so the body, however
 // large, is neither copied nor moved. Empty: a reply without a body.
 std::vector<uint8_t> MakeReplyPacketIn(uint32_t id, ErrorCode error, std::vector<uint8_t>&& room_and_body);
+// The header alone of a reply whose body of `body_size` bytes follows in parts
+// (a streamed reply): the same 11 bytes MakeReplyPacket puts first.
+std::vector<uint8_t> MakeReplyHeader(uint32_t id, ErrorCode error, size_t body_size);
 
 }  // namespace jdwpx::jdwp

@@ -129,7 +129,8 @@ std::string Line(const Record& r, uint64_t start_ns) {
   } else if (r.packet) {
     const Packet& p = *r.packet;
     out += p.direction == Packet::Direction::kIn ? "<- " : "-> ";
-    const bool has_body = p.bytes.size() >= jdwp::kHeaderSize;
+    // A reply sent in parts keeps its header only (Writer::PacketOut): nothing to decode.
+    const bool has_body = p.bytes.size() >= jdwp::kHeaderSize && p.bytes.size() == p.length;
     std::span<const uint8_t> data;
     if (has_body) data = std::span<const uint8_t>(p.bytes).subspan(jdwp::kHeaderSize);
     if (p.reply) {
@@ -140,6 +141,8 @@ std::string Line(const Record& r, uint64_t start_ns) {
       if (p.latency_ns) out += " (" + Duration(p.latency_ns) + ")";
       if (has_body && p.error_code == 0 && p.command_set)
         out += " " + jdwp::DescribeReplyData(static_cast<uint8_t>(p.command_set), static_cast<uint8_t>(p.command), data);
+      else if (!p.bytes.empty() && !has_body)
+        out += " (sent in parts: header kept only)";
     } else {
       out += CommandLabel(p.command_set, p.command) + " id=" + std::to_string(p.id) + " len=" + std::to_string(p.length);
       if (has_body)

@@ -144,13 +144,13 @@ uint64_t ThreadNamedFirst(Observation::Kind kind, std::span<const uint8_t> packe
 }
 }  // namespace
 
-void Writer::Packet(Observation::Kind kind, std::span<const uint8_t> packet) noexcept {
+void Writer::Packet(Observation::Kind kind, std::span<const uint8_t> packet, size_t length) noexcept {
   if (packet.size() < jdwp::kHeaderSize || closed_.load(std::memory_order_relaxed)) return;
   try {
     Observation seen;
     seen.kind = kind;
     seen.time_ns = MonotonicNs();
-    seen.length = static_cast<uint32_t>(packet.size());
+    seen.length = static_cast<uint32_t>(length);
     std::memcpy(seen.header, packet.data(), jdwp::kHeaderSize);
     seen.thread = ThreadNamedFirst(kind, packet);
     // Composites are decoded into Event records by the writer; bodies only when asked for.

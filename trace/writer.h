@@ -63,8 +63,14 @@ class Writer {
   ~Writer();
 
   // From any thread; never blocks. A whole packet, header included.
-  void PacketIn(std::span<const uint8_t> packet) noexcept { Packet(Observation::Kind::kPacketIn, packet); }
-  void PacketOut(std::span<const uint8_t> packet) noexcept { Packet(Observation::Kind::kPacketOut, packet); }
+  void PacketIn(std::span<const uint8_t> packet) noexcept { Packet(Observation::Kind::kPacketIn, packet, packet.size()); }
+  void PacketOut(std::span<const uint8_t> packet) noexcept { Packet(Observation::Kind::kPacketOut, packet, packet.size()); }
+  // A packet of `length` bytes of which `bytes` are at hand: for one sent in
+  // parts, its header only (its parts are gone once written), so tracebytes=y
+  // keeps only its header.
+  void PacketOut(std::span<const uint8_t> bytes, size_t length) noexcept {
+    Packet(Observation::Kind::kPacketOut, bytes, length);
+  }
   void SessionAttached(std::string_view peer, uint64_t handshake_ns) noexcept {
     Text(Observation::Kind::kAttached, peer, handshake_ns);
   }
@@ -85,7 +91,7 @@ class Writer {
     std::atomic<size_t> sequence;
     Observation value;
   };
-  void Packet(Observation::Kind kind, std::span<const uint8_t> packet) noexcept;
+  void Packet(Observation::Kind kind, std::span<const uint8_t> packet, size_t length) noexcept;
   void Text(Observation::Kind kind, std::string_view text, uint64_t handshake_ns = 0) noexcept;
   bool Push(Observation&& seen) noexcept;
   bool Pop(Observation& seen);

@@ -24,6 +24,12 @@
 // waits) is queued for the I/O thread's writer, in order. The session's
 // write_mu guards the queue, the writer state and the socket's close, so a
 // direct write never reaches a closed (or reused) descriptor.
+// A packet sent in parts (SendInParts: a reply too big to build whole) goes
+// the same way, part by part: a part is written directly when the writer is
+// idle, else queued; its maker waits (PartsWriter::Write) while more than
+// kPartsWindow bytes are queued, until the writer drains them or the session
+// ends. While its parts come, Send()'s packets wait in `held` and follow its
+// last part, so nothing gets between its bytes on the wire.
 // Unix-domain sockets (address=unix:<path>, ours) share all of this through
 // asio's generic stream protocol; only binding, the peer check (SO_PEERCRED
 // instead of allow=) and the socket file's life differ (unix_socket.cc).
@@ -35,6 +41,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <array>
 #include <atomic>
 #include <cerrno>
 #include <chrono>
@@ -154,6 +161,16 @@ class Deadline {
   asio::steady_timer timer_;
 };
 
+// What the writer writes: a whole packet, or a part of one sent in parts.
+struct Outgoing {
+  enum class Kind : uint8_t { kWhole, kPart, kLastPart };
+  std::vector<uint8_t> bytes;
+  Kind kind = Kind::kWhole;
+  // kLastPart: the packet's header and length, for Listener::OnWritten.
+  std::array<uint8_t, jdwp::kHeaderSize> header{};
+  size_t packet_length = 0;
+};
+
 struct Session {
   explicit Session(Socket s) : socket(std::move(s)) {}
   Socket socket;
@@ -166,11 +183,22 @@ struct Session {
   // and unwritten_mu_): the write side, shared by Send() on any thread and the
   // I/O thread's writer.
   std::mutex write_mu;
-  std::deque<std::vector<uint8_t>> queue;
+  std::deque<Outgoing> queue;
   size_t front_written = 0;  // bytes of queue.front() already written (a direct write cut short)
+  size_t queued_bytes = 0;   // bytes in `queue` not yet written
+  // A packet is being sent in parts (its last part not yet given): Send()'s
+  // packets wait in `held`, and no other packet starts in parts.
+  bool in_parts = false;
+  std::deque<std::vector<uint8_t>> held;
+  // Signalled when queued bytes are written, when a packet's last part is
+  // given, and when the session closes: a parts maker waits on it.
+  std::condition_variable parts_cv;
   bool writing = false;      // the I/O thread's writer owns the socket's write side
   bool direct_ok = false;    // Run() serves the session: Send() may write directly
   bool close_when_drained = false;
+  // Nothing more may be written: a direct write failed, or a packet in parts
+  // was cut short; EndSession is on its way.
+  bool broken = false;
   bool closed = false;       // the socket is closed (EndSession)
 };
 
@@ -208,6 +236,7 @@ class SocketTransport final : public Transport {
                                                   const std::function<void()>& waiting) override;
   void Run() override;
   void Send(uint64_t session, std::vector<uint8_t> packet) override;
+  std::unique_ptr<PacketWriter> SendInParts(uint64_t session, size_t length) override;
   bool Flush(std::chrono::milliseconds timeout) override;
   void CloseConnection(uint64_t session) override;
   void Shutdown() override;
@@ -226,9 +255,13 @@ class SocketTransport final : public Transport {
   void StartSession(std::shared_ptr<Socket> socket, const std::string& peer, std::chrono::nanoseconds handshake);
   void StartReader(const std::shared_ptr<Session>& session);
   void WriteNext(const std::shared_ptr<Session>& session);
-  // Send() on the calling thread: writes `packet` now when the writer is idle,
-  // else queues it; `session` is locked (write_mu).
-  void SendLocked(const std::shared_ptr<Session>& session, std::vector<uint8_t> packet);
+  // On the calling thread, `session` locked (write_mu): writes `out` now when
+  // the writer is idle, else queues it.
+  void SendLocked(const std::shared_ptr<Session>& session, Outgoing out);
+  // `session` locked: its packet in parts has had its last part; what Send()
+  // held back follows it.
+  void EndPartsLocked(const std::shared_ptr<Session>& session);
+  friend class PartsWriter;
   // Hands one whole packet to the listener, or ends the session on a packet no debugger sends.
   void Deliver(const std::shared_ptr<Session>& session, std::vector<uint8_t> packet);
   void EndSession(const std::shared_ptr<Session>& session, const std::string& reason);
@@ -775,7 +808,8 @@ void SocketTransport::WriteNext(const std::shared_ptr<Session>& session) {
     std::unique_lock lock(session->write_mu);
     if (session->queue.empty()) {
       session->writing = false;
-      const bool close = session->close_when_drained;
+      // A packet still getting its parts is not drained (EndPartsLocked closes then).
+      const bool close = session->close_when_drained && !session->in_parts;
       lock.unlock();
       if (close) EndSession(session, "connection closed by the agent");
       return;
@@ -783,36 +817,46 @@ void SocketTransport::WriteNext(const std::shared_ptr<Session>& session) {
     session->writing = true;
     // The front element stays put while other threads push_back (a deque keeps
     // references); only this thread pops it.
-    const std::vector<uint8_t>& front = session->queue.front();
-    data = front.data() + session->front_written;
-    size = front.size() - session->front_written;
+    const Outgoing& front = session->queue.front();
+    data = front.bytes.data() + session->front_written;
+    size = front.bytes.size() - session->front_written;
   }
   if (log_) log_->trace("-> packet len={}", size);
-  asio::async_write(session->socket, asio::buffer(data, size), [this, session](const asio::error_code& ec, size_t) {
+  asio::async_write(session->socket, asio::buffer(data, size), [this, session, size](const asio::error_code& ec, size_t) {
     if (session->ended) return;
     if (ec) {
       EndSession(session, "send failed: " + ec.message());
       return;
     }
+    bool packet_done = false;
     {
       std::lock_guard lock(session->write_mu);
       // The last byte is written: the moment a protocol trace times a reply by.
-      Notify([&] { listener_->OnWritten(session->queue.front()); });
+      const Outgoing& front = session->queue.front();
+      if (front.kind == Outgoing::Kind::kWhole) {
+        Notify([&] { listener_->OnWritten(front.bytes, front.bytes.size()); });
+      } else if (front.kind == Outgoing::Kind::kLastPart) {
+        Notify([&] { listener_->OnWritten(front.header, front.packet_length); });
+      }
+      packet_done = front.kind != Outgoing::Kind::kPart;
+      session->queued_bytes -= std::min(size, session->queued_bytes);
       session->queue.pop_front();
       session->front_written = 0;
     }
-    PacketsDone(1);
+    session->parts_cv.notify_all();
+    if (packet_done) PacketsDone(1);
     WriteNext(session);
   });
 }
 
-void SocketTransport::SendLocked(const std::shared_ptr<Session>& session, std::vector<uint8_t> packet) {
+void SocketTransport::SendLocked(const std::shared_ptr<Session>& session, Outgoing out) {
+  size_t written = 0;
   if (session->direct_ok && !session->writing && session->queue.empty()) {
     const int fd = session->socket.native_handle();
-    size_t written = 0;
+    const std::vector<uint8_t>& bytes = out.bytes;
     int error = 0;
-    while (written < packet.size()) {
-      ssize_t n = ::send(fd, packet.data() + written, packet.size() - written, MSG_DONTWAIT | MSG_NOSIGNAL);
+    while (written < bytes.size()) {
+      ssize_t n = ::send(fd, bytes.data() + written, bytes.size() - written, MSG_DONTWAIT | MSG_NOSIGNAL);
       if (n > 0) {
         written += static_cast<size_t>(n);
       } else if (n < 0 && errno == EINTR) {
@@ -822,15 +866,22 @@ void SocketTransport::SendLocked(const std::shared_ptr<Session>& session, std::v
         break;
       }
     }
-    if (written == packet.size()) {
-      if (log_) log_->trace("-> packet len={} (direct)", packet.size());
-      Notify([&] { listener_->OnWritten(packet); });
+    if (written == bytes.size()) {
+      if (log_) log_->trace("-> packet len={} (direct)", bytes.size());
+      if (out.kind == Outgoing::Kind::kWhole) {
+        Notify([&] { listener_->OnWritten(bytes, bytes.size()); });
+      } else if (out.kind == Outgoing::Kind::kLastPart) {
+        Notify([&] { listener_->OnWritten(out.header, out.packet_length); });
+        PacketsDone(1);  // counted by SendInParts
+      }
       return;
     }
     if (error != EAGAIN && error != EWOULDBLOCK) {
       // The peer is gone: the reader sees it too; the I/O thread ends the
       // session, and nothing more is written meanwhile.
       session->close_when_drained = true;
+      session->broken = true;
+      if (out.kind == Outgoing::Kind::kLastPart) PacketsDone(1);  // dropped
       asio::post(io_, [this, session, error] {
         EndSession(session, "send failed: " + std::error_code(error, std::generic_category()).message());
       });
@@ -839,15 +890,36 @@ void SocketTransport::SendLocked(const std::shared_ptr<Session>& session, std::v
     // The socket buffer is full: the writer sends the rest when it drains.
     session->front_written = written;
   }
-  {
+  if (out.kind == Outgoing::Kind::kWhole) {
     std::lock_guard lock(unwritten_mu_);
     ++unwritten_;
   }
-  session->queue.push_back(std::move(packet));
+  session->queued_bytes += out.bytes.size() - written;
+  session->queue.push_back(std::move(out));
   if (session->direct_ok && !session->writing) {
     session->writing = true;
     asio::post(io_, [this, session] { WriteNext(session); });
   }
+}
+
+void SocketTransport::EndPartsLocked(const std::shared_ptr<Session>& session) {
+  session->in_parts = false;
+  // Counted in unwritten_ when Send() held them back.
+  for (auto& packet : session->held) {
+    session->queued_bytes += packet.size();
+    session->queue.push_back(Outgoing{std::move(packet)});
+  }
+  session->held.clear();
+  if (session->direct_ok && !session->writing) {
+    if (!session->queue.empty()) {
+      session->writing = true;
+      asio::post(io_, [this, session] { WriteNext(session); });
+    } else if (session->close_when_drained && !session->broken) {
+      // CloseConnection came while the parts did: everything is written now.
+      asio::post(io_, [this, session] { EndSession(session, "connection closed by the agent"); });
+    }
+  }
+  session->parts_cv.notify_all();  // a SendInParts waiting for its turn
 }
 
 void SocketTransport::EndSession(const std::shared_ptr<Session>& which, const std::string& reason) {
@@ -867,12 +939,18 @@ void SocketTransport::EndSession(const std::shared_ptr<Session>& which, const st
     // and none comes after.
     std::lock_guard lock(session->write_mu);
     session->closed = true;
-    dropped = session->queue.size();
+    for (const Outgoing& out : session->queue) dropped += out.kind != Outgoing::Kind::kPart ? 1 : 0;
+    dropped += session->held.size();
+    if (session->in_parts) ++dropped;  // its last part never came (counted by SendInParts)
+    session->in_parts = false;
     session->queue.clear();
+    session->held.clear();
+    session->queued_bytes = 0;
     asio::error_code ignored;
     session->socket.shutdown(asio::socket_base::shutdown_both, ignored);
     session->socket.close(ignored);
   }
+  session->parts_cv.notify_all();  // a parts maker waits no more
   PacketsDone(dropped);
   if (log_) log_->debug("debugger detached: {}", reason);
   Notify([&] { listener_->OnDetached(reason); });
@@ -936,11 +1014,104 @@ void SocketTransport::Send(uint64_t epoch, std::vector<uint8_t> packet) {
     }
     if (!session || session->epoch != epoch) return;
     std::lock_guard lock(session->write_mu);
-    if (session->closed || session->close_when_drained) return;
-    SendLocked(session, std::move(packet));
+    if (session->closed || session->close_when_drained || session->broken) return;
+    if (session->in_parts) {
+      // After the packet in parts (EndPartsLocked).
+      {
+        std::lock_guard count(unwritten_mu_);
+        ++unwritten_;
+      }
+      session->held.push_back(std::move(packet));
+      return;
+    }
+    SendLocked(session, Outgoing{std::move(packet)});
   } catch (...) {
     if (log_) log_->error("Send failed to queue a packet");
   }
+}
+
+// SendInParts' writer. Its maker (the command thread) waits in Write() while
+// the writer has more than kPartsWindow bytes queued; the session's end and
+// Shutdown() wake it.
+class PartsWriter final : public PacketWriter {
+ public:
+  // Without a session: nowhere to write (Write() says so).
+  PartsWriter(SocketTransport* transport, std::shared_ptr<Session> session, size_t length)
+      : transport_(transport), session_(std::move(session)), length_(length) {}
+
+  ~PartsWriter() override {
+    if (!session_ || given_ == length_) return;
+    try {
+      std::lock_guard lock(session_->write_mu);
+      if (session_->closed) return;
+      // Cut short: the debugger would wait forever for the rest. What Send()
+      // held back goes with the session.
+      session_->broken = true;
+      asio::post(transport_->io_, [transport = transport_, session = session_] {
+        transport->EndSession(session, "a reply was cut short");
+      });
+    } catch (...) {
+      if (transport_->log_) transport_->log_->error("could not end a session whose reply was cut short");
+    }
+  }
+
+  bool Write(std::vector<uint8_t> part) override {
+    if (!session_ || part.empty()) return session_ != nullptr;
+    std::unique_lock lock(session_->write_mu);
+    if (session_->closed || session_->broken) return false;
+    if (part.size() > length_ - given_ || (given_ == 0 && part.size() < jdwp::kHeaderSize)) {
+      if (transport_->log_) transport_->log_->error("a packet in parts got more bytes than its length, or no header");
+      return false;  // ~PartsWriter ends the session
+    }
+    if (given_ == 0) std::copy_n(part.begin(), jdwp::kHeaderSize, header_.begin());
+    given_ += part.size();
+    const bool last = given_ == length_;
+    Outgoing out{std::move(part), last ? Outgoing::Kind::kLastPart : Outgoing::Kind::kPart};
+    if (last) {
+      out.header = header_;
+      out.packet_length = length_;
+    }
+    transport_->SendLocked(session_, std::move(out));
+    if (last) {
+      transport_->EndPartsLocked(session_);
+      return !session_->closed && !session_->broken;
+    }
+    session_->parts_cv.wait(lock, [&] {
+      return session_->closed || session_->broken || transport_->stopping_ || session_->queued_bytes <= kPartsWindow;
+    });
+    return !session_->closed && !session_->broken && !transport_->stopping_;
+  }
+
+ private:
+  SocketTransport* const transport_;
+  const std::shared_ptr<Session> session_;
+  const size_t length_;
+  size_t given_ = 0;
+  std::array<uint8_t, jdwp::kHeaderSize> header_{};
+};
+
+std::unique_ptr<PacketWriter> SocketTransport::SendInParts(uint64_t epoch, size_t length) {
+  if (epoch == 0 || epoch != attached_epoch_ || stopping_ || length < jdwp::kHeaderSize) {
+    return std::make_unique<PartsWriter>(this, nullptr, length);
+  }
+  std::shared_ptr<Session> session;
+  {
+    std::lock_guard lock(direct_mu_);
+    session = direct_session_;
+  }
+  if (!session || session->epoch != epoch) return std::make_unique<PartsWriter>(this, nullptr, length);
+  std::unique_lock lock(session->write_mu);
+  session->parts_cv.wait(lock, [&] { return !session->in_parts || session->closed || stopping_; });
+  if (session->closed || session->close_when_drained || session->broken || stopping_) {
+    return std::make_unique<PartsWriter>(this, nullptr, length);
+  }
+  session->in_parts = true;
+  {
+    // One packet for Flush, however many parts.
+    std::lock_guard count(unwritten_mu_);
+    ++unwritten_;
+  }
+  return std::make_unique<PartsWriter>(this, std::move(session), length);
 }
 
 bool SocketTransport::Flush(std::chrono::milliseconds timeout) {
@@ -958,7 +1129,7 @@ void SocketTransport::CloseConnection(uint64_t epoch) {
       {
         std::lock_guard lock(session->write_mu);
         session->close_when_drained = true;
-        idle = !session->writing && session->queue.empty();
+        idle = !session->writing && session->queue.empty() && !session->in_parts;
       }
       // Idle: everything sent before is written; else the writer closes once drained.
       if (idle) EndSession(session, "connection closed by the agent");
@@ -971,6 +1142,14 @@ void SocketTransport::CloseConnection(uint64_t epoch) {
 void SocketTransport::Shutdown() {
   try {
     if (stopping_.exchange(true)) return;
+    {
+      // A parts maker waiting for the writer gives up now.
+      std::lock_guard lock(direct_mu_);
+      if (direct_session_) {
+        std::lock_guard write(direct_session_->write_mu);
+        direct_session_->parts_cv.notify_all();
+      }
+    }
     asio::post(io_, [this] { CloseAll(); });
   } catch (...) {
     // Posting only fails on allocation failure; stopping the loop still ends Run().

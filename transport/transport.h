@@ -15,6 +15,7 @@
 #include <string>
 #include <string_view>
 #include <functional>
+#include <span>
 #include <vector>
 
 #include <tl/expected.hpp>
@@ -99,14 +100,33 @@ class Listener {
   //   "Badly formed packet received - invalid length 5"
   // (stock prints the first three on stderr and keeps listening).
   virtual void OnWarning(const std::string& message) = 0;
-  // One whole packet, header included, has just been written to the debugger
-  // (for the protocol trace; must be cheap).
-  virtual void OnWritten(const std::vector<uint8_t>& packet) {}
+  // A packet has just been written to the debugger, its last byte included
+  // (for the protocol trace; must be cheap). `bytes`: the whole packet, or for
+  // one sent in parts (SendInParts) its header only, since its parts are gone
+  // by then; `length`: the whole packet's.
+  virtual void OnWritten(std::span<const uint8_t> bytes, size_t length) {}
   // Server mode, while Run() listens with no debugger attached: timeout= ran out
   // (code 203) or accepting failed. Stock ends the VM then ("could not connect"),
   // also with suspend=n and after a debugger has left.
   virtual void OnAcceptFailed(const TransportError& error) {}
 };
+
+// One packet given in parts (Transport::SendInParts).
+class PacketWriter {
+ public:
+  virtual ~PacketWriter() = default;
+  // The packet's next bytes, in order; the first part starts with its header.
+  // May wait while more than kPartsWindow bytes of the connection are
+  // unwritten (a debugger reading slower than the parts are made). False once
+  // the connection has ended (or was gone before): the rest would be dropped,
+  // so stop making it.
+  [[nodiscard]] virtual bool Write(std::vector<uint8_t> part) = 0;
+};
+
+// dt_socket: the most bytes of a connection waiting to be written before
+// PacketWriter::Write waits; with the part being made, all of a streamed
+// reply the agent holds at any time.
+inline constexpr size_t kPartsWindow = size_t{1} << 20;
 
 class Transport {
  public:
@@ -171,6 +191,19 @@ class Transport {
   // written (no hop to the I/O thread), else queues behind what is. A
   // transport library writes on the calling thread, as stock.
   virtual void Send(uint64_t session, std::vector<uint8_t> packet) = 0;
+
+  // Sends one packet of `length` bytes (header included) to connection
+  // `session` as the parts given to the returned writer, contiguous on the
+  // wire: what Send() gets meanwhile (events) follows the packet's last part.
+  // One packet in parts at a time: a second SendInParts waits until the first
+  // has all its parts. A writer destroyed before `length` bytes were given ends
+  // the connection (the debugger would wait forever for the rest). dt_socket
+  // writes parts as they come, on the calling thread when the writer is idle,
+  // and holds back the maker (PacketWriter::Write) beyond kPartsWindow; the
+  // connection's end or Shutdown() releases it. This default, for transport
+  // libraries (jdwpTransport's WritePacket takes whole packets), gathers the
+  // parts and Send()s the whole packet after its last one.
+  virtual std::unique_ptr<PacketWriter> SendInParts(uint64_t session, size_t length);
 
   // Waits until every packet queued so far is written (or dropped because the
   // connection ended), at most `timeout`. False on timeout. For VM death: the

@@ -483,9 +483,14 @@ void RegisterObjects(Dispatcher& d, Context& ctx, JNIEnv** jni_slot) {
     return AR::Length::Reply{J()->GetArrayLength(a)};
   });
 
-  d.Bind<AR::GetValues>([c, J](const AR::GetValues::Request& req) -> jdwp::Result<AR::GetValues::Reply> {
+  d.BindStreamed<AR::GetValues>([c, J](const AR::GetValues::Request& req)
+                                     -> jdwp::Result<Streamable<AR::GetValues::Reply>> {
     ASSIGN_OR_RETURN(jarray a, c->Array(J(), req.array_object));
-    ASSIGN_OR_RETURN(auto region, ReadArray(*c, J(), a, req.first_index, req.length));
+    // Every error is found here, before the reply's header can go out.
+    ASSIGN_OR_RETURN(ArrayRegionReader reader, ArrayRegionReader::Open(*c, J(), a, req.first_index, req.length));
+    // A huge region (Object[1M]: 9 MB) is sent while it is read, never held whole.
+    if (reader.wire_size() >= kStreamBodiesFrom) return std::move(reader).ReadInParts();
+    ASSIGN_OR_RETURN(auto region, reader.ReadWhole());
     return AR::GetValues::Reply{std::move(region)};
   });
 }

@@ -4,8 +4,12 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cstdint>
+#include <memory>
 #include <optional>
 
+#include "jdwp/commands/array_reference.h"
 #include "jdwp/commands/reference_type.h"
 #include "jdwp/commands/virtual_machine.h"
 
@@ -152,6 +156,75 @@ TEST_F(DispatcherTest, AsyncHandlersReplyLaterWithTheRequestId) {
   EXPECT_EQ(parsed->error, ErrorCode::kNone);
   EXPECT_EQ(parsed->data.size(), 20u);
   EXPECT_EQ(parsed->data[19], 5);
+}
+
+// A body made in pieces of at most `piece` bytes: byte i is uint8_t(i * 7).
+class PatternSource final : public ReplySource {
+ public:
+  PatternSource(size_t size, size_t piece, size_t fail_at = SIZE_MAX) : size_(size), piece_(piece), fail_at_(fail_at) {}
+  size_t size() const override { return size_; }
+  bool Next(size_t room, std::vector<uint8_t>& out) override {
+    if (made_ >= fail_at_) return false;
+    const size_t n = std::min({room, piece_, size_ - made_});
+    for (size_t i = 0; i < n; ++i) out.push_back(static_cast<uint8_t>((made_ + i) * 7));
+    made_ += n;
+    return true;
+  }
+
+ private:
+  size_t size_, piece_, fail_at_, made_ = 0;
+};
+
+namespace AR = jdwp::ArrayReference;
+
+// Streamed replies: the handler's errors come first, as with Bind; a source
+// goes to the streamed sender, or is made whole where there is none.
+TEST_F(DispatcherTest, StreamedHandlersGiveTheirSourceOrAWholeReply) {
+  size_t size = 0;
+  size_t fail_at = SIZE_MAX;
+  dispatcher_.BindStreamed<AR::GetValues>(
+      [&](const AR::GetValues::Request& req) -> jdwp::Result<Streamable<AR::GetValues::Reply>> {
+        if (req.first_index < 0) return jdwp::Fail(ErrorCode::kInvalidIndex, "negative");
+        if (size == 0) {
+          jdwp::ArrayRegion region;
+          region.tag = jdwp::Tag::kInt;
+          region.values = {jdwp::Value::Int(7)};
+          return AR::GetValues::Reply{std::move(region)};
+        }
+        return std::make_unique<PatternSource>(size, 1000, fail_at);
+      });
+  auto request = [](int32_t first) {
+    std::vector<uint8_t> data(8, 0);
+    data[7] = 1;
+    for (int shift = 24; shift >= 0; shift -= 8) data.push_back(static_cast<uint8_t>(first >> shift));
+    for (int i = 0; i < 4; ++i) data.push_back(0xff);
+    return data;
+  };
+  EXPECT_EQ(Run(13, 2, request(-1)).error, ErrorCode::kInvalidIndex);
+  // Small: built whole, as with Bind.
+  auto small = Run(13, 2, request(0));
+  EXPECT_EQ(small.error, ErrorCode::kNone);
+  EXPECT_EQ(small.body, (std::vector<uint8_t>{'I', 0, 0, 0, 1, 0, 0, 0, 7}));
+  // No streamed sender: made whole from the source.
+  size = 5000;
+  auto whole = Run(13, 2, request(0));
+  EXPECT_EQ(whole.error, ErrorCode::kNone);
+  ASSERT_EQ(whole.body.size(), 5000u);
+  for (size_t i = 0; i < whole.body.size(); ++i) ASSERT_EQ(whole.body[i], static_cast<uint8_t>(i * 7)) << i;
+  fail_at = 3000;
+  EXPECT_EQ(Run(13, 2, request(0)).error, ErrorCode::kInternal) << "a source that fails before anything is sent";
+  // With one: the sender gets the source, and nothing goes the whole way.
+  fail_at = SIZE_MAX;
+  auto bytes = jdwp::MakeCommandPacket(9, AR::GetValues::kId, request(0));
+  auto packet = jdwp::ParsePacket(bytes);
+  ASSERT_TRUE(packet.has_value());
+  int whole_calls = 0;
+  size_t streamed_size = 0;
+  dispatcher_.Dispatch(*packet, false,
+                       Responder([&](ErrorCode, std::vector<uint8_t>) { ++whole_calls; },
+                                 [&](ReplySource& source) { streamed_size = source.size(); }));
+  EXPECT_EQ(whole_calls, 0);
+  EXPECT_EQ(streamed_size, 5000u);
 }
 
 }  // namespace

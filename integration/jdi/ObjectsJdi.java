@@ -10,6 +10,7 @@
 import com.sun.jdi.ArrayReference;
 import com.sun.jdi.Bootstrap;
 import com.sun.jdi.Field;
+import com.sun.jdi.LongValue;
 import com.sun.jdi.ObjectCollectedException;
 import com.sun.jdi.ObjectReference;
 import com.sun.jdi.ReferenceType;
@@ -147,6 +148,13 @@ public class ObjectsJdi {
                 primitives(fixture, "doubles"), "double[]");
         checkEq(0, ((ArrayReference) field(fixture, "empty")).length(), "empty length");
         checkEq(0, ((ArrayReference) field(fixture, "empty")).getValues().size(), "empty values");
+
+        // Over 1 MiB: our agent streams this reply while it reads the array.
+        List<Value> medium = ((ArrayReference) field(fixture, "mediumLongs")).getValues();
+        checkEq(200_000, medium.size(), "long[200000] size");
+        for (int i : new int[] {0, 1, 99_999, 199_999}) {
+            checkEq(i * 7L - 3, ((LongValue) medium.get(i)).value(), "long[200000] element " + i);
+        }
 
         ArrayReference ints = (ArrayReference) field(fixture, "ints");
         checkEq("[int:0, int:1]", describe(ints.getValues(2, 2)), "int[] region");

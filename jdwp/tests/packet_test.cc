@@ -92,5 +92,14 @@ TEST(Packet, ReplyMadeInTheBodysRoomEqualsCopiedReply) {
   EXPECT_EQ(MakeReplyPacketIn(7, ErrorCode::kInvalidThread, {}), MakeReplyPacket(7, ErrorCode::kInvalidThread, {}));
 }
 
+// A streamed reply's header, then its body, is the reply made whole.
+TEST(Packet, ReplyHeaderThenBodyEqualsTheWholeReply) {
+  std::vector<uint8_t> body(70000, 0x3b);
+  auto packet = MakeReplyHeader(0x0a0b0c0d, ErrorCode::kNone, body.size());
+  ASSERT_EQ(packet.size(), kHeaderSize);
+  packet.insert(packet.end(), body.begin(), body.end());
+  EXPECT_EQ(packet, MakeReplyPacket(0x0a0b0c0d, ErrorCode::kNone, body));
+}
+
 }  // namespace
 }  // namespace jdwpx::jdwp

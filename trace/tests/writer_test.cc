@@ -153,6 +153,33 @@ TEST(Writer, RecordsPacketsWithNamesLatencyEventsAndSuspension) {
   EXPECT_NE(json.find("\"ph\":\"i\""), std::string::npos) << json;
 }
 
+// A reply sent in parts reaches the trace as its header and whole length (its
+// parts are gone by then): one packet record, named and timed like any other;
+// `show` says it has no bytes to decode.
+TEST(Writer, AReplySentInPartsIsOnePacketWithItsHeaderOnly) {
+  const std::string path = TempPath("parts");
+  auto w = MustOpen(path, /*bodies=*/true);
+  const std::vector<uint8_t> get_values(16, 0);
+  w->PacketIn(Command(6, jdwp::ArrayReference::GetValues::kId, get_values));
+  const auto header = jdwp::MakeReplyHeader(6, jdwp::ErrorCode::kNone, 9'000'005);
+  w->PacketOut(header, header.size() + 9'000'005);
+  w->Close();
+  auto file = Load(path);
+  ASSERT_TRUE(file) << file.error();
+  ASSERT_EQ(file->records.size(), 3u);
+  const Record& r = file->records[2];
+  ASSERT_TRUE(r.packet);
+  EXPECT_EQ(r.packet->length, 9'000'016u);
+  EXPECT_EQ(r.packet->bytes, header);
+  EXPECT_EQ(r.packet->command_set, 13u);
+  EXPECT_EQ(r.packet->command, 2u);
+  const std::string line = Line(r, 0);
+  EXPECT_NE(line.find("-> reply id=6 NONE (ArrayReference.GetValues) len=9000016 ("), std::string::npos) << line;
+  EXPECT_NE(line.find(") (sent in parts: header kept only)"), std::string::npos) << line;
+  const std::string summary = Summarize({*file});
+  EXPECT_NE(summary.find("9000016"), std::string::npos) << summary;
+}
+
 TEST(Writer, RingKeepsTheNewestWithinTheBound) {
   const std::string path = TempPath("ring");
   const uint64_t bound = 64 * 1024;
