@@ -35,17 +35,6 @@ namespace {
 
 Agent* g_agent = nullptr;
 bool g_loaded = false;
-// The agent's I/O thread (IoThreadMain); Accept() may run the transport's loop
-// on another thread before it starts.
-thread_local bool t_io_thread = false;
-
-// VirtualMachine.Resume or ThreadReference.Resume, read from the header alone.
-bool IsResumeCommand(const std::vector<uint8_t>& bytes) {
-  if (bytes.size() < jdwp::kHeaderSize || bytes[8] != 0) return false;
-  using Set = jdwp::CommandSet;
-  return (bytes[9] == static_cast<uint8_t>(Set::kVirtualMachine) && bytes[10] == 9) ||
-         (bytes[9] == static_cast<uint8_t>(Set::kThreadReference) && bytes[10] == 3);
-}
 
 constexpr const char* kSourceFile = "backend/agent.cc";
 // suspendtimeout=: how often "waiting for a debugger" is repeated.
@@ -965,7 +954,6 @@ void Agent::EndIdleThreads() {
 
 void JNICALL Agent::IoThreadMain(jvmtiEnv*, JNIEnv*, void* arg) {
   ThreadControl::MarkCurrentAsAgent();
-  t_io_thread = true;
   auto* agent = static_cast<Agent*>(arg);
   try {
     agent->transport_->Run();
@@ -1047,70 +1035,7 @@ void Agent::BeginServing(uint64_t session) {
 
 void Agent::OnPacket(std::vector<uint8_t> packet) {
   if (trace_) trace_->PacketIn(packet);
-  if (ResumeOnIoThread(packet)) return;
   Post({Message::kPacket, std::move(packet), io_session_});
-}
-
-// A debugger in an event storm resumes each event and waits for the next one.
-// Handing that resume to the command thread cost each event a wake-up of it
-// or its spin (sched_yield) for a command that does not come: most of the
-// agent's context switches per breakpoint hit. The I/O thread is no Java
-// thread (no JNI, no JVMTI), but a thread parked at its own event by the
-// direct path (event_reporter.cc) needs neither to be let go: its suspension
-// was never JVMTI-applied, and the JVMTI resumes of the threads its
-// SUSPEND_ALL stopped are left to it (ThreadControl::ResumeAllFromIo). So when
-// no command is running or queued (commands keep their arrival order;
-// command_busy_ keeps the command thread out meanwhile) the I/O thread
-// answers such a resume itself, as the handlers would (commands/threads.cc,
-// commands/virtual_machine.cc), and dt_socket writes the reply without blocking.
-bool Agent::ResumeOnIoThread(const std::vector<uint8_t>& bytes) {
-  if (!t_io_thread || !IsResumeCommand(bytes) || !transport_ || !transport_->sends_without_blocking()) return false;
-  const bool all = bytes[9] == static_cast<uint8_t>(jdwp::CommandSet::kVirtualMachine);
-  // Exactly the command's body (none, or one thread ID); anything else is the handler's to judge.
-  if (bytes.size() != jdwp::kHeaderSize + (all ? 0 : sizeof(uint64_t)) || ctx_.vm_dead) return false;
-  auto be = [&](size_t at, size_t n) {
-    uint64_t v = 0;
-    for (size_t i = 0; i < n; ++i) v = v << 8 | bytes[at + i];
-    return v;
-  };
-  const auto id = static_cast<uint32_t>(be(4, 4));
-  const uint64_t thread = all ? 0 : be(jdwp::kHeaderSize, sizeof(uint64_t));
-  uint64_t session = 0;
-  {
-    std::lock_guard lock(mu_);
-    session = session_.load();
-    if (!commands_open_ || stopping_ || command_busy_ || !inbox_.empty() || session != io_session_) return false;
-    command_busy_ = true;
-  }
-  bool done = false;
-  try {
-    // Events after a SUSPEND_ALL one go out now, as the handlers do first.
-    auto unblock = [this] { events_.UnblockAfterResume(); };
-    if (all) {
-      done = ctx_.threads.ResumeAllFromIo(unblock);
-    } else {
-      // A thread ID the debugger disposed of is the handler's INVALID_OBJECT.
-      done = ctx_.objects.Holds(jdwp::ObjectId{thread}) && ctx_.threads.ResumeFromIo(thread, unblock);
-    }
-    if (done) {
-      if (auto* plog = PacketTraceLog()) plog->trace("<- {} (I/O thread)", jdwp::DescribePacket(bytes));
-      // An empty reply, built as the dispatcher builds one (header room only).
-      SendTo(session, jdwp::MakeReplyPacketIn(id, jdwp::ErrorCode::kNone, std::vector<uint8_t>(jdwp::kHeaderSize)));
-    }
-  } catch (...) {
-    Log().error("a resume on the I/O thread ended by an exception");
-  }
-  bool wake = false;
-  {
-    std::lock_guard lock(mu_);
-    command_busy_ = false;
-    // The command thread waits for this (a task, or a packet of the reader's
-    // own Accept loop, posted meanwhile).
-    wake = stopping_ || !inbox_.empty();
-  }
-  idle_cv_.notify_all();
-  if (wake) cv_.notify_all();
-  return done;
 }
 
 void Agent::OnWritten(const std::vector<uint8_t>& packet) {
@@ -1174,8 +1099,7 @@ void Agent::RunCommands(JNIEnv* jni) {
     Message message;
     {
       std::unique_lock lock(mu_);
-      // Not while the I/O thread answers a resume (ResumeOnIoThread).
-      cv_.wait(lock, [&] { return !command_busy_ && (stopping_ || (commands_open_ && !inbox_.empty())); });
+      cv_.wait(lock, [&] { return stopping_ || (commands_open_ && !inbox_.empty()); });
       if (inbox_.empty()) return;
       message = std::move(inbox_.front());
       inbox_.pop_front();
@@ -1211,8 +1135,7 @@ void Agent::RunCommands(JNIEnv* jni) {
         break;
       case Message::kTask: {
         vmcore::LocalFrame frame(jni, 64);
-        ctx_.threads.ApplyIoResumes();  // as before a command (HandlePacket)
-        ctx_.threads.ApplyPendingSuspensions();
+        ctx_.threads.ApplyPendingSuspensions();  // as before a command (HandlePacket)
         message.task(jni);
         break;
       }
@@ -1291,8 +1214,6 @@ void Agent::HandlePacket(JNIEnv* jni, const std::vector<uint8_t>& bytes) {
   uint32_t id = packet->id;
   // A reply goes to the connection its command came from, even when it comes later.
   const uint64_t session = session_.load();
-  // The JVMTI resumes an I/O thread's resume left (threads.h), before anything looks at a thread.
-  ctx_.threads.ApplyIoResumes();
   if (!ResumesOrInvokes(*packet)) ctx_.threads.ApplyPendingSuspensions();
   if (!GoesOnStepping(*packet)) ctx_.single_steps.DropLingers(jni);
   dispatcher_.Dispatch(*packet, ctx_.vm_dead.load(),

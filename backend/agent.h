@@ -150,9 +150,6 @@ class Agent : public transport::Listener {
   void Post(Message message);
   void RunCommands(JNIEnv* jni);
   void HandlePacket(JNIEnv* jni, const std::vector<uint8_t>& bytes);
-  // The I/O thread answers a resume itself when it can (see agent.cc); false:
-  // the packet is still to be posted.
-  bool ResumeOnIoThread(const std::vector<uint8_t>& bytes);
   // Server mode, after a session ended: the Listening line or launch= again.
   void AnnounceListeningAgain();
   bool StartAgentThread(JNIEnv* jni, const char* name, jvmtiStartFunction fn);
@@ -236,8 +233,7 @@ class Agent : public transport::Listener {
   bool detached_ = true;
   std::condition_variable detached_cv_;
   // The command thread is handling a message (VM death waits for it to finish
-  // what the debugger sent before, as stock does, so no reply is lost), or the
-  // I/O thread a resume (ResumeOnIoThread): one command at a time, in order.
+  // what the debugger sent before, as stock does, so no reply is lost).
   bool command_busy_ = false;
   std::condition_variable idle_cv_;
   // The command and reporter threads still in their loops.

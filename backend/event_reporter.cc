@@ -90,16 +90,12 @@ void EventReporter::Report(JNIEnv* jni, jthread thread, std::vector<ev::EventDat
   }
   // As stock: a set that names no thread (ClassUnload, VMDeath, an agent
   // thread's ClassPrepare) suspends all threads whatever its policy.
-  // The thread the set names (its events all name the event thread), if any.
-  uint64_t thread_id = 0;
-  for (const ev::EventData& e : events) {
-    std::visit([&](const auto& x) {
-      if constexpr (requires { x.thread; }) {
-        if (thread_id == 0) thread_id = x.thread.value;
-      }
+  const bool names_a_thread = std::any_of(events.begin(), events.end(), [](const ev::EventData& e) {
+    return std::visit([](const auto& x) {
+      if constexpr (requires { x.thread; }) return !x.thread.is_null();
+      else return false;
     }, e);
-  }
-  const bool names_a_thread = thread_id != 0;
+  });
   const bool vm_start = events.size() == 1 && std::holds_alternative<ev::VMStart>(events.front());
   const uint64_t epoch = epoch_.load();
   jdwp::Event::Composite::Request composite{policy, std::move(events)};
@@ -114,8 +110,8 @@ void EventReporter::Report(JNIEnv* jni, jthread thread, std::vector<ev::EventDat
     // own suspension (its JVMTI suspension pending, threads.h), suspends the
     // others for SUSPEND_ALL, and sends.
     std::vector<jthread> listed;
-    void* parking = direct_all ? ctx_.threads.SuspendAllForOwnEvent(jni, thread, listed, thread_id)
-                               : ctx_.threads.SuspendSelfForEvent(jni, thread, thread_id);
+    void* parking = direct_all ? ctx_.threads.SuspendAllForOwnEvent(jni, thread, listed)
+                               : ctx_.threads.SuspendSelfForEvent(jni, thread);
     // From here until resumed this thread is suspended: no JNI or JVMTI calls.
     ctx_.send(std::move(packet));
     EndDirect();

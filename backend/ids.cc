@@ -226,11 +226,6 @@ bool ObjectTable::Resend(jdwp::ObjectId id) {
   return true;
 }
 
-bool ObjectTable::Holds(jdwp::ObjectId id) {
-  std::lock_guard lock(mu_);
-  return slots_.Contains(id.value);
-}
-
 void ObjectTable::ResendEach(std::vector<uint64_t>& ids) {
   std::lock_guard lock(mu_);
   for (uint64_t& id : ids) {

@@ -77,8 +77,6 @@ class ObjectTable {
   // `id` is sent once more (its debugger count bumped), if it is still known
   // (not disposed, not reset); false otherwise.
   bool Resend(jdwp::ObjectId id);
-  // `id` is known (not disposed, not reset); no JNI call (the I/O thread's resumes).
-  bool Holds(jdwp::ObjectId id);
   // Resend of each ID in one hold of the lock; one no longer known becomes 0.
   void ResendEach(std::vector<uint64_t>& ids);
   // The same, and only while its object is alive (its weak reference not cleared).

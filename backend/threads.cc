@@ -255,7 +255,6 @@ jdwp::Result<void> ThreadControl::ForceSuspendLocked(State& s) {
   s.deferred = false;
   ClearPendingLocked(s);
   if (s.suspended || s.agent) return {};
-  FlushIoResumesLocked();
   auto r = jvmti_.SuspendThread(s.thread);
   if (!r && r.error().code != JVMTI_ERROR_THREAD_SUSPENDED) return tl::unexpected(FromVm(r.error()));
   s.suspended = true;
@@ -272,7 +271,6 @@ jdwp::Result<void> ThreadControl::ResumeLocked(JNIEnv* jni, State& s) {
     return {};
   }
   if (!s.suspended) return {};
-  FlushIoResumesLocked();
   auto r = jvmti_.ResumeThread(s.thread);
   s.suspended = false;
   s.generation = next_generation_++;
@@ -439,7 +437,6 @@ void ThreadControl::SuspendUnknownVirtualLocked() {
   std::vector<jthread> except;
   for (auto& [tid, s] : states_)
     if (s->is_virtual) except.push_back(static_cast<jthread>(s->thread));
-  FlushIoResumesLocked();
   if (auto r = jvmti_.SuspendAllVirtualThreads(except); r)
     all_virtual_suspended_ = true;
   else
@@ -452,7 +449,6 @@ void ThreadControl::ResumeUnknownVirtualLocked() {
   std::vector<jthread> except;
   for (auto& [tid, s] : states_)
     if (s->is_virtual && s->count > 0) except.push_back(static_cast<jthread>(s->thread));
-  FlushIoResumesLocked();
   if (auto r = jvmti_.ResumeAllVirtualThreads(except); !r)
     Log().warn("ResumeAllVirtualThreads failed: {}", static_cast<int>(r.error().code));
   all_virtual_suspended_ = false;
@@ -464,7 +460,7 @@ jdwp::Result<void> ThreadControl::ResumeAll(JNIEnv* jni) {
   return {};
 }
 
-void ThreadControl::ResumeAllLocked(JNIEnv* jni, bool from_io) {
+void ThreadControl::ResumeAllLocked(JNIEnv* jni) {
   if (suspend_all_count_ > 0) --suspend_all_count_;
   std::vector<State*> batch;
   for (auto& [tid, s] : states_) {
@@ -475,13 +471,12 @@ void ThreadControl::ResumeAllLocked(JNIEnv* jni, bool from_io) {
     else
       (void)ResumeLocked(jni, *s);
   }
-  ResumeBatchLocked(batch, from_io);
+  ResumeBatchLocked(batch);
   if (suspend_all_count_ == 0) ResumeUnknownVirtualLocked();
 }
 
 void ThreadControl::SuspendBatchLocked(const std::vector<State*>& batch, std::vector<State*>& refused) {
   if (batch.empty()) return;
-  FlushIoResumesLocked();
   std::vector<jthread> list;
   list.reserve(batch.size());
   for (State* s : batch) list.push_back(static_cast<jthread>(s->thread));
@@ -499,84 +494,18 @@ void ThreadControl::SuspendBatchLocked(const std::vector<State*>& batch, std::ve
   cv_.notify_all();  // WaitUntilSuspended
 }
 
-void ThreadControl::ResumeBatchLocked(const std::vector<State*>& batch, bool from_io) {
+void ThreadControl::ResumeBatchLocked(const std::vector<State*>& batch) {
   if (batch.empty()) return;
-  if (!from_io) FlushIoResumesLocked();
   std::vector<jthread> list;
   list.reserve(batch.size());
   for (State* s : batch) {
-    if (from_io) {
-      io_resumes_.push_back(s);
-      s->io_resume_due = true;
-    } else {
-      list.push_back(static_cast<jthread>(s->thread));
-    }
+    list.push_back(static_cast<jthread>(s->thread));
     s->suspended = false;
     s->generation = next_generation_++;
   }
   // Threads that ended or were resumed otherwise answer so; as ResumeLocked, nothing to do then.
-  if (from_io)
-    any_io_resumes_.store(true, std::memory_order_release);
-  else
-    (void)jvmti_.ResumeThreadList(list);
-  NotifyLocked();
-}
-
-void ThreadControl::FlushIoResumesLocked() {
-  if (io_resumes_.empty()) return;
-  // As ResumeBatchLocked: threads that ended meanwhile answer so (a State, and
-  // the global reference here, lives until its thread ends, which none of these
-  // can do before this resume).
-  std::vector<jthread> list;
-  list.reserve(io_resumes_.size());
-  for (State* s : io_resumes_) {
-    list.push_back(static_cast<jthread>(s->thread));
-    s->io_resume_due = false;
-  }
   (void)jvmti_.ResumeThreadList(list);
-  io_resumes_.clear();
-  any_io_resumes_.store(false, std::memory_order_release);
-}
-
-void ThreadControl::ApplyIoResumes() {
-  if (!any_io_resumes_.load(std::memory_order_acquire)) return;
-  std::lock_guard lock(mu_);
-  FlushIoResumesLocked();
-}
-
-bool ThreadControl::WakesOnOwnResumeLocked(const State& s) const {
-  // Counted once, by its own event alone, its JVMTI suspension pending: a
-  // resume lets it go without a JVMTI call.
-  return s.own_event_parked && s.parked && !s.event_pending && s.count == 1 && s.pending && !s.suspended &&
-         !s.deferred && !s.invoking && !s.invoke && !s.agent;
-}
-
-bool ThreadControl::ResumeAllFromIo(const std::function<void()>& first) {
-  NotifyAfterUnlock locked(*this);
-  // The virtual threads' JVMTI calls (ResumeUnknownVirtualLocked) stay with the command thread.
-  if (vthreads_seen_.load() || all_virtual_suspended_) return false;
-  if (std::none_of(own_event_parked_.begin(), own_event_parked_.end(),
-                   [&](const State* s) { return WakesOnOwnResumeLocked(*s); }))
-    return false;
-  first();
-  // No JVMTI call on this path: a thread counted down to 0 is pending (no call),
-  // deferred (none) or JVMTI-suspended (the batch, left to io_resumes_).
-  ResumeAllLocked(nullptr, /*from_io=*/true);
-  return true;
-}
-
-bool ThreadControl::ResumeFromIo(uint64_t thread_id, const std::function<void()>& first) {
-  if (thread_id == 0) return false;
-  NotifyAfterUnlock locked(*this);
-  auto it = std::find_if(own_event_parked_.begin(), own_event_parked_.end(),
-                         [&](const State* s) { return s->event_thread_id == thread_id; });
-  if (it == own_event_parked_.end() || !WakesOnOwnResumeLocked(**it)) return false;
-  first();
-  // As Resume: 1 -> 0, its pending suspension dropped (no JVMTI call), woken.
-  State& s = **it;
-  --s.count;
-  (void)ResumeLocked(nullptr, s);
-  return true;
+  NotifyLocked();
 }
 
 bool ThreadControl::WaitUntilSuspended(JNIEnv* jni, jthread thread, std::chrono::milliseconds timeout) {
@@ -724,15 +653,7 @@ void* ThreadControl::PrepareToPark(JNIEnv* jni, jthread self, bool for_event) {
   return s;
 }
 
-void ThreadControl::MarkOwnEventParkedLocked(State& s, uint64_t thread_id) {
-  s.event_thread_id = thread_id;
-  if (s.own_event_parked) return;
-  s.own_event_parked = true;
-  own_event_parked_.push_back(&s);
-}
-
-void* ThreadControl::SuspendAllForOwnEvent(JNIEnv* jni, jthread self, std::vector<jthread>& listed,
-                                           uint64_t thread_id) {
+void* ThreadControl::SuspendAllForOwnEvent(JNIEnv* jni, jthread self, std::vector<jthread>& listed) {
   State* me = SelfState(jni, self);
   std::vector<jlong> tids;
   if (auto all = DebuggeeThreads(jni, &tids)) listed = std::move(*all);
@@ -763,7 +684,6 @@ void* ThreadControl::SuspendAllForOwnEvent(JNIEnv* jni, jthread self, std::vecto
     if (State* s = FindLocked(tid)) states.push_back(s);
   me->parked = true;
   me->event_pending = false;
-  MarkOwnEventParkedLocked(*me, thread_id);
   // `me` is in states_ (SelfState): counted whether the list had it or not.
   SuspendListedLocked(states, carrier_listed, me);
   cv_.notify_all();  // WaitUntilSuspended (a pending thread counts as suspended there)
@@ -776,12 +696,11 @@ void ThreadControl::AfterOwnSuspendAll(JNIEnv* jni, std::vector<jthread>& listed
   FreeGraveyard(jni);
 }
 
-void* ThreadControl::SuspendSelfForEvent(JNIEnv* jni, jthread self, uint64_t thread_id) {
+void* ThreadControl::SuspendSelfForEvent(JNIEnv* jni, jthread self) {
   State* s = SelfState(jni, self);
   std::lock_guard lock(mu_);
   s->parked = true;
   s->event_pending = false;
-  MarkOwnEventParkedLocked(*s, thread_id);
   const bool counted_before = s->count++ > 0;
   // Suspended already (a virtual thread met under SuspendAllVirtualThreads) or
   // pending: nothing more. A suspension deferred to this callback's end
@@ -873,10 +792,6 @@ void ThreadControl::Park(JNIEnv* jni, void* token) {
   while (true) {
     // A pending invoke runs only once the thread is resumed (as stock).
     cv_.wait(lock, [&] { return s->count == 0 && !s->event_pending; });
-    // Resumed by the I/O thread (ResumeAllFromIo): the other threads' JVMTI
-    // resumes are this thread's to make, unless it is one of them (still
-    // JVMTI-suspended: it would stop at that call, holding mu_).
-    if (!s->io_resume_due) FlushIoResumesLocked();
     if (s->invoke) {
       auto work = std::move(s->invoke);
       s->invoke = nullptr;
@@ -894,10 +809,6 @@ void ThreadControl::Park(JNIEnv* jni, void* token) {
     break;
   }
   s->parked = false;
-  if (s->own_event_parked) {
-    s->own_event_parked = false;
-    std::erase(own_event_parked_, s);
-  }
 }
 
 jdwp::Result<void> ThreadControl::StartInvoke(JNIEnv* jni, jthread thread, bool single_threaded,

@@ -173,15 +173,14 @@ class ThreadControl {
   // JVMTI suspension left pending as at the end of a single-threaded invoke
   // (see the top). Returns the token for Park. Makes its JNI calls (its State)
   // before it counts itself: from then on it makes none until Park returns.
-  // `thread_id`: the event's ID of the thread (0: none), for ResumeFromIo.
-  void* SuspendSelfForEvent(JNIEnv* jni, jthread self, uint64_t thread_id = 0);
+  void* SuspendSelfForEvent(JNIEnv* jni, jthread self);
   // The same for its own SUSPEND_ALL event (a platform thread in a callback,
   // includevirtualthreads=n): suspends every other debuggee thread as SuspendAll
   // does (JVMTI-suspended, or deferred to the end of their callbacks) and counts
   // itself as SuspendSelfForEvent does. Its JNI calls (the thread list and tids,
   // the States of threads not met yet) come before it takes mu_. `listed` keeps
   // the list's local references for AfterOwnSuspendAll, once Park has returned.
-  void* SuspendAllForOwnEvent(JNIEnv* jni, jthread self, std::vector<jthread>& listed, uint64_t thread_id = 0);
+  void* SuspendAllForOwnEvent(JNIEnv* jni, jthread self, std::vector<jthread>& listed);
   void AfterOwnSuspendAll(JNIEnv* jni, std::vector<jthread>& listed);
   bool lists_virtual_threads() const { return list_virtual_threads_; }
   void Park(JNIEnv* jni, void* token);
@@ -253,24 +252,6 @@ class ThreadControl {
   // EndSingleThreadedInvoke left pending. One atomic load when there are none.
   void ApplyPendingSuspensions();
 
-  // The I/O thread's resumes (agent.cc), for a debugger that resumes each
-  // event of a storm: the I/O thread is no Java thread, so it makes no JNI or
-  // JVMTI call. They act only where a thread parked at its own event (the
-  // direct path: its own suspension pending, never JVMTI-applied) is let go by
-  // the resume: VirtualMachine.Resume then counts everything down as ResumeAll
-  // does, and the JVMTI resumes of the other threads (those its SUSPEND_ALL
-  // suspended) are left to that thread, which makes them as it wakes in Park,
-  // holding mu_ (whoever takes mu_ to suspend or resume a thread, or the
-  // command thread before a command, makes them first if it comes sooner: no
-  // one sees a thread counted as running but still JVMTI-suspended). `first`
-  // runs once the resume is sure, under mu_ (a leaf lock of its own only).
-  // False: nothing done; the command thread runs the command as usual.
-  bool ResumeAllFromIo(const std::function<void()>& first);
-  bool ResumeFromIo(uint64_t thread_id, const std::function<void()>& first);
-  // Command thread, before a command: the JVMTI resumes ResumeAllFromIo left
-  // (one atomic load when there are none).
-  void ApplyIoResumes();
-
  private:
   struct State {
     jobject thread = nullptr;  // global reference
@@ -292,13 +273,6 @@ class ThreadControl {
     // Counted, parked, not yet JVMTI-suspended (EndSingleThreadedInvoke); in pending_.
     bool pending = false;
     bool is_virtual = false;
-    // Parked at its own event by the direct path (in own_event_parked_), and
-    // the event's ID of this thread (ResumeFromIo finds it by that).
-    bool own_event_parked = false;
-    uint64_t event_thread_id = 0;
-    // In io_resumes_: still JVMTI-suspended, so it makes no JVMTI call (it would
-    // stop there) even once counted down and woken in Park.
-    bool io_resume_due = false;
     // One of the agent's own threads (the debugger can name one, e.g. from
     // ReferenceType.Instances of Thread): counted if asked, never suspended.
     bool agent = false;
@@ -343,21 +317,8 @@ class ThreadControl {
   // The VM-wide paths suspend and resume with one JVMTI list call (threads.cc):
   // JDK 21+ makes each single-thread call cost O(threads).
   void SuspendBatchLocked(const std::vector<State*>& batch, std::vector<State*>& refused);
-  // `from_io`: the JVMTI call is left to io_resumes_ (ResumeAllFromIo).
-  void ResumeBatchLocked(const std::vector<State*>& batch, bool from_io = false);
-  void ResumeAllLocked(JNIEnv* jni, bool from_io = false);
-  // The JVMTI resumes ResumeAllFromIo left, made now (mu_ held; Java or agent
-  // threads only). First thing wherever a JVMTI suspension or resume is made.
-  void FlushIoResumesLocked();
-  // A parked thread that the I/O thread's resume lets go (see ResumeAllFromIo).
-  bool WakesOnOwnResumeLocked(const State& s) const;
-  // Parked by the direct path (SuspendSelfForEvent, SuspendAllForOwnEvent).
-  void MarkOwnEventParkedLocked(State& s, uint64_t thread_id);
-  // mu_; JVMTI-suspended, counted as running (each with io_resume_due): none
-  // can end before its resume, so its State stays.
-  std::vector<State*> io_resumes_;
-  std::atomic<bool> any_io_resumes_{false};
-  std::vector<State*> own_event_parked_;  // mu_; a handful at most
+  void ResumeBatchLocked(const std::vector<State*>& batch);
+  void ResumeAllLocked(JNIEnv* jni);
   void ClearPendingLocked(State& s);
   // Counted, JVMTI suspension applied before the next command (ApplyPendingSuspensions).
   void MarkPendingLocked(State& s);

@@ -35,10 +35,12 @@ class JdiStress(unittest.TestCase):
         self.assertIn("RESULT ok", out, report)
 
     def test_suspend_all_storm_resumed_at_once_while_threads_start(self):
-        # Each VirtualMachine.Resume comes right after its event: ours answers it
-        # on its I/O thread, leaving the JVMTI resumes of the other threads to
-        # the event thread; a helper thread suspended at the end of its
-        # ThreadStart callback is among them and must neither hang nor be lost.
+        # Each VirtualMachine.Resume comes right after its event, with no other
+        # command in between: a helper thread suspended at the end of its
+        # ThreadStart callback is among the threads every resume lets go, and
+        # must neither hang nor be lost. (An agent that leaves those JVMTI
+        # resumes to the event thread, as an I/O-thread resume would, hangs
+        # here if that helper makes them itself while still suspended.)
         cfg = harness.config()
         jdi_classes = os.path.join(cfg.build_dir, "integration", "jdi-classes")
         home = harness.debuggee_java_home(cfg)

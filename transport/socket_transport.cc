@@ -202,7 +202,6 @@ class SocketTransport final : public Transport {
   std::string endpoint_text() const override { return endpoint_text_; }
   std::string exposure_warning() const override { return exposure_warning_; }
   bool listens_on_loopback_only() const override { return loopback_only_; }
-  bool sends_without_blocking() const override { return true; }
   tl::expected<void, TransportError> Attach() override;
   tl::expected<void, TransportError> Accept() override;
   tl::expected<void, TransportError> AcceptWithin(int64_t wait_ms, int64_t every_ms,

@@ -171,10 +171,6 @@ class Transport {
   // written (no hop to the I/O thread), else queues behind what is. A
   // transport library writes on the calling thread, as stock.
   virtual void Send(uint64_t session, std::vector<uint8_t> packet) = 0;
-  // Send() never blocks (dt_socket): a Listener callback, on the I/O thread,
-  // may then send a reply itself without risk of stopping the reader (a
-  // library's blocking write could, with a debugger that does not read).
-  virtual bool sends_without_blocking() const { return false; }
 
   // Waits until every packet queued so far is written (or dropped because the
   // connection ended), at most `timeout`. False on timeout. For VM death: the

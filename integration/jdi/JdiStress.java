@@ -4,9 +4,8 @@
 // and the hit frame's locals, and every few stops it suspends and resumes the
 // whole VM. The run must finish with every hit reported and no hang.
 // With "bare": one SUSPEND_ALL request alone, each stop resumed at once (a
-// debugger running from hit to hit: the agent's I/O thread answers those
-// resumes itself, and the threads starting meanwhile are suspended and resumed
-// by them).
+// debugger running from hit to hit), so that the threads starting meanwhile
+// are suspended and resumed by every stop, with no other command in between.
 //
 // Usage: JdiStress <home> <classpath> <line> <workers> <rounds> [bare]
 // Prints "HITS n", "EXIT code=N" and "RESULT ok" on success.
