@@ -13,6 +13,8 @@ import harness
 
 WORKERS = 4
 ROUNDS = 25
+# The bare storm: each stop resumed at once, while helper threads start and end.
+BARE_ROUNDS = 150
 
 
 class JdiStress(unittest.TestCase):
@@ -28,6 +30,28 @@ class JdiStress(unittest.TestCase):
         self.assertEqual(rc, 0, report)
         self.assertIn(f"HITS {WORKERS * ROUNDS}", out, report)
         self.assertIn(f"BREAKPOINT_EVENTS {2 * WORKERS * ROUNDS}", out, report)
+        self.assertIn("debuggee: concurrent: done", out, report)
+        self.assertRegex(out, r"(?m)^EXIT code=0$", report)
+        self.assertIn("RESULT ok", out, report)
+
+    def test_suspend_all_storm_resumed_at_once_while_threads_start(self):
+        # Each VirtualMachine.Resume comes right after its event, with no other
+        # command in between: a helper thread suspended at the end of its
+        # ThreadStart callback is among the threads every resume lets go, and
+        # must neither hang nor be lost. (An agent that leaves those JVMTI
+        # resumes to the event thread, as an I/O-thread resume would, hangs
+        # here if that helper makes them itself while still suspended.)
+        cfg = harness.config()
+        jdi_classes = os.path.join(cfg.build_dir, "integration", "jdi-classes")
+        home = harness.debuggee_java_home(cfg)
+        line = harness.fixture_line("ConcurrentHits.java", "// @bp-hot")
+        rc, out, err = harness.run_java(
+            cfg, ["-cp", jdi_classes], "JdiStress",
+            [home, cfg.classes_dir, str(line), str(WORKERS), str(BARE_ROUNDS), "bare"], timeout=240)
+        report = f"--- stdout:\n{out}\n--- stderr:\n{err}"
+        self.assertEqual(rc, 0, report)
+        self.assertIn(f"HITS {WORKERS * BARE_ROUNDS}", out, report)
+        self.assertIn(f"BREAKPOINT_EVENTS {WORKERS * BARE_ROUNDS}", out, report)
         self.assertIn("debuggee: concurrent: done", out, report)
         self.assertRegex(out, r"(?m)^EXIT code=0$", report)
         self.assertIn("RESULT ok", out, report)

@@ -3,8 +3,11 @@
 // start and end; at every stop the driver reads every suspended thread's frames
 // and the hit frame's locals, and every few stops it suspends and resumes the
 // whole VM. The run must finish with every hit reported and no hang.
+// With "bare": one SUSPEND_ALL request alone, each stop resumed at once (a
+// debugger running from hit to hit), so that the threads starting meanwhile
+// are suspended and resumed by every stop, with no other command in between.
 //
-// Usage: JdiStress <home> <classpath> <line> <workers> <rounds>
+// Usage: JdiStress <home> <classpath> <line> <workers> <rounds> [bare]
 // Prints "HITS n", "EXIT code=N" and "RESULT ok" on success.
 import com.sun.jdi.Bootstrap;
 import com.sun.jdi.IncompatibleThreadStateException;
@@ -34,12 +37,13 @@ import java.util.concurrent.TimeUnit;
 
 public class JdiStress {
     public static void main(String[] args) throws Exception {
-        if (args.length != 5) {
-            System.err.println("usage: JdiStress <home> <classpath> <line> <workers> <rounds>");
+        if (args.length != 5 && !(args.length == 6 && args[5].equals("bare"))) {
+            System.err.println("usage: JdiStress <home> <classpath> <line> <workers> <rounds> [bare]");
             System.exit(2);
         }
         try {
-            run(args[0], args[1], Integer.parseInt(args[2]), Integer.parseInt(args[3]), Integer.parseInt(args[4]));
+            run(args[0], args[1], Integer.parseInt(args[2]), Integer.parseInt(args[3]), Integer.parseInt(args[4]),
+                args.length == 6);
             System.out.println("RESULT ok");
         } catch (Throwable t) {
             System.out.println("RESULT fail: " + t);
@@ -62,7 +66,8 @@ public class JdiStress {
         t.start();
     }
 
-    static void run(String home, String classpath, int line, int workers, int rounds) throws Exception {
+    static void run(String home, String classpath, int line, int workers, int rounds, boolean bare)
+            throws Exception {
         LaunchingConnector launcher = null;
         for (LaunchingConnector c : Bootstrap.virtualMachineManager().launchingConnectors())
             if (c.name().equals("com.sun.jdi.CommandLineLaunch")) launcher = c;
@@ -104,6 +109,7 @@ public class JdiStress {
                     BreakpointRequest all = vm.eventRequestManager().createBreakpointRequest(at.get(0));
                     all.setSuspendPolicy(EventRequest.SUSPEND_ALL);
                     all.enable();
+                    if (bare) continue;
                     BreakpointRequest one = vm.eventRequestManager().createBreakpointRequest(at.get(0));
                     one.setSuspendPolicy(EventRequest.SUSPEND_EVENT_THREAD);
                     one.enable();
@@ -111,6 +117,7 @@ public class JdiStress {
                     breakpointEvents++;
                     if (inSet++ > 0) continue;  // the second request's event in the same set
                     hits++;
+                    if (bare) continue;
                     BreakpointEvent bp = (BreakpointEvent) e;
                     if (bp.location().lineNumber() != line)
                         throw new IllegalStateException("stopped at line " + bp.location().lineNumber());
@@ -144,8 +151,10 @@ public class JdiStress {
         System.out.println("BREAKPOINT_EVENTS " + breakpointEvents);
         if (hits != expected) throw new IllegalStateException("expected " + expected + " hits, got " + hits);
         // Both requests on the location are reported together, in the same set.
-        if (breakpointEvents != 2 * expected)
-            throw new IllegalStateException("expected " + 2 * expected + " breakpoint events, got " + breakpointEvents);
+        int perHit = bare ? 1 : 2;
+        if (breakpointEvents != perHit * expected)
+            throw new IllegalStateException(
+                "expected " + perHit * expected + " breakpoint events, got " + breakpointEvents);
         if (!process.waitFor(30, TimeUnit.SECONDS)) throw new IllegalStateException("debuggee did not exit");
         System.out.println("EXIT code=" + process.exitValue());
         if (process.exitValue() != 0) throw new IllegalStateException("debuggee exit code " + process.exitValue());
