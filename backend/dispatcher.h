@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <span>
 #include <type_traits>
 #include <unordered_map>
@@ -75,23 +76,15 @@ class Dispatcher {
   template <class Cmd, class Fn>
   void Bind(Fn fn) {
     table_[Key(Cmd::kId)] = [fn = std::move(fn)](std::span<const uint8_t> data, Responder respond) {
-      size_t leftover = 0;
-      bool negative_count = false;
-      auto req = jdwp::DecodeBody<typename Cmd::Request>(data, &leftover, &negative_count);
-      if (!req) {
-        Log().debug("{}: {}", Cmd::kName, req.error().detail);
-        respond(MalformedBodyError<Cmd>(negative_count), {});
-        return;
-      }
-      if (leftover) Log().debug("{}: {} bytes left over", Cmd::kName, leftover);
+      auto req = DecodeRequest<Cmd>(data, respond);
+      if (!req) return;
       std::vector<uint8_t> body;
       {
         // The reply is freed once encoded: a huge one (a 50 MB string) is not
         // held three times (reply, body, packet) while the packet is built.
         jdwp::Result<typename Cmd::Reply> reply = fn(*req);
         if (!reply) {
-          Log().debug("{} failed: {} ({})", Cmd::kName, jdwp::ErrorName(reply.error().code), reply.error().detail);
-          respond(reply.error().code, {});
+          RespondFailed<Cmd>(reply.error(), respond);
           return;
         }
         body = jdwp::EncodeBody(*reply, jdwp::kHeaderSize);
@@ -107,21 +100,13 @@ class Dispatcher {
   template <class Cmd, class Fn>
   void BindStreamed(Fn fn) {
     table_[Key(Cmd::kId)] = [fn = std::move(fn)](std::span<const uint8_t> data, Responder respond) {
-      size_t leftover = 0;
-      bool negative_count = false;
-      auto req = jdwp::DecodeBody<typename Cmd::Request>(data, &leftover, &negative_count);
-      if (!req) {
-        Log().debug("{}: {}", Cmd::kName, req.error().detail);
-        respond(MalformedBodyError<Cmd>(negative_count), {});
-        return;
-      }
-      if (leftover) Log().debug("{}: {} bytes left over", Cmd::kName, leftover);
+      auto req = DecodeRequest<Cmd>(data, respond);
+      if (!req) return;
       std::vector<uint8_t> body;
       {
         jdwp::Result<Streamable<typename Cmd::Reply>> reply = fn(*req);
         if (!reply) {
-          Log().debug("{} failed: {} ({})", Cmd::kName, jdwp::ErrorName(reply.error().code), reply.error().detail);
-          respond(reply.error().code, {});
+          RespondFailed<Cmd>(reply.error(), respond);
           return;
         }
         if (auto* source = std::get_if<std::unique_ptr<ReplySource>>(&*reply)) {
@@ -151,13 +136,8 @@ class Dispatcher {
   template <class Cmd, class Fn>
   void BindAsync(Fn fn) {
     async_[Key(Cmd::kId)] = [fn = std::move(fn)](uint32_t id, std::span<const uint8_t> data, Responder respond) {
-      bool negative_count = false;
-      auto req = jdwp::DecodeBody<typename Cmd::Request>(data, nullptr, &negative_count);
-      if (!req) {
-        Log().debug("{}: {}", Cmd::kName, req.error().detail);
-        respond(MalformedBodyError<Cmd>(negative_count), {});
-        return;
-      }
+      auto req = DecodeRequest<Cmd>(data, respond);
+      if (!req) return;
       fn(*req, Later<typename Cmd::Reply>{id, std::move(respond)});
     };
   }
@@ -170,6 +150,26 @@ class Dispatcher {
   }
 
  private:
+  // The request of `Cmd` in `data`; nullopt when it is malformed (answered then).
+  template <class Cmd>
+  static std::optional<typename Cmd::Request> DecodeRequest(std::span<const uint8_t> data, const Responder& respond) {
+    size_t leftover = 0;
+    bool negative_count = false;
+    auto req = jdwp::DecodeBody<typename Cmd::Request>(data, &leftover, &negative_count);
+    if (!req) {
+      Log().debug("{}: {}", Cmd::kName, req.error().detail);
+      respond(MalformedBodyError<Cmd>(negative_count), {});
+      return std::nullopt;
+    }
+    if (leftover) Log().debug("{}: {} bytes left over", Cmd::kName, leftover);
+    return std::move(*req);
+  }
+  template <class Cmd>
+  static void RespondFailed(const jdwp::Error& error, const Responder& respond) {
+    Log().debug("{} failed: {} ({})", Cmd::kName, jdwp::ErrorName(error.code), error.detail);
+    respond(error.code, {});
+  }
+
   static uint16_t Key(jdwp::CommandId id) { return Key(static_cast<uint8_t>(id.set), id.command); }
   static uint16_t Key(uint8_t set, uint8_t command) { return static_cast<uint16_t>(set << 8 | command); }
   std::unordered_map<uint16_t, RawHandler> table_;
