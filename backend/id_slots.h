@@ -15,7 +15,7 @@
 //  - 8 bits of the object's identity hash, so that a search of the index
 //    passes over most other objects without asking the VM; the whole hash
 //    (the index's key) is asked of the VM (`hash_of(ref)`, nullopt once the
-//    object is collected) when the index moves an entry;
+//    object is collected) when the index is relisted;
 //  - the debugger's count, 16 bits; a count of 65,535 or more (an ID sent that
 //    often and never disposed) is kept whole in a side map.
 // A node of a hash map keyed by ID costs ~80 bytes, the slot before this one

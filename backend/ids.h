@@ -12,7 +12,7 @@
 // Locking: one mutex (rank: leaf) guards each table; no JVM call that can block
 // on another thread of ours is made while holding it. ObjectTable's mutex is
 // held across IsSameObject, NewLocalRef, DeleteWeakGlobalRef and JVMTI
-// GetObjectHashCode (the index asks it when it moves an entry): none of them
+// GetObjectHashCode (the index asks it when it relists its entries): none of them
 // waits on another thread of ours, and a Java thread (in one of our
 // callbacks) is never JVMTI-suspended by us meanwhile (see threads.h).
 #pragma once
