@@ -231,18 +231,24 @@ TEST(IdSlots, TheIndexFollowsAMillionIdsAndTheirRelease) {
   EXPECT_EQ(t.index().capacity(), 0u);
 }
 
-// A collected object's hash is no longer known: its entry cannot be moved or
-// unlisted, stays where it is until the index is rebuilt, and the objects
-// listed after it in its run are still found.
+// IDs 1 to `ids`, the object of ID n being n * 8 with hash n % 50: long runs
+// of equal hashes in the index.
+void InsertRuns(Table& table, uint64_t ids) {
+  for (uint64_t id = 1; id <= ids; ++id) table.Insert(id, id * 8, static_cast<uint32_t>(id % 50), 1);
+}
+std::optional<uint64_t> FindInRuns(Slots& t, uint64_t id) {
+  return t.FindObject(static_cast<uint32_t>(id % 50), [&](uintptr_t ref) { return ref == id * 8; });
+}
+
+// A collected object's hash is no longer known: its entry stays where it is
+// until the index is relisted, and the objects listed after it in its run
+// are still found.
 TEST(IdSlots, EntriesOfCollectedObjectsAreDroppedOnRebuild) {
   Table table;
   Slots& t = table.slots;
-  auto find = [&](uint64_t id) {
-    return t.FindObject(static_cast<uint32_t>(id % 50), [&](uintptr_t ref) { return ref == id * 8; });
-  };
-  // Runs of equal hashes, so that unlisting shifts entries across gone ones.
+  auto find = [&](uint64_t id) { return FindInRuns(t, id); };
   constexpr uint64_t kIds = 30000;
-  for (uint64_t id = 1; id <= kIds; ++id) table.Insert(id, id * 8, static_cast<uint32_t>(id % 50), 1);
+  InsertRuns(table, kIds);
   // Every third object collected (its ID still held), every fifth ID released.
   for (uint64_t id = 3; id <= kIds; id += 3) table.hashes.erase(id * 8);
   for (uint64_t id = 5; id <= kIds; id += 5) t.Erase(id);
@@ -281,10 +287,8 @@ TEST(IdSlots, ReleasesAskNoHashUntilTheIndexIsRelisted) {
   Table table;
   Slots& t = table.slots;
   constexpr uint64_t kIds = 30000;
-  for (uint64_t id = 1; id <= kIds; ++id) table.Insert(id, id * 8, static_cast<uint32_t>(id % 50), 1);
-  auto find = [&](uint64_t id) {
-    return t.FindObject(static_cast<uint32_t>(id % 50), [&](uintptr_t ref) { return ref == id * 8; });
-  };
+  InsertRuns(table, kIds);
+  auto find = [&](uint64_t id) { return FindInRuns(t, id); };
   table.hash_calls = 0;
   for (uint64_t id = 1; id <= 10000; ++id) t.Erase(id);
   EXPECT_EQ(table.hash_calls, 0u);
