@@ -1,5 +1,6 @@
 #include "jdwp/packet.h"
 
+#include <algorithm>
 #include <string>
 
 namespace jdwpx::jdwp {
@@ -11,6 +12,15 @@ uint32_t ReadU32(const uint8_t* p) {
 
 void PutU32(std::vector<uint8_t>& out, uint32_t v) {
   for (int shift = 24; shift >= 0; shift -= 8) out.push_back(static_cast<uint8_t>(v >> shift));
+}
+
+// A reply's 11 header bytes at `out`: length, id, flags, error code.
+void PutReplyHeader(uint8_t* out, size_t length, uint32_t id, ErrorCode error) {
+  for (int i = 0; i < 4; ++i) out[i] = static_cast<uint8_t>(static_cast<uint32_t>(length) >> (24 - 8 * i));
+  for (int i = 0; i < 4; ++i) out[4 + i] = static_cast<uint8_t>(id >> (24 - 8 * i));
+  out[8] = kReplyFlag;
+  out[9] = static_cast<uint8_t>(static_cast<uint16_t>(error) >> 8);
+  out[10] = static_cast<uint8_t>(error);
 }
 
 }  // namespace
@@ -53,37 +63,20 @@ std::vector<uint8_t> MakeCommandPacket(uint32_t id, CommandId command, std::span
 std::vector<uint8_t> MakeReplyPacketIn(uint32_t id, ErrorCode error, std::vector<uint8_t>&& room_and_body) {
   if (room_and_body.size() < kHeaderSize) return MakeReplyPacket(id, error, {});
   std::vector<uint8_t> out = std::move(room_and_body);
-  std::vector<uint8_t> header;
-  header.reserve(kHeaderSize);
-  PutU32(header, static_cast<uint32_t>(out.size()));
-  PutU32(header, id);
-  header.push_back(kReplyFlag);
-  header.push_back(static_cast<uint8_t>(static_cast<uint16_t>(error) >> 8));
-  header.push_back(static_cast<uint8_t>(error));
-  std::copy(header.begin(), header.end(), out.begin());
+  PutReplyHeader(out.data(), out.size(), id, error);
   return out;
 }
 
 std::vector<uint8_t> MakeReplyHeader(uint32_t id, ErrorCode error, size_t body_size) {
-  std::vector<uint8_t> out;
-  out.reserve(kHeaderSize);
-  PutU32(out, static_cast<uint32_t>(kHeaderSize + body_size));
-  PutU32(out, id);
-  out.push_back(kReplyFlag);
-  out.push_back(static_cast<uint8_t>(static_cast<uint16_t>(error) >> 8));
-  out.push_back(static_cast<uint8_t>(error));
+  std::vector<uint8_t> out(kHeaderSize);
+  PutReplyHeader(out.data(), kHeaderSize + body_size, id, error);
   return out;
 }
 
 std::vector<uint8_t> MakeReplyPacket(uint32_t id, ErrorCode error, std::span<const uint8_t> data) {
-  std::vector<uint8_t> out;
-  out.reserve(kHeaderSize + data.size());
-  PutU32(out, static_cast<uint32_t>(kHeaderSize + data.size()));
-  PutU32(out, id);
-  out.push_back(kReplyFlag);
-  out.push_back(static_cast<uint8_t>(static_cast<uint16_t>(error) >> 8));
-  out.push_back(static_cast<uint8_t>(error));
-  out.insert(out.end(), data.begin(), data.end());
+  std::vector<uint8_t> out(kHeaderSize + data.size());
+  PutReplyHeader(out.data(), out.size(), id, error);
+  std::copy(data.begin(), data.end(), out.begin() + kHeaderSize);
   return out;
 }
 
