@@ -258,6 +258,9 @@ class SocketTransport final : public Transport {
   // On the calling thread, `session` locked (write_mu): writes `out` now when
   // the writer is idle, else queues it.
   void SendLocked(const std::shared_ptr<Session>& session, Outgoing out);
+  // The attached session if it is connection `epoch` and the transport is not
+  // stopping (what Send and SendInParts write to), else null.
+  std::shared_ptr<Session> AttachedSession(uint64_t epoch);
   // `session` locked: its packet in parts has had its last part; what Send()
   // held back follows it.
   void EndPartsLocked(const std::shared_ptr<Session>& session);
@@ -1004,15 +1007,20 @@ void SocketTransport::PacketsDone(size_t n) {
   unwritten_cv_.notify_all();
 }
 
+std::shared_ptr<Session> SocketTransport::AttachedSession(uint64_t epoch) {
+  if (epoch == 0 || epoch != attached_epoch_ || stopping_) return nullptr;
+  std::shared_ptr<Session> session;
+  {
+    std::lock_guard lock(direct_mu_);
+    session = direct_session_;
+  }
+  return session && session->epoch == epoch ? session : nullptr;
+}
+
 void SocketTransport::Send(uint64_t epoch, std::vector<uint8_t> packet) {
   try {
-    if (epoch == 0 || epoch != attached_epoch_ || stopping_) return;
-    std::shared_ptr<Session> session;
-    {
-      std::lock_guard lock(direct_mu_);
-      session = direct_session_;
-    }
-    if (!session || session->epoch != epoch) return;
+    const std::shared_ptr<Session> session = AttachedSession(epoch);
+    if (!session) return;
     std::lock_guard lock(session->write_mu);
     if (session->closed || session->close_when_drained || session->broken) return;
     if (session->in_parts) {
@@ -1091,15 +1099,8 @@ class PartsWriter final : public PacketWriter {
 };
 
 std::unique_ptr<PacketWriter> SocketTransport::SendInParts(uint64_t epoch, size_t length) {
-  if (epoch == 0 || epoch != attached_epoch_ || stopping_ || length < jdwp::kHeaderSize) {
-    return std::make_unique<PartsWriter>(this, nullptr, length);
-  }
-  std::shared_ptr<Session> session;
-  {
-    std::lock_guard lock(direct_mu_);
-    session = direct_session_;
-  }
-  if (!session || session->epoch != epoch) return std::make_unique<PartsWriter>(this, nullptr, length);
+  std::shared_ptr<Session> session = length < jdwp::kHeaderSize ? nullptr : AttachedSession(epoch);
+  if (!session) return std::make_unique<PartsWriter>(this, nullptr, length);
   std::unique_lock lock(session->write_mu);
   session->parts_cv.wait(lock, [&] { return !session->in_parts || session->closed || stopping_; });
   if (session->closed || session->close_when_drained || session->broken || stopping_) {
