@@ -22,7 +22,7 @@
 //   jdwpx commands  executes commands in arrival order, one at a time, and the
 //                   session transitions (attach, detach, dispose) in order with them
 //   jdwpx events    the reporter: applies suspend policies and sends events
-// Java threads enter only through JVMTI callbacks (EventManager).
+// Java threads enter only through JVMTI callbacks (vm_callbacks.h, then EventManager).
 // At VM death with no debugger attached, the command and reporter threads end
 // (EndIdleThreads), so that no agent thread is in native code when the VM exits.
 #pragma once
@@ -240,6 +240,9 @@ class Agent : public transport::Listener {
   int running_threads_ = 0;
   std::condition_variable threads_ended_cv_;
 };
+
+// The JDK's feature version (17, 21...) from JVMTI's version number.
+int JdkFeatureVersion(jvmtiEnv* jvmti);
 
 // Registers every command handler (backend/commands/*.cc).
 void RegisterVirtualMachine(Dispatcher& d, Context& ctx, Agent& agent, JNIEnv** jni);

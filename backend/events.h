@@ -14,7 +14,7 @@
 //   event_reporter.h    composite -> suspension -> send, on the reporter thread
 //   event_request.h     what the table holds per request (Request, Step)
 //
-// A breakpoint hit: agent.cc's callback -> EventManager::OnBreakpoint
+// A breakpoint hit: vm_callbacks.cc's callback -> EventManager::OnBreakpoint
 // (event_callbacks.cc) -> Matches (event_filters.cc) -> Report (events.cc:
 // expired requests let go) -> EventReporter::Report (event_reporter.cc), which
 // hands the composite to the reporter thread and parks the event thread; a

@@ -1,1 +1,1 @@
-// The agent library; its entry points live in agent.cc (linked whole from the backend library).
+// The agent library; its entry points live in entry_points.cc (linked whole from the backend library).

@@ -68,7 +68,7 @@
 // suspension comes back in the count before the reply goes (the debugger finds
 // it suspended), but its JVMTI suspension is left pending while it waits in
 // Park, where it runs no Java code. The command thread applies pending
-// suspensions before each command that may look at a thread (agent.cc); a
+// suspensions before each command that may look at a thread (agent_session.cc); a
 // resume or the next invoke comes first in an IDE's evaluation and makes it
 // moot, so a run of invokes costs no JVMTI suspend-and-resume nor a hop to the
 // reporter thread.
@@ -235,7 +235,7 @@ class ThreadControl {
   // suspensions wait for its end: another thread's SUSPEND_ALL event (or a
   // VirtualMachine.Suspend) stops it, as stock. `run` takes none of our locks.
   void RunInvokedCode(JNIEnv* jni, jthread self, const std::function<void()>& run);
-  // The application's own Thread.resume() (JDK 19 and older; agent.cc binds
+  // The application's own Thread.resume() (JDK 19 and older; vm_callbacks.cc binds
   // Thread.resume0 to a wrapper): waits while the debugger counts a suspension
   // of `target`, then runs `resume` with mu_ held, so that no debugger
   // suspension comes between the check and the resume (stock holds suspends up
