@@ -1,4 +1,5 @@
-// dt_socket over asio.
+// dt_socket over asio: listening, attaching, handshakes, reading, the
+// session's end (the write path is socket_writes.cc).
 //
 // Threading model: one asio::io_context, never run by two threads at once.
 // Accept()/Attach() run it on the caller's thread until one debugger is
@@ -17,24 +18,13 @@
 // reader coroutine, one writer callback chain draining a queue). Handshakes are
 // serial, like stock's. Sessions are numbered; Send and CloseConnection name
 // theirs, so a late packet or close never reaches the next debugger.
-// Writing: Send() writes a packet at once on the calling thread (the command
-// thread's reply, the reporter's event) when nothing is queued before it and
-// no write is under way: one non-blocking send(2), no hop to the I/O thread.
-// What does not fit in the socket buffer (and everything sent while the rest
-// waits) is queued for the I/O thread's writer, in order. The session's
-// write_mu guards the queue, the writer state and the socket's close, so a
-// direct write never reaches a closed (or reused) descriptor.
-// A packet sent in parts (SendInParts: a reply too big to build whole) goes
-// the same way, part by part: a part is written directly when the writer is
-// idle, else queued; its maker waits (PartsWriter::Write) while more than
-// kPartsWindow bytes are queued, until the writer drains them or the session
-// ends. While its parts come, Send()'s packets wait in `held` and follow its
-// last part, so nothing gets between its bytes on the wire.
 // Unix-domain sockets (address=unix:<path>, ours) share all of this through
 // asio's generic stream protocol; only binding, the peer check (SO_PEERCRED
 // instead of allow=) and the socket file's life differ (unix_socket.cc).
 // Closing anything goes one way: close the socket, let the pending operations
 // finish with operation_aborted, and the session's end reports OnDetached.
+#include "transport/socket_transport.h"
+
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <sys/socket.h>
@@ -63,11 +53,10 @@
 #include "transport/unix_socket.h"
 
 namespace jdwpx::transport {
+namespace dt_socket {
 namespace {
 
 using asio::ip::tcp;
-using Protocol = asio::generic::stream_protocol;
-using Socket = Protocol::socket;
 using namespace std::chrono_literals;
 
 // A claimed length above this is treated as a corrupt stream, not a packet.
@@ -129,216 +118,7 @@ uint32_t ReadBigEndian32(const uint8_t* p) {
   return (uint32_t{p[0]} << 24) | (uint32_t{p[1]} << 16) | (uint32_t{p[2]} << 8) | uint32_t{p[3]};
 }
 
-// A timer that runs `on_expiry` unless disarmed first. The handler owns its
-// state, so it is safe even if it was already queued when the owner went away.
-class Deadline {
- public:
-  Deadline(asio::io_context& io, int64_t timeout_ms, std::function<void()> on_expiry) : timer_(io) {
-    if (timeout_ms <= 0) return;
-    timer_.expires_after(std::chrono::milliseconds(timeout_ms));
-    timer_.async_wait([state = state_, on_expiry = std::move(on_expiry)](const asio::error_code& ec) {
-      if (ec || state->disarmed) return;
-      state->expired = true;
-      on_expiry();
-    });
-  }
-  ~Deadline() { Disarm(); }
-  Deadline(const Deadline&) = delete;
-  Deadline& operator=(const Deadline&) = delete;
-
-  void Disarm() {
-    state_->disarmed = true;
-    timer_.cancel();
-  }
-  bool expired() const { return state_->expired; }
-
- private:
-  struct State {
-    bool disarmed = false;
-    bool expired = false;
-  };
-  std::shared_ptr<State> state_ = std::make_shared<State>();
-  asio::steady_timer timer_;
-};
-
-// What the writer writes: a whole packet, or a part of one sent in parts.
-struct Outgoing {
-  enum class Kind : uint8_t { kWhole, kPart, kLastPart };
-  std::vector<uint8_t> bytes;
-  Kind kind = Kind::kWhole;
-  // kLastPart: the packet's header and length, for Listener::OnWritten.
-  std::array<uint8_t, jdwp::kHeaderSize> header{};
-  size_t packet_length = 0;
-};
-
-struct Session {
-  explicit Session(Socket s) : socket(std::move(s)) {}
-  Socket socket;
-  std::string peer;
-  uint64_t epoch = 0;
-  bool reader_started = false;  // I/O thread only
-  bool ended = false;           // I/O thread only (`closed` is what other threads see)
-
-  // Leaf lock (nothing else is taken under it but the trace's lock-free push
-  // and unwritten_mu_): the write side, shared by Send() on any thread and the
-  // I/O thread's writer.
-  std::mutex write_mu;
-  std::deque<Outgoing> queue;
-  size_t front_written = 0;  // bytes of queue.front() already written (a direct write cut short)
-  size_t queued_bytes = 0;   // bytes in `queue` not yet written
-  // A packet is being sent in parts (its last part not yet given): Send()'s
-  // packets wait in `held`, and no other packet starts in parts.
-  bool in_parts = false;
-  std::deque<std::vector<uint8_t>> held;
-  // Signalled when queued bytes are written, when a packet's last part is
-  // given, and when the session closes: a parts maker waits on it.
-  std::condition_variable parts_cv;
-  bool writing = false;      // the I/O thread's writer owns the socket's write side
-  bool direct_ok = false;    // Run() serves the session: Send() may write directly
-  bool close_when_drained = false;
-  // Nothing more may be written: a direct write failed, or a packet in parts
-  // was cut short; EndSession is on its way.
-  bool broken = false;
-  bool closed = false;       // the socket is closed (EndSession)
-};
-
-class SocketTransport final : public Transport {
- public:
-  SocketTransport(const Config& config, Listener* listener, AllowList allow)
-      : config_(config),
-        listener_(listener),
-        allow_(std::move(allow)),
-        log_(spdlog::get("jdwpx.transport")),
-        acceptor_(io_) {}
-
-  ~SocketTransport() override {
-    // Handlers still queued hold no references that outlive io_ (declared first,
-    // destroyed last); nothing is reported to the listener from here on.
-    stopping_ = true;
-    unix_file_.Remove();
-  }
-
-  tl::expected<void, TransportError> Bind(const ParsedAddress& address);
-  tl::expected<void, TransportError> Resolve(const ParsedAddress& address);
-  tl::expected<void, TransportError> BindUnix(const std::string& path);
-  tl::expected<void, TransportError> ResolveUnix(const std::string& path);
-
-  uint16_t port() const override { return bound_port_; }
-  std::string address() const override {
-    return unix_path_.empty() ? std::to_string(bound_port_) : std::string(kUnixPrefix) + unix_path_;
-  }
-  std::string endpoint_text() const override { return endpoint_text_; }
-  std::string exposure_warning() const override { return exposure_warning_; }
-  bool listens_on_loopback_only() const override { return loopback_only_; }
-  tl::expected<void, TransportError> Attach() override;
-  tl::expected<void, TransportError> Accept() override;
-  tl::expected<void, TransportError> AcceptWithin(int64_t wait_ms, int64_t every_ms,
-                                                  const std::function<void()>& waiting) override;
-  void Run() override;
-  void Send(uint64_t session, std::vector<uint8_t> packet) override;
-  std::unique_ptr<PacketWriter> SendInParts(uint64_t session, size_t length) override;
-  bool Flush(std::chrono::milliseconds timeout) override;
-  void CloseConnection(uint64_t session) override;
-  void Shutdown() override;
-
- private:
-  asio::awaitable<void> AcceptLoop(bool stop_after_first);
-  // Waits (at most kWaitForSessionEndMs) until no session is attached; false if one still is.
-  asio::awaitable<bool> WaitForSessionEnd();
-  asio::awaitable<void> Connect();
-  // Returns an empty string on success, else stock's failure text.
-  asio::awaitable<std::string> Handshake(std::shared_ptr<Socket> socket, bool send_first);
-  // Who connected, or why they are refused (allow=, or a Unix peer's uid).
-  tl::expected<std::string, std::string> CheckPeer(Socket& socket);
-  asio::awaitable<void> ReadLoop(std::shared_ptr<Session> session);
-
-  void StartSession(std::shared_ptr<Socket> socket, const std::string& peer, std::chrono::nanoseconds handshake);
-  void StartReader(const std::shared_ptr<Session>& session);
-  void WriteNext(const std::shared_ptr<Session>& session);
-  // On the calling thread, `session` locked (write_mu): writes `out` now when
-  // the writer is idle, else queues it.
-  void SendLocked(const std::shared_ptr<Session>& session, Outgoing out);
-  // The attached session if it is connection `epoch` and the transport is not
-  // stopping (what Send and SendInParts write to), else null.
-  std::shared_ptr<Session> AttachedSession(uint64_t epoch);
-  // `session` locked: its packet in parts has had its last part; what Send()
-  // held back follows it.
-  void EndPartsLocked(const std::shared_ptr<Session>& session);
-  friend class PartsWriter;
-  // Hands one whole packet to the listener, or ends the session on a packet no debugger sends.
-  void Deliver(const std::shared_ptr<Session>& session, std::vector<uint8_t> packet);
-  void EndSession(const std::shared_ptr<Session>& session, const std::string& reason);
-  void CloseAll();
-  // Runs io_ on the calling thread until `done` and nothing else is pending.
-  void RunUntilIdle();
-
-  void Spawn(asio::awaitable<void> task, std::function<void()> on_done = {});
-  // A queued packet was written or dropped.
-  void PacketsDone(size_t n);
-
-  // Listener calls never throw into asio.
-  template <typename F>
-  void Notify(F&& call) {
-    try {
-      call();
-    } catch (const std::exception& e) {
-      if (log_) log_->error("listener threw: {}", e.what());
-    } catch (...) {
-      if (log_) log_->error("listener threw");
-    }
-  }
-  void Warn(const std::string& message) {
-    if (log_) log_->debug("{}", message);
-    Notify([&] { listener_->OnWarning(message); });
-  }
-
-  const Config config_;
-  Listener* const listener_;
-  const AllowList allow_;
-  const std::shared_ptr<spdlog::logger> log_;
-
-  asio::io_context io_{1};
-  std::atomic<bool> stopping_{false};
-  // Epoch of the attached session, 0 when none: Send() drops early on 0, and
-  // its queued handler drops a packet meant for an earlier session.
-  std::atomic<uint64_t> attached_epoch_{0};
-  // The attached session as Send() sees it from other threads (the I/O thread
-  // sets and clears it with session_).
-  std::mutex direct_mu_;  // leaf; taken before a session's write_mu
-  std::shared_ptr<Session> direct_session_;
-  // Packets accepted by Send() and not yet written or dropped (for Flush).
-  std::mutex unwritten_mu_;
-  std::condition_variable unwritten_cv_;
-  size_t unwritten_ = 0;
-
-  // ---- I/O state (io_ thread only) ----
-  asio::basic_socket_acceptor<Protocol> acceptor_;
-  uint16_t bound_port_ = 0;
-  std::string unix_path_;      // address=unix:<path>, else empty
-  UnixSocketFile unix_file_;   // the socket file while we own it
-  std::string endpoint_text_;  // set once by Bind (before any other thread sees the transport)
-  std::string exposure_warning_;
-  std::vector<std::pair<Protocol::endpoint, std::string>> connect_endpoints_;
-  // AcceptWithin: its bound ran out (no debugger attached in time).
-  bool suspend_timed_out_ = false;
-  bool loopback_only_ = false;  // set by Bind (TCP only: a Unix socket is no port)
-  std::shared_ptr<Session> session_;
-  uint64_t last_epoch_ = 0;
-  // The socket in the middle of a handshake, so that Shutdown/timeouts can close it.
-  std::weak_ptr<Socket> handshaking_;
-  std::weak_ptr<Socket> connecting_;
-  bool running_ = false;  // inside Run()
-  bool accept_timed_out_ = false;
-  bool connect_timed_out_ = false;
-  TransportError connect_error_;
-  std::string accept_error_;
-  std::shared_ptr<asio::steady_timer> accept_retry_timer_;
-  // Set while a connection waits for the attached session's end; EndSession and CloseAll cancel it.
-  std::shared_ptr<asio::steady_timer> session_end_timer_;
-  // timeout= while Run() listens with no debugger (stock's accept timeout).
-  std::unique_ptr<Deadline> listen_deadline_;
-  void ArmListenDeadline();
-};
+}  // namespace
 
 void SocketTransport::Spawn(asio::awaitable<void> task, std::function<void()> on_done) {
   asio::co_spawn(io_, std::move(task), [this, on_done = std::move(on_done)](std::exception_ptr error) {
@@ -803,128 +583,6 @@ void SocketTransport::Deliver(const std::shared_ptr<Session>& session, std::vect
   Notify([&] { listener_->OnPacket(std::move(packet)); });
 }
 
-void SocketTransport::WriteNext(const std::shared_ptr<Session>& session) {
-  if (session->ended) return;
-  const uint8_t* data = nullptr;
-  size_t size = 0;
-  {
-    std::unique_lock lock(session->write_mu);
-    if (session->queue.empty()) {
-      session->writing = false;
-      // A packet still getting its parts is not drained (EndPartsLocked closes then).
-      const bool close = session->close_when_drained && !session->in_parts;
-      lock.unlock();
-      if (close) EndSession(session, "connection closed by the agent");
-      return;
-    }
-    session->writing = true;
-    // The front element stays put while other threads push_back (a deque keeps
-    // references); only this thread pops it.
-    const Outgoing& front = session->queue.front();
-    data = front.bytes.data() + session->front_written;
-    size = front.bytes.size() - session->front_written;
-  }
-  if (log_) log_->trace("-> packet len={}", size);
-  asio::async_write(session->socket, asio::buffer(data, size), [this, session, size](const asio::error_code& ec, size_t) {
-    if (session->ended) return;
-    if (ec) {
-      EndSession(session, "send failed: " + ec.message());
-      return;
-    }
-    bool packet_done = false;
-    {
-      std::lock_guard lock(session->write_mu);
-      // The last byte is written: the moment a protocol trace times a reply by.
-      const Outgoing& front = session->queue.front();
-      if (front.kind == Outgoing::Kind::kWhole) {
-        Notify([&] { listener_->OnWritten(front.bytes, front.bytes.size()); });
-      } else if (front.kind == Outgoing::Kind::kLastPart) {
-        Notify([&] { listener_->OnWritten(front.header, front.packet_length); });
-      }
-      packet_done = front.kind != Outgoing::Kind::kPart;
-      session->queued_bytes -= std::min(size, session->queued_bytes);
-      session->queue.pop_front();
-      session->front_written = 0;
-    }
-    session->parts_cv.notify_all();
-    if (packet_done) PacketsDone(1);
-    WriteNext(session);
-  });
-}
-
-void SocketTransport::SendLocked(const std::shared_ptr<Session>& session, Outgoing out) {
-  size_t written = 0;
-  if (session->direct_ok && !session->writing && session->queue.empty()) {
-    const int fd = session->socket.native_handle();
-    const std::vector<uint8_t>& bytes = out.bytes;
-    int error = 0;
-    while (written < bytes.size()) {
-      ssize_t n = ::send(fd, bytes.data() + written, bytes.size() - written, MSG_DONTWAIT | MSG_NOSIGNAL);
-      if (n > 0) {
-        written += static_cast<size_t>(n);
-      } else if (n < 0 && errno == EINTR) {
-        continue;
-      } else {
-        error = n < 0 ? errno : EPIPE;
-        break;
-      }
-    }
-    if (written == bytes.size()) {
-      if (log_) log_->trace("-> packet len={} (direct)", bytes.size());
-      if (out.kind == Outgoing::Kind::kWhole) {
-        Notify([&] { listener_->OnWritten(bytes, bytes.size()); });
-      } else if (out.kind == Outgoing::Kind::kLastPart) {
-        Notify([&] { listener_->OnWritten(out.header, out.packet_length); });
-        PacketsDone(1);  // counted by SendInParts
-      }
-      return;
-    }
-    if (error != EAGAIN && error != EWOULDBLOCK) {
-      // The peer is gone: the reader sees it too; the I/O thread ends the
-      // session, and nothing more is written meanwhile.
-      session->close_when_drained = true;
-      session->broken = true;
-      if (out.kind == Outgoing::Kind::kLastPart) PacketsDone(1);  // dropped
-      asio::post(io_, [this, session, error] {
-        EndSession(session, "send failed: " + std::error_code(error, std::generic_category()).message());
-      });
-      return;
-    }
-    // The socket buffer is full: the writer sends the rest when it drains.
-    session->front_written = written;
-  }
-  if (out.kind == Outgoing::Kind::kWhole) {
-    std::lock_guard lock(unwritten_mu_);
-    ++unwritten_;
-  }
-  session->queued_bytes += out.bytes.size() - written;
-  session->queue.push_back(std::move(out));
-  if (session->direct_ok && !session->writing) {
-    session->writing = true;
-    asio::post(io_, [this, session] { WriteNext(session); });
-  }
-}
-
-void SocketTransport::EndPartsLocked(const std::shared_ptr<Session>& session) {
-  session->in_parts = false;
-  // Counted in unwritten_ when Send() held them back.
-  for (auto& packet : session->held) {
-    session->queued_bytes += packet.size();
-    session->queue.push_back(Outgoing{std::move(packet)});
-  }
-  session->held.clear();
-  if (session->direct_ok && !session->writing) {
-    if (!session->queue.empty()) {
-      session->writing = true;
-      asio::post(io_, [this, session] { WriteNext(session); });
-    } else if (session->close_when_drained && !session->broken) {
-      // CloseConnection came while the parts did: everything is written now.
-      asio::post(io_, [this, session] { EndSession(session, "connection closed by the agent"); });
-    }
-  }
-  session->parts_cv.notify_all();  // a SendInParts waiting for its turn
-}
-
 void SocketTransport::EndSession(const std::shared_ptr<Session>& which, const std::string& reason) {
   // A copy: `which` may be session_ itself, reset below.
   const std::shared_ptr<Session> session = which;
@@ -998,128 +656,6 @@ void SocketTransport::Run() {
   }
 }
 
-void SocketTransport::PacketsDone(size_t n) {
-  if (n == 0) return;
-  {
-    std::lock_guard lock(unwritten_mu_);
-    unwritten_ -= std::min(n, unwritten_);
-  }
-  unwritten_cv_.notify_all();
-}
-
-std::shared_ptr<Session> SocketTransport::AttachedSession(uint64_t epoch) {
-  if (epoch == 0 || epoch != attached_epoch_ || stopping_) return nullptr;
-  std::shared_ptr<Session> session;
-  {
-    std::lock_guard lock(direct_mu_);
-    session = direct_session_;
-  }
-  return session && session->epoch == epoch ? session : nullptr;
-}
-
-void SocketTransport::Send(uint64_t epoch, std::vector<uint8_t> packet) {
-  try {
-    const std::shared_ptr<Session> session = AttachedSession(epoch);
-    if (!session) return;
-    std::lock_guard lock(session->write_mu);
-    if (session->closed || session->close_when_drained || session->broken) return;
-    if (session->in_parts) {
-      // After the packet in parts (EndPartsLocked).
-      {
-        std::lock_guard count(unwritten_mu_);
-        ++unwritten_;
-      }
-      session->held.push_back(std::move(packet));
-      return;
-    }
-    SendLocked(session, Outgoing{std::move(packet)});
-  } catch (...) {
-    if (log_) log_->error("Send failed to queue a packet");
-  }
-}
-
-// SendInParts' writer. Its maker (the command thread) waits in Write() while
-// the writer has more than kPartsWindow bytes queued; the session's end and
-// Shutdown() wake it.
-class PartsWriter final : public PacketWriter {
- public:
-  // Without a session: nowhere to write (Write() says so).
-  PartsWriter(SocketTransport* transport, std::shared_ptr<Session> session, size_t length)
-      : transport_(transport), session_(std::move(session)), length_(length) {}
-
-  ~PartsWriter() override {
-    if (!session_ || given_ == length_) return;
-    try {
-      std::lock_guard lock(session_->write_mu);
-      if (session_->closed) return;
-      // Cut short: the debugger would wait forever for the rest. What Send()
-      // held back goes with the session.
-      session_->broken = true;
-      asio::post(transport_->io_, [transport = transport_, session = session_] {
-        transport->EndSession(session, "a reply was cut short");
-      });
-    } catch (...) {
-      if (transport_->log_) transport_->log_->error("could not end a session whose reply was cut short");
-    }
-  }
-
-  bool Write(std::vector<uint8_t> part) override {
-    if (!session_ || part.empty()) return session_ != nullptr;
-    std::unique_lock lock(session_->write_mu);
-    if (session_->closed || session_->broken) return false;
-    if (part.size() > length_ - given_ || (given_ == 0 && part.size() < jdwp::kHeaderSize)) {
-      if (transport_->log_) transport_->log_->error("a packet in parts got more bytes than its length, or no header");
-      return false;  // ~PartsWriter ends the session
-    }
-    if (given_ == 0) std::copy_n(part.begin(), jdwp::kHeaderSize, header_.begin());
-    given_ += part.size();
-    const bool last = given_ == length_;
-    Outgoing out{std::move(part), last ? Outgoing::Kind::kLastPart : Outgoing::Kind::kPart};
-    if (last) {
-      out.header = header_;
-      out.packet_length = length_;
-    }
-    transport_->SendLocked(session_, std::move(out));
-    if (last) {
-      transport_->EndPartsLocked(session_);
-      return !session_->closed && !session_->broken;
-    }
-    session_->parts_cv.wait(lock, [&] {
-      return session_->closed || session_->broken || transport_->stopping_ || session_->queued_bytes <= kPartsWindow;
-    });
-    return !session_->closed && !session_->broken && !transport_->stopping_;
-  }
-
- private:
-  SocketTransport* const transport_;
-  const std::shared_ptr<Session> session_;
-  const size_t length_;
-  size_t given_ = 0;
-  std::array<uint8_t, jdwp::kHeaderSize> header_{};
-};
-
-std::unique_ptr<PacketWriter> SocketTransport::SendInParts(uint64_t epoch, size_t length) {
-  std::shared_ptr<Session> session = length < jdwp::kHeaderSize ? nullptr : AttachedSession(epoch);
-  if (!session) return std::make_unique<PartsWriter>(this, nullptr, length);
-  std::unique_lock lock(session->write_mu);
-  session->parts_cv.wait(lock, [&] { return !session->in_parts || session->closed || stopping_; });
-  if (session->closed || session->close_when_drained || session->broken || stopping_) {
-    return std::make_unique<PartsWriter>(this, nullptr, length);
-  }
-  session->in_parts = true;
-  {
-    // One packet for Flush, however many parts.
-    std::lock_guard count(unwritten_mu_);
-    ++unwritten_;
-  }
-  return std::make_unique<PartsWriter>(this, std::move(session), length);
-}
-
-bool SocketTransport::Flush(std::chrono::milliseconds timeout) {
-  std::unique_lock lock(unwritten_mu_);
-  return unwritten_cv_.wait_for(lock, timeout, [&] { return unwritten_ == 0 || stopping_; });
-}
-
 void SocketTransport::CloseConnection(uint64_t epoch) {
   try {
     if (epoch == 0 || epoch != attached_epoch_) return;
@@ -1158,7 +694,7 @@ void SocketTransport::Shutdown() {
   }
 }
 
-}  // namespace
+}  // namespace dt_socket
 
 tl::expected<std::unique_ptr<Transport>, TransportError> Transport::Open(const Config& config, Listener* listener) {
   try {
@@ -1171,14 +707,14 @@ tl::expected<std::unique_ptr<Transport>, TransportError> Transport::Open(const C
     if (!allow) return tl::unexpected(allow.error());
     if (config.address.starts_with(kUnixPrefix)) {
       const std::string path = config.address.substr(kUnixPrefix.size());
-      auto transport = std::make_unique<SocketTransport>(config, listener, std::move(*allow));
+      auto transport = std::make_unique<dt_socket::SocketTransport>(config, listener, std::move(*allow));
       auto ready = config.server ? transport->BindUnix(path) : transport->ResolveUnix(path);
       if (!ready) return tl::unexpected(ready.error());
       return std::unique_ptr<Transport>(std::move(transport));
     }
     auto address = ParseAddress(config.address);
     if (!address) return tl::unexpected(address.error());
-    auto transport = std::make_unique<SocketTransport>(config, listener, std::move(*allow));
+    auto transport = std::make_unique<dt_socket::SocketTransport>(config, listener, std::move(*allow));
     auto ready = config.server ? transport->Bind(*address) : transport->Resolve(*address);
     if (!ready) return tl::unexpected(ready.error());
     return std::unique_ptr<Transport>(std::move(transport));
