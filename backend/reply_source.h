@@ -21,8 +21,9 @@ class ReplySource {
   virtual size_t size() const = 0;
   // Appends the body's next bytes to `out`: at most `room`, at least one byte
   // while any are left and `room` allows a whole item. False: they could not
-  // be made (the VM ran out of memory making IDs); the reply cannot be
-  // finished, since its header (saying NONE) may be out already.
+  // be made (the VM ran out of memory making IDs): in the
+  // first part the reply becomes an error reply (nothing was sent yet), later
+  // it cannot be finished, since its header (saying NONE) is out.
   virtual bool Next(size_t room, std::vector<uint8_t>& out) = 0;
 };
 
