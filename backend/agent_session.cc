@@ -251,10 +251,13 @@ void Agent::HandlePacket(JNIEnv* jni, const std::vector<uint8_t>& bytes) {
                              SendTo(session, jdwp::MakeReplyPacketIn(id, error, std::move(body)));
                            },
                            [this, id, session](ReplySource& body) {
-                             if (auto* log = PacketTraceLog()) {
+                             if (!transport_) return;
+                             // Its first part failed, nothing sent: an error reply instead.
+                             if (auto error = SendStreamedReply(*transport_, session, id, body)) {
+                               SendTo(session, jdwp::MakeReplyPacketIn(id, *error, {}));
+                             } else if (auto* log = PacketTraceLog()) {
                                log->trace("-> reply id={} NONE len={} (in parts)", id, jdwp::kHeaderSize + body.size());
                              }
-                             if (transport_) SendStreamedReply(*transport_, session, id, body);
                            }));
   if (exit_code_) {
     CloseConnectionAndWait();

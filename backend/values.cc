@@ -107,8 +107,6 @@ namespace {
 // whole anywhere but into the reply.
 // Elements read per JNI call: a stack buffer of at most 8 KiB.
 constexpr jint kChunkElements = 1024;
-// The most a reply body can hold: a packet's length field is a signed 32-bit int.
-constexpr size_t kMaxReplyBody = static_cast<size_t>(INT32_MAX) - 11;
 
 // Sizes a reply's buffer (huge for a long[10M] or a 50 MB string). Faulting in
 // the fresh pages of 80 MB costs more than writing them: from 8 MB on the
@@ -347,120 +345,6 @@ std::unique_ptr<ReplySource> ArrayRegionReader::ReadInParts() && {
 jdwp::Result<jdwp::ArrayRegion> ReadArray(Context& ctx, JNIEnv* jni, jarray array, jint first, jint length) {
   ASSIGN_OR_RETURN(ArrayRegionReader reader, ArrayRegionReader::Open(ctx, jni, array, first, length));
   return reader.ReadWhole();
-}
-
-namespace {
-
-// UTF-16 -> the wire's UTF-8, as stock sends it by default (mutf8=n): NUL as a
-// single 0 byte, a surrogate pair as one 4-byte sequence, an unpaired surrogate
-// as the 3-byte sequence of its code unit (not U+FFFD). `Sink` counts or writes.
-template <class Sink>
-class Utf8Encoder {
- public:
-  explicit Utf8Encoder(Sink& sink) : sink_(sink) {}
-  void Unit(uint16_t u) {
-    if (pending_high_) {
-      uint16_t high = pending_high_;
-      pending_high_ = 0;
-      if (u >= 0xDC00 && u <= 0xDFFF) {
-        uint32_t cp = 0x10000 + ((static_cast<uint32_t>(high) - 0xD800) << 10) + (u - 0xDC00);
-        sink_.Put(static_cast<uint8_t>(0xF0 | (cp >> 18)), static_cast<uint8_t>(0x80 | ((cp >> 12) & 0x3F)),
-                  static_cast<uint8_t>(0x80 | ((cp >> 6) & 0x3F)), static_cast<uint8_t>(0x80 | (cp & 0x3F)));
-        return;
-      }
-      Three(high);
-    }
-    if (u < 0x80) {
-      sink_.Put(static_cast<uint8_t>(u));
-    } else if (u < 0x800) {
-      sink_.Put(static_cast<uint8_t>(0xC0 | (u >> 6)), static_cast<uint8_t>(0x80 | (u & 0x3F)));
-    } else if (u >= 0xD800 && u <= 0xDBFF) {
-      pending_high_ = u;
-    } else {
-      Three(u);
-    }
-  }
-  void Finish() {
-    if (pending_high_) Three(pending_high_);
-    pending_high_ = 0;
-  }
-
- private:
-  void Three(uint16_t u) {
-    sink_.Put(static_cast<uint8_t>(0xE0 | (u >> 12)), static_cast<uint8_t>(0x80 | ((u >> 6) & 0x3F)),
-              static_cast<uint8_t>(0x80 | (u & 0x3F)));
-  }
-  Sink& sink_;
-  uint16_t pending_high_ = 0;
-};
-
-struct CountingSink {
-  size_t size = 0;
-  template <class... B>
-  void Put(B...) { size += sizeof...(B); }
-};
-
-struct WritingSink {
-  char* out;
-  template <class... B>
-  void Put(B... bytes) { ((*out++ = static_cast<char>(bytes)), ...); }
-};
-
-template <class Sink>
-void EncodeString(JNIEnv* jni, jstring s, jsize length, Sink& sink) {
-  jchar buf[kChunkElements];
-  Utf8Encoder<Sink> encoder(sink);
-  for (jsize done = 0; done < length;) {
-    jsize n = std::min<jsize>(kChunkElements, length - done);
-    jni->GetStringRegion(s, done, n, buf);
-    for (jsize i = 0; i < n; ++i) encoder.Unit(buf[i]);
-    done += n;
-  }
-  encoder.Finish();
-}
-
-}  // namespace
-
-namespace {
-
-// The string's wire UTF-8 after `prefix` bytes left for the caller. Two passes
-// over the characters (read in chunks: no whole UTF-16 or modified UTF-8 copy
-// of the string), so the buffer is allocated once at its exact size.
-template <class Buffer>
-jdwp::Result<Buffer> EncodeStringAfter(JNIEnv* jni, jstring s, size_t prefix) {
-  const jsize length = jni->GetStringLength(s);
-  CountingSink counter;
-  EncodeString(jni, s, length, counter);
-  if (counter.size + 4 > kMaxReplyBody) return jdwp::Fail(ErrorCode::kOutOfMemory, "string larger than a packet can hold");
-  Buffer out;
-  try {
-    ResizeReplyBuffer(out, prefix + counter.size);
-  } catch (const std::bad_alloc&) {
-    return jdwp::Fail(ErrorCode::kOutOfMemory, "string too large");
-  }
-  WritingSink writer{reinterpret_cast<char*>(out.data()) + prefix};
-  EncodeString(jni, s, length, writer);
-  if (jni->ExceptionCheck()) {
-    jni->ExceptionClear();
-    return jdwp::Fail(ErrorCode::kInternal, "exception while reading the string");
-  }
-  return out;
-}
-
-}  // namespace
-
-jdwp::Result<std::string> ReadString(JNIEnv* jni, jstring s) { return EncodeStringAfter<std::string>(jni, s, 0); }
-
-jdwp::Result<jdwp::WireString> ReadWireString(JNIEnv* jni, jstring s) {
-  // Room for the reply's packet header, then the string's length: the reply is
-  // the string alone, and its packet is made in this buffer.
-  constexpr size_t kPrefix = jdwp::kHeaderSize + 4;
-  ASSIGN_OR_RETURN(auto bytes, EncodeStringAfter<std::vector<uint8_t>>(jni, s, kPrefix));
-  PutBigEndian(bytes.data() + jdwp::kHeaderSize, static_cast<int32_t>(bytes.size() - kPrefix));
-  jdwp::WireString out;
-  out.wire = std::move(bytes);
-  out.wire_offset = jdwp::kHeaderSize;
-  return out;
 }
 
 namespace {

@@ -62,11 +62,6 @@ class ArrayRegionReader {
 
 // ArrayRegionReader::Open, then ReadWhole.
 jdwp::Result<jdwp::ArrayRegion> ReadArray(Context& ctx, JNIEnv* jni, jarray array, jint first, jint length);
-// A string's value as the wire's UTF-8, byte for byte as stock sends it by default.
-jdwp::Result<std::string> ReadString(JNIEnv* jni, jstring s);
-// The same in wire form, after room for a packet header (jdwp::WireString): a
-// reply made of it alone is sent from this buffer.
-jdwp::Result<jdwp::WireString> ReadWireString(JNIEnv* jni, jstring s);
 // Whether `value` (null fits) may be stored where type `signature` is expected
 // ("Ljava/lang/Runnable;", "[I") in code of class `context` (a method's or a
 // field's declaring class): a widening reference conversion to the class that

@@ -21,8 +21,4 @@ std::string FromWireString(std::string_view wire) {
   return vmcore::Utf8ToModifiedUtf8(wire);
 }
 
-std::string Utf8ToWireString(std::string utf8) {
-  return WireIsModifiedUtf8() ? vmcore::Utf8ToModifiedUtf8(utf8) : std::move(utf8);
-}
-
 }  // namespace jdwpx::backend

@@ -16,7 +16,5 @@ bool WireIsModifiedUtf8();
 std::string ToWireString(std::string_view mutf8);
 // A string from the debugger (either encoding) as the JVM takes it (modified UTF-8).
 std::string FromWireString(std::string_view wire);
-// A standard UTF-8 string (decoded from UTF-16) as the debugger receives it.
-std::string Utf8ToWireString(std::string utf8);
 
 }  // namespace jdwpx::backend

@@ -3,6 +3,7 @@
 #include "backend/agent.h"
 #include "backend/errors.h"
 #include "backend/log.h"
+#include "backend/string_value.h"
 #include "backend/values.h"
 #include "backend/wire_string.h"
 #include "jdwp/codec.h"
@@ -466,16 +467,17 @@ void RegisterObjects(Dispatcher& d, Context& ctx, JNIEnv** jni_slot) {
     StartInvoke(*c, J(), req.thread, CallKind::kStatic, nullptr, t->klass, t->method, req.arguments, req.options, later);
   });
 
-  d.Bind<jdwp::StringReference::Value>([c, J](const jdwp::StringReference::Value::Request& req)
-                                           -> jdwp::Result<jdwp::StringReference::Value::Reply> {
+  d.BindStreamed<jdwp::StringReference::Value>([c, J](const jdwp::StringReference::Value::Request& req)
+                                                   -> jdwp::Result<Streamable<jdwp::StringReference::Value::Reply>> {
+    // INVALID_OBJECT (unknown or collected), INVALID_STRING (not a string).
     ASSIGN_OR_RETURN(jstring s, c->String(J(), jdwp::IdCast<jdwp::StringId>(req.string_object)));
-    // The standard UTF-8 stock sends by default is built straight in wire form.
-    if (!WireIsModifiedUtf8()) {
-      ASSIGN_OR_RETURN(jdwp::WireString wire, ReadWireString(J(), s));
-      return jdwp::StringReference::Value::Reply{std::move(wire)};
-    }
-    ASSIGN_OR_RETURN(std::string utf8, ReadString(J(), s));
-    return jdwp::StringReference::Value::Reply{jdwp::WireString{Utf8ToWireString(std::move(utf8))}};
+    // Measured before the reply's header can go out (its one remaining error:
+    // too large for a packet); standard UTF-8, or modified with mutf8=y.
+    ASSIGN_OR_RETURN(StringValueReader reader, StringValueReader::Open(J(), s, WireIsModifiedUtf8()));
+    // A huge string (50 MB) is sent while it is encoded, never held whole.
+    if (reader.wire_size() >= kStreamBodiesFrom) return std::move(reader).ReadInParts();
+    ASSIGN_OR_RETURN(jdwp::WireString wire, std::move(reader).ReadWhole());
+    return jdwp::StringReference::Value::Reply{std::move(wire)};
   });
 
   d.Bind<AR::Length>([c, J](const AR::Length::Request& req) -> jdwp::Result<AR::Length::Reply> {
