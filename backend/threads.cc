@@ -396,11 +396,13 @@ void ThreadControl::SuspendListedLocked(const std::vector<State*>& listed, bool 
   // agent threads (with a State when the debugger named one) are not debuggee threads.
   for (auto& [tid, s] : states_)
     if (s->round != round && !s->agent) suspend(*s);
+  // The virtual threads never met: all at once (see the header comment); at the
+  // VM-level 0 -> 1, or again after an invoke let them run. Before the platform
+  // threads, as stock: once their carriers are marked suspended, one that ran on
+  // into its last unmount would be held right after it (threads.h).
+  SuspendUnknownVirtualLocked();
   SuspendBatchLocked(batch, refused);
   for (State* s : refused) DropIfDeadVirtualLocked(*s);
-  // The virtual threads never met: all at once (see the header comment); at the
-  // VM-level 0 -> 1, or again after an invoke let them run.
-  SuspendUnknownVirtualLocked();
   ++suspend_all_count_;
 }
 
