@@ -3,6 +3,7 @@
 #include <new>
 #include <utility>
 
+#include "jdwp/byte_order.h"
 #include "jdwp/packet.h"
 
 namespace jdwpx::backend {
@@ -10,13 +11,8 @@ namespace {
 
 using jdwp::ErrorCode;
 
-void PutLength(uint8_t* out, size_t size) {
-  const auto v = static_cast<uint32_t>(size);
-  out[0] = static_cast<uint8_t>(v >> 24);
-  out[1] = static_cast<uint8_t>(v >> 16);
-  out[2] = static_cast<uint8_t>(v >> 8);
-  out[3] = static_cast<uint8_t>(v);
-}
+// The reply's int: the string's byte count (it fits: Open checked kMaxReplyBody).
+void PutLength(uint8_t* out, size_t size) { jdwp::PutBigEndian(out, static_cast<uint32_t>(size)); }
 
 // The body of a StringReference.Value reply made in parts: the length, then
 // as many bytes as fit.

@@ -6,12 +6,12 @@
 
 #include <algorithm>
 #include <array>
-#include <bit>
 #include <new>
 #include <type_traits>
 
 #include "backend/errors.h"
 #include "jdwp/codec.h"
+#include "jdwp/byte_order.h"
 #include "jdwp/packet.h"
 
 namespace jdwpx::backend {
@@ -125,26 +125,13 @@ void ResizeReplyBuffer(Buffer& buffer, size_t size) {
   buffer.resize(size);
 }
 
-template <size_t N> struct BitsOf;
-template <> struct BitsOf<1> { using type = uint8_t; };
-template <> struct BitsOf<2> { using type = uint16_t; };
-template <> struct BitsOf<4> { using type = uint32_t; };
-template <> struct BitsOf<8> { using type = uint64_t; };
-
-template <class T>
-void PutBigEndian(uint8_t* out, T value) {
-  using U = typename BitsOf<sizeof(T)>::type;
-  auto bits = std::bit_cast<U>(value);
-  for (size_t i = 0; i < sizeof(U); ++i) out[i] = static_cast<uint8_t>(bits >> (8 * (sizeof(U) - 1 - i)));
-}
-
 template <class T, class ArrayT, class GetRegion>
 void EncodePrimitives(JNIEnv* jni, ArrayT array, jint first, jint length, GetRegion get, uint8_t* out) {
   T buf[kChunkElements];
   for (jint done = 0; done < length;) {
     jint n = std::min(kChunkElements, length - done);
     (jni->*get)(array, first + done, n, buf);
-    for (jint i = 0; i < n; ++i, out += sizeof(T)) PutBigEndian(out, buf[i]);
+    for (jint i = 0; i < n; ++i, out += sizeof(T)) jdwp::PutBigEndian(out, buf[i]);
     done += n;
   }
 }
@@ -212,7 +199,7 @@ bool EncodeObjects(Context& ctx, JNIEnv* jni, jobjectArray array, jint first, ji
     ctx.objects.IdsOf(jni, elements.data(), static_cast<size_t>(n), ids.data());
     for (jint i = 0; i < n; ++i, out += 9) {
       out[0] = static_cast<uint8_t>(tags[i]);
-      PutBigEndian(out + 1, ids[i].value);
+      jdwp::PutBigEndian(out + 1, ids[i].value);
     }
     if (last_class != kept_class) {
       jobject carried = jni->PopLocalFrame(last_class);
@@ -291,7 +278,7 @@ jdwp::Result<ArrayRegionReader> ArrayRegionReader::Open(Context& ctx, JNIEnv* jn
 
 void ArrayRegionReader::EncodeHead(uint8_t* out) const {
   out[0] = static_cast<uint8_t>(component_);
-  PutBigEndian(out + 1, static_cast<int32_t>(length_));
+  jdwp::PutBigEndian(out + 1, static_cast<int32_t>(length_));
 }
 
 bool ArrayRegionReader::EncodeItems(jint from, jint count, uint8_t* out) {

@@ -17,6 +17,7 @@
 #include <variant>
 #include <vector>
 
+#include "jdwp/byte_order.h"
 #include "jdwp/error.h"
 #include "jdwp/types.h"
 
@@ -76,7 +77,7 @@ class Writer {
   template <class T>
   void Be(T v) {
     uint8_t bytes[sizeof(T)];
-    for (size_t i = 0; i < sizeof(T); ++i) bytes[i] = static_cast<uint8_t>(v >> (8 * (sizeof(T) - 1 - i)));
+    PutBigEndian(bytes, v);
     const size_t at = buf_.size();
     buf_.resize(at + sizeof(T));
     std::memcpy(buf_.data() + at, bytes, sizeof(T));

@@ -3,12 +3,10 @@
 #include <algorithm>
 #include <string>
 
+#include "jdwp/byte_order.h"
+
 namespace jdwpx::jdwp {
 namespace {
-
-uint32_t ReadU32(const uint8_t* p) {
-  return (uint32_t{p[0]} << 24) | (uint32_t{p[1]} << 16) | (uint32_t{p[2]} << 8) | uint32_t{p[3]};
-}
 
 void PutU32(std::vector<uint8_t>& out, uint32_t v) {
   for (int shift = 24; shift >= 0; shift -= 8) out.push_back(static_cast<uint8_t>(v >> shift));
@@ -16,11 +14,10 @@ void PutU32(std::vector<uint8_t>& out, uint32_t v) {
 
 // A reply's 11 header bytes at `out`: length, id, flags, error code.
 void PutReplyHeader(uint8_t* out, size_t length, uint32_t id, ErrorCode error) {
-  for (int i = 0; i < 4; ++i) out[i] = static_cast<uint8_t>(static_cast<uint32_t>(length) >> (24 - 8 * i));
-  for (int i = 0; i < 4; ++i) out[4 + i] = static_cast<uint8_t>(id >> (24 - 8 * i));
+  PutBigEndian(out, static_cast<uint32_t>(length));
+  PutBigEndian(out + 4, id);
   out[8] = kReplyFlag;
-  out[9] = static_cast<uint8_t>(static_cast<uint16_t>(error) >> 8);
-  out[10] = static_cast<uint8_t>(error);
+  PutBigEndian(out + 9, static_cast<uint16_t>(error));
 }
 
 }  // namespace
@@ -29,14 +26,14 @@ Result<Packet> ParsePacket(std::span<const uint8_t> bytes) {
   if (bytes.size() < kHeaderSize) {
     return Fail(ErrorCode::kIllegalArgument, "packet shorter than its header (" + std::to_string(bytes.size()) + " bytes)");
   }
-  const uint32_t length = ReadU32(bytes.data());
+  const uint32_t length = GetBigEndian32(bytes.data());
   if (length < kHeaderSize) return Fail(ErrorCode::kIllegalArgument, "packet length field below 11: " + std::to_string(length));
   if (length != bytes.size()) {
     return Fail(ErrorCode::kIllegalArgument,
                 "packet length field " + std::to_string(length) + " but " + std::to_string(bytes.size()) + " bytes");
   }
   Packet p;
-  p.id = ReadU32(bytes.data() + 4);
+  p.id = GetBigEndian32(bytes.data() + 4);
   p.flags = bytes[8];
   if (p.is_reply()) {
     p.error = static_cast<ErrorCode>((uint16_t{bytes[9]} << 8) | bytes[10]);

@@ -28,6 +28,7 @@
 
 #include <spdlog/spdlog.h>
 
+#include "jdwp/byte_order.h"
 #include "jdwp/packet.h"
 
 namespace jdwpx::transport {
@@ -147,16 +148,6 @@ void* LoadLibrary(const std::string& library_path, const std::string& name) {
   return dlopen(file.c_str(), RTLD_LAZY);
 }
 
-void PutBigEndian32(uint8_t* p, uint32_t v) {
-  p[0] = static_cast<uint8_t>(v >> 24);
-  p[1] = static_cast<uint8_t>(v >> 16);
-  p[2] = static_cast<uint8_t>(v >> 8);
-  p[3] = static_cast<uint8_t>(v);
-}
-
-uint32_t GetBigEndian32(const uint8_t* p) {
-  return (uint32_t{p[0]} << 24) | (uint32_t{p[1]} << 16) | (uint32_t{p[2]} << 8) | uint32_t{p[3]};
-}
 
 class LibraryTransport final : public Transport {
  public:
@@ -262,8 +253,8 @@ std::string LibraryTransport::ReadLoop() {
       return "invalid length " + std::to_string(length);
     }
     std::vector<uint8_t> bytes(static_cast<size_t>(length));
-    PutBigEndian32(bytes.data(), static_cast<uint32_t>(length));
-    PutBigEndian32(bytes.data() + 4, static_cast<uint32_t>(packet.type.cmd.id));
+    jdwp::PutBigEndian(bytes.data(), static_cast<uint32_t>(length));
+    jdwp::PutBigEndian(bytes.data() + 4, static_cast<uint32_t>(packet.type.cmd.id));
     bytes[8] = static_cast<uint8_t>(packet.type.cmd.flags);
     jbyte* data = packet.type.cmd.data;
     if (packet.type.cmd.flags & JDWPTRANSPORT_FLAGS_REPLY) {
@@ -320,8 +311,8 @@ void LibraryTransport::Run() {
 void LibraryTransport::Send(uint64_t session, std::vector<uint8_t> bytes) {
   if (!connected_ || bytes.size() < jdwp::kHeaderSize) return;
   jdwpPacket packet{};
-  packet.type.cmd.len = static_cast<jint>(GetBigEndian32(bytes.data()));
-  packet.type.cmd.id = static_cast<jint>(GetBigEndian32(bytes.data() + 4));
+  packet.type.cmd.len = static_cast<jint>(jdwp::GetBigEndian32(bytes.data()));
+  packet.type.cmd.id = static_cast<jint>(jdwp::GetBigEndian32(bytes.data() + 4));
   packet.type.cmd.flags = static_cast<jbyte>(bytes[8]);
   jbyte* data = bytes.size() > jdwp::kHeaderSize ? reinterpret_cast<jbyte*>(bytes.data() + jdwp::kHeaderSize) : nullptr;
   if (bytes[8] & JDWPTRANSPORT_FLAGS_REPLY) {

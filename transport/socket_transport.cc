@@ -46,6 +46,7 @@
 #include <asio.hpp>
 #include <spdlog/spdlog.h>
 
+#include "jdwp/byte_order.h"
 #include "jdwp/packet.h"
 #include "transport/address.h"
 #include "transport/library_transport.h"
@@ -112,10 +113,6 @@ void SetTcpOptions(Socket& socket) {
   socket.set_option(asio::detail::socket_option::integer<IPPROTO_TCP, TCP_KEEPIDLE>(kKeepAliveIdleS), ignored);
   socket.set_option(asio::detail::socket_option::integer<IPPROTO_TCP, TCP_KEEPINTVL>(kKeepAliveIntervalS), ignored);
   socket.set_option(asio::detail::socket_option::integer<IPPROTO_TCP, TCP_KEEPCNT>(kKeepAliveCount), ignored);
-}
-
-uint32_t ReadBigEndian32(const uint8_t* p) {
-  return (uint32_t{p[0]} << 24) | (uint32_t{p[1]} << 16) | (uint32_t{p[2]} << 8) | uint32_t{p[3]};
 }
 
 }  // namespace
@@ -513,7 +510,7 @@ asio::awaitable<void> SocketTransport::ReadLoop(std::shared_ptr<Session> session
   while (!session->ended) {
     // Deliver every whole packet already buffered.
     while (end - begin >= 4) {
-      uint32_t length = ReadBigEndian32(buffer.data() + begin);
+      uint32_t length = jdwp::GetBigEndian32(buffer.data() + begin);
       if (length < jdwp::kHeaderSize || length > kMaxPacketLength) {
         // Stock's words (it prints no number); the number goes to the detach reason.
         Warn("ERROR: transport error 202: Badly formed packet received - invalid length");
