@@ -374,14 +374,12 @@ class HugeValues(unittest.TestCase):
         return data
 
     def test_string_of_50m_latin1_chars(self):
-        data = self.check_huge_string("hugeLatin1", 50_000_001,
-                                      hashlib.sha256(expected_huge_string(50_000_000, True)).hexdigest())
+        data = self.check_huge_string("hugeLatin1", 50_000_001, huge_string_sha256(True))
         self.assertEqual(data[25_000_000], 0, "NUL is one 0 byte")
         self.assertEqual(data[-2:], b"\xc3\xbf")
 
     def test_string_of_50m_chars_with_supplementary_nul_and_bmp(self):
-        data = self.check_huge_string("hugeUnicode", 50_250_002,
-                                      hashlib.sha256(expected_huge_string(50_000_000, False)).hexdigest())
+        data = self.check_huge_string("hugeUnicode", 50_250_002, huge_string_sha256(False))
         self.assertEqual(data[:10], b"\xf0\x9f\x98\x80\x00\xe2\x82\xac\xc3\xa9")
         self.assertEqual(data[-4:], b"\xf0\x9f\x98\x80")
 
@@ -449,8 +447,8 @@ class DebuggerLeavingMidReply(unittest.TestCase):
             # The third, through JDI: StringReference.value() of each huge string.
             jdi_classes = os.path.join(self.cfg.build_dir, "integration", "jdi-classes")
             rc, out, err = harness.run_java(self.cfg, ["-Xmx1g", "-cp", jdi_classes], "HugeStringsJdi",
-                                            [third.group(1), "hugeUnicode:50000000:false",
-                                             "hugeLatin1:50000000:true"], timeout=180)
+                                            [third.group(1), f"hugeUnicode:{huge_string_sha256(False)}",
+                                             f"hugeLatin1:{huge_string_sha256(True)}"], timeout=180)
             report = f"--- stdout:\n{out}\n--- stderr:\n{err}\n--- debuggee:\n{s.debuggee.stdout}{s.debuggee.stderr}"
             self.assertEqual(rc, 0, report)
             self.assertIn("RESULT ok", out, report)
@@ -458,6 +456,11 @@ class DebuggerLeavingMidReply(unittest.TestCase):
             self.assertIsNone(s.debuggee.returncode, "the VM runs on")
         finally:
             s.close()
+
+
+def huge_string_sha256(latin1: bool) -> str:
+    """SHA-256 of the fixture's 50M-char string in standard UTF-8 (the JDI driver's check)."""
+    return hashlib.sha256(expected_huge_string(50_000_000, latin1)).hexdigest()
 
 
 def expected_huge_string(length: int, latin1: bool) -> bytes:
