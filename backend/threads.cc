@@ -202,13 +202,23 @@ std::unique_ptr<ThreadControl::State> ThreadControl::NewState(JNIEnv* jni, jthre
   s->thread = jni->NewGlobalRef(thread);
   s->tid = tid;
   s->is_virtual = IsVirtual(jni, thread);
+  if (s->is_virtual) {
+    auto state = jvmti_.GetThreadState(thread);
+    s->maybe_dead = !state || !(*state & JVMTI_THREAD_STATE_ALIVE);
+  }
   return s;
 }
 
 ThreadControl::State& ThreadControl::AdoptLocked(std::unique_ptr<State> s) {
   s->generation = next_generation_++;
   s->count = suspend_all_count_;
-  if (s->count > 0) (void)ForceSuspendLocked(*s);  // dead or unstarted threads refuse; then it runs when they do
+  if (s->count > 0 && s->is_virtual && all_virtual_suspended_ && !s->maybe_dead) {
+    // Not excepted when SuspendAllVirtualThreads was called (it had no State): suspended by it.
+    s->suspended = true;
+    s->by_all = true;
+  } else if (s->count > 0) {
+    (void)ForceSuspendLocked(*s);  // dead or unstarted threads refuse; then it runs when they do
+  }
   State& added = *s;
   AddStateLocked(std::move(s));
   return added;
@@ -273,6 +283,7 @@ jdwp::Result<void> ThreadControl::ResumeLocked(JNIEnv* jni, State& s) {
   if (!s.suspended) return {};
   auto r = jvmti_.ResumeThread(s.thread);
   s.suspended = false;
+  s.by_all = false;
   s.generation = next_generation_++;
   NotifyLocked();
   if (!r && r.error().code != JVMTI_ERROR_THREAD_NOT_SUSPENDED && r.error().code != JVMTI_ERROR_THREAD_NOT_ALIVE)
@@ -368,8 +379,11 @@ void ThreadControl::SuspendListedLocked(const std::vector<State*>& listed, bool 
   if (carrier_listed) vthreads_seen_ = true;
   uint64_t round = ++suspend_round_;
   std::vector<State*> refused;
-  // Those to JVMTI-suspend go in one SuspendThreadList, counted once it answers.
+  // Those to JVMTI-suspend go in one SuspendThreadList, counted once it answers;
+  // idle virtual threads known to run, in the SuspendAllVirtualThreads due now.
   std::vector<State*> batch;
+  std::vector<State*> riders;
+  const bool all_virtual_due = AllVirtualDueLocked();
   auto suspend = [&](State& s) {
     s.round = round;
     if (&s == self) {
@@ -380,7 +394,7 @@ void ThreadControl::SuspendListedLocked(const std::vector<State*>& listed, bool 
     }
     if (s.count == 0 && !s.suspended && !s.deferred && !s.agent) {
       if (s.in_callback == 0) {
-        batch.push_back(&s);
+        (all_virtual_due && s.is_virtual && !s.maybe_dead ? riders : batch).push_back(&s);
         return;
       }
       SuspendInCallbackLocked(s);  // as SuspendLocked
@@ -400,7 +414,7 @@ void ThreadControl::SuspendListedLocked(const std::vector<State*>& listed, bool 
   // VM-level 0 -> 1, or again after an invoke let them run. Before the platform
   // threads, as stock: once their carriers are marked suspended, one that ran on
   // into its last unmount would be held right after it (threads.h).
-  SuspendUnknownVirtualLocked();
+  SuspendUnknownVirtualLocked(riders, batch);
   SuspendBatchLocked(batch, refused);
   for (State* s : refused) DropIfDeadVirtualLocked(*s);
   ++suspend_all_count_;
@@ -434,26 +448,58 @@ bool ThreadControl::AnyCarrier(JNIEnv* jni, const std::vector<jthread>& threads)
   return found;
 }
 
-void ThreadControl::SuspendUnknownVirtualLocked() {
-  if (!virtual_threads_ || !vthreads_seen_ || all_virtual_suspended_) return;
+bool ThreadControl::AllVirtualDueLocked() const {
+  return virtual_threads_ && vthreads_seen_ && !all_virtual_suspended_;
+}
+
+void ThreadControl::SuspendUnknownVirtualLocked(std::vector<State*>& riders, std::vector<State*>& batch) {
+  if (!AllVirtualDueLocked()) {
+    batch.insert(batch.end(), riders.begin(), riders.end());
+    return;
+  }
+  for (State* s : riders) s->by_all = true;
   std::vector<jthread> except;
   for (auto& [tid, s] : states_)
-    if (s->is_virtual) except.push_back(static_cast<jthread>(s->thread));
-  if (auto r = jvmti_.SuspendAllVirtualThreads(except); r)
+    if (s->is_virtual && !s->by_all) except.push_back(static_cast<jthread>(s->thread));
+  if (auto r = jvmti_.SuspendAllVirtualThreads(except); r) {
     all_virtual_suspended_ = true;
-  else
+    for (State* s : riders) {
+      s->suspended = true;
+      ++s->count;
+    }
+    if (!riders.empty()) cv_.notify_all();  // WaitUntilSuspended
+  } else {
     Log().warn("SuspendAllVirtualThreads failed: {}", static_cast<int>(r.error().code));
+    for (State* s : riders) s->by_all = false;
+    batch.insert(batch.end(), riders.begin(), riders.end());
+  }
 }
 
 void ThreadControl::ResumeUnknownVirtualLocked() {
   if (!all_virtual_suspended_) return;
-  // Those the debugger still counts stay suspended (they all have a State).
+  // Those the debugger still counts stay suspended (they all have a State); the
+  // uncounted ones suspended by SuspendAllVirtualThreads are resumed by this call.
   std::vector<jthread> except;
-  for (auto& [tid, s] : states_)
-    if (s->is_virtual && s->count > 0) except.push_back(static_cast<jthread>(s->thread));
-  if (auto r = jvmti_.ResumeAllVirtualThreads(except); !r)
-    Log().warn("ResumeAllVirtualThreads failed: {}", static_cast<int>(r.error().code));
+  std::vector<State*> lifted;
+  for (auto& [tid, s] : states_) {
+    if (!s->is_virtual) continue;
+    if (s->count > 0)
+      except.push_back(static_cast<jthread>(s->thread));
+    else if (s->by_all && s->suspended)
+      lifted.push_back(s.get());
+  }
   all_virtual_suspended_ = false;
+  if (auto r = jvmti_.ResumeAllVirtualThreads(except); !r) {
+    Log().warn("ResumeAllVirtualThreads failed: {}", static_cast<int>(r.error().code));
+    ResumeBatchLocked(lifted);  // one by one, then
+    return;
+  }
+  for (State* s : lifted) {
+    s->suspended = false;
+    s->by_all = false;
+    s->generation = next_generation_++;
+  }
+  if (!lifted.empty()) NotifyLocked();
 }
 
 jdwp::Result<void> ThreadControl::ResumeAll(JNIEnv* jni) {
@@ -464,10 +510,13 @@ jdwp::Result<void> ThreadControl::ResumeAll(JNIEnv* jni) {
 
 void ThreadControl::ResumeAllLocked(JNIEnv* jni) {
   if (suspend_all_count_ > 0) --suspend_all_count_;
+  // ResumeAllVirtualThreads follows: it resumes the uncounted by_all threads.
+  const bool all_virtual_resume = suspend_all_count_ == 0 && all_virtual_suspended_;
   std::vector<State*> batch;
   for (auto& [tid, s] : states_) {
     if (s->count == 0) continue;
     if (--s->count > 0) continue;
+    if (s->by_all && s->suspended && all_virtual_resume) continue;
     if (s->suspended && !s->deferred)
       batch.push_back(s.get());
     else
@@ -503,6 +552,7 @@ void ThreadControl::ResumeBatchLocked(const std::vector<State*>& batch) {
   for (State* s : batch) {
     list.push_back(static_cast<jthread>(s->thread));
     s->suspended = false;
+    s->by_all = false;
     s->generation = next_generation_++;
   }
   // Threads that ended or were resumed otherwise answer so; as ResumeLocked, nothing to do then.
@@ -559,6 +609,7 @@ void ThreadControl::ResumeEverything(JNIEnv* jni) {
   for (auto& [tid, s] : states_) {
     s->count = 0;
     s->invoke_resuspend = false;
+    if (s->by_all && s->suspended && all_virtual_suspended_) continue;  // ResumeUnknownVirtualLocked
     if (s->suspended && !s->deferred)
       batch.push_back(s.get());
     else
@@ -616,6 +667,7 @@ ThreadControl::State* ThreadControl::SelfState(JNIEnv* jni, jthread self) {
   {
     std::lock_guard lock(mu_);
     if (State* found = FindLocked(tid)) {
+      found->maybe_dead = false;  // it runs
       remember(found);
       return found;
     }
@@ -634,9 +686,10 @@ ThreadControl::State* ThreadControl::SelfState(JNIEnv* jni, jthread self) {
       fresh->count = suspend_all_count_;
       // A virtual thread never met is JVMTI-suspended by SuspendAllVirtualThreads
       // (EnterCallback lets that take effect holding no lock); others wait for the callback's end.
-      if (fresh->is_virtual && all_virtual_suspended_)
+      if (fresh->is_virtual && all_virtual_suspended_) {
         fresh->suspended = true;
-      else
+        fresh->by_all = fresh->count > 0;
+      } else
         fresh->deferred = fresh->count > 0;
       s = fresh.get();
       AddStateLocked(std::move(fresh));
@@ -762,7 +815,10 @@ void ThreadControl::ForgetSelf(JNIEnv* jni, void* token) {
   std::vector<std::unique_ptr<State>> dead;
   {
     std::lock_guard lock(mu_);
-    if (s->count > 0 || s->in_callback > 0 || s->invoking || s->invoke) return;
+    if (s->count > 0 || s->in_callback > 0 || s->invoking || s->invoke) {
+      s->maybe_dead = true;  // at its end: JVMTI may refuse it from now on
+      return;
+    }
     BuryLocked(s);
     dead = TakeGraveyardLocked();
   }

@@ -40,10 +40,15 @@
 // Suspending their carriers does not stop virtual threads: JVMTI suspends a
 // carrier with a mounted virtual thread only when that one unmounts. So when
 // the VM-level count goes 0 -> 1, SuspendAll also JVMTI-suspends the virtual
-// threads we have no State for with SuspendAllVirtualThreads, excepting every
-// virtual thread we know (those are counted one by one, with the usual
-// deferral in callbacks); 1 -> 0 (and ResumeEverything) calls
-// ResumeAllVirtualThreads excepting those the debugger still counts. The order
+// threads with SuspendAllVirtualThreads: those we have no State for, and the
+// known ones counted 0 and idle (by_all); it excepts the other known ones
+// (suspended already, in a callback with the usual deferral, or maybe not
+// alive: suspended one by one, so a refusal drops them). 1 -> 0 (and
+// ResumeEverything) calls ResumeAllVirtualThreads excepting those the debugger
+// still counts, which also resumes the by_all ones counted 0: 10,000 known
+// virtual threads cost no call each (JDK 25: a VM resume and suspend 4.6 ms,
+// was 56, stock 44; HotSpot's calls per virtual thread search its exception
+// list linearly). The order
 // matters at a virtual thread's end (HotSpot: its continuation is done, so JVMTI
 // refuses its frames as not alive, a few steps before its state is TERMINATED;
 // a carrier suspended in between holds it there, alive and counted suspended):
@@ -282,6 +287,16 @@ class ThreadControl {
     // Counted, parked, not yet JVMTI-suspended (EndSingleThreadedInvoke); in pending_.
     bool pending = false;
     bool is_virtual = false;
+    // A virtual thread JVMTI-suspended by SuspendAllVirtualThreads (not excepted
+    // there, or met while it was in force): ResumeAllVirtualThreads lifts it,
+    // so the VM-wide paths make no call of their own for it (HotSpot keeps the
+    // exceptions to that call in a list searched linearly: a call per thread
+    // there costs O(threads)).
+    bool by_all = false;
+    // A virtual thread JVMTI may find not alive: its State was made before it
+    // started, or outlived its VirtualThreadEnd (ForgetSelf). It is suspended by
+    // its own call, whose refusal drops the State, never by_all.
+    bool maybe_dead = false;
     // One of the agent's own threads (the debugger can name one, e.g. from
     // ReferenceType.Instances of Thread): counted if asked, never suspended.
     bool agent = false;
@@ -312,10 +327,13 @@ class ThreadControl {
   void SuspendListedLocked(const std::vector<State*>& listed, bool carrier_listed, State* self);
   // DebuggeeThreads, with each one's tid in `tids` (when not null).
   jdwp::Result<std::vector<jthread>> DebuggeeThreads(JNIEnv* jni, std::vector<jlong>* tids);
-  // SuspendAllVirtualThreads / ResumeAllVirtualThreads, excepting the known
-  // virtual threads (all of them / those still counted).
-  void SuspendUnknownVirtualLocked();
+  // SuspendAllVirtualThreads, excepting the known virtual threads but `riders`
+  // (counted 0, idle: suspended by that call, counted and marked by_all here;
+  // moved to `batch` if it fails); ResumeAllVirtualThreads, excepting those still counted.
+  void SuspendUnknownVirtualLocked(std::vector<State*>& riders, std::vector<State*>& batch);
   void ResumeUnknownVirtualLocked();
+  // SuspendAllVirtualThreads is about to be called (the VM-level count 0 -> 1).
+  bool AllVirtualDueLocked() const;
   void DropIfDeadVirtualLocked(State& s);  // into the graveyard; caller frees
   void AddStateLocked(std::unique_ptr<State> s);
   void BuryLocked(State* s);  // states_ -> graveyard_

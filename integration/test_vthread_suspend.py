@@ -174,6 +174,64 @@ class VthreadSuspend(unittest.TestCase):
             self.assertGreater(virtual_seen, 0, "no virtual thread listed")
         self.finish(debuggee, c)
 
+    def test_known_virtual_threads_across_suspensions(self):
+        """Virtual threads the debugger has met (their status and frames read),
+        idle between suspensions: each later VM suspension holds them all
+        (ours: by SuspendAllVirtualThreads itself, no longer excepted from it),
+        nested suspensions count, and the carriers and one of them resumed
+        alone leave the others held."""
+        debuggee, c = self.start("y")
+        threads = c.threads_by_name()
+        carriers = [t for name, t in threads.items() if name.startswith("ForkJoinPool-")]
+        self.assertTrue(carriers, f"no carrier thread among {sorted(threads)}")
+        c.ok(VirtualMachine.Suspend)
+        virtual = {name: t for name, t in c.threads_by_name().items() if name.startswith("vt-")}
+        self.assertIn("vt-loop-7", virtual)
+        self.assertIn("vt-spin", virtual)
+        for thread in virtual.values():
+            c.frames(thread)  # met: the agent now knows each one
+        c.ok(VirtualMachine.Resume)
+        counts = c.counter(), c.spun()
+        c.await_true("the counts to move after Resume", lambda: c.counter() > counts[0] and c.spun() > counts[1])
+
+        c.ok(VirtualMachine.Suspend)
+        c.ok(VirtualMachine.Suspend)
+        c.ok(VirtualMachine.Resume)  # nested: still suspended once
+        frozen = c.counter(), c.spun()
+        for _ in range(ROUND_TRIPS):
+            self.assertEqual((c.counter(), c.spun()), frozen, "(counter, spun) moved under VM suspend")
+        for name, thread in virtual.items():
+            self.assertEqual(c.suspend_count(thread), 1, f"SuspendCount of {name}")
+            self.assertTrue(c.frames(thread), f"no frames of {name}")
+
+        # The carriers run again: the virtual threads stay held by their own
+        # suspension. vt-loop-7 resumed alone is counted 0 (it runs once a carrier
+        # is free; the held ones mounted may keep every carrier busy), the others 1.
+        for thread in carriers:
+            c.ok(ThreadReference.Resume, c.object_id(thread))
+        for _ in range(ROUND_TRIPS):
+            self.assertEqual((c.counter(), c.spun()), frozen, "(counter, spun) moved with the carriers resumed")
+        looper = virtual["vt-loop-7"]
+        c.ok(ThreadReference.Resume, c.object_id(looper))
+        self.assertEqual(c.suspend_count(looper), 0, "SuspendCount of vt-loop-7 resumed alone")
+        for _ in range(ROUND_TRIPS):
+            self.assertEqual(c.spun(), frozen[1], "vt-spin ran with the VM suspended")
+        self.assertEqual(c.suspend_count(virtual["vt-spin"]), 1, "SuspendCount of vt-spin")
+        for thread in [looper, *carriers]:
+            c.ok(ThreadReference.Suspend, c.object_id(thread))
+        self.assertEqual(c.suspend_count(looper), 1, "SuspendCount of vt-loop-7 suspended again")
+        c.frames(looper)
+        frozen = c.counter(), c.spun()
+        for _ in range(ROUND_TRIPS):
+            self.assertEqual((c.counter(), c.spun()), frozen, "(counter, spun) moved after vt-loop-7's suspension")
+
+        c.ok(VirtualMachine.Resume)
+        for name in ("vt-loop-7", "vt-spin", "vt-loop-0"):
+            self.assertEqual(c.suspend_count(virtual[name]), 0, f"SuspendCount of {name} after Resume")
+        c.await_true("the counts to move after the last Resume",
+                     lambda: c.counter() > frozen[0] and c.spun() > frozen[1])
+        self.finish(debuggee, c)
+
     def test_churn_virtual_threads_not_listed(self):
         self.check_churn("n")
 
