@@ -272,6 +272,12 @@ jdwp::Result<void> ThreadControl::ForceSuspendLocked(State& s) {
   return {};
 }
 
+void ThreadControl::MarkResumedLocked(State& s) {
+  s.suspended = false;
+  s.by_all = false;
+  s.generation = next_generation_++;  // its frame IDs of this suspension are void
+}
+
 jdwp::Result<void> ThreadControl::ResumeLocked(JNIEnv* jni, State& s) {
   if (s.deferred || s.pending) {
     ClearPendingLocked(s);
@@ -282,9 +288,7 @@ jdwp::Result<void> ThreadControl::ResumeLocked(JNIEnv* jni, State& s) {
   }
   if (!s.suspended) return {};
   auto r = jvmti_.ResumeThread(s.thread);
-  s.suspended = false;
-  s.by_all = false;
-  s.generation = next_generation_++;
+  MarkResumedLocked(s);
   NotifyLocked();
   if (!r && r.error().code != JVMTI_ERROR_THREAD_NOT_SUSPENDED && r.error().code != JVMTI_ERROR_THREAD_NOT_ALIVE)
     return tl::unexpected(FromVm(r.error()));
@@ -453,10 +457,7 @@ bool ThreadControl::AllVirtualDueLocked() const {
 }
 
 void ThreadControl::SuspendUnknownVirtualLocked(std::vector<State*>& riders, std::vector<State*>& batch) {
-  if (!AllVirtualDueLocked()) {
-    batch.insert(batch.end(), riders.begin(), riders.end());
-    return;
-  }
+  if (!AllVirtualDueLocked()) return;  // no riders then (SuspendListedLocked)
   for (State* s : riders) s->by_all = true;
   std::vector<jthread> except;
   for (auto& [tid, s] : states_)
@@ -494,11 +495,7 @@ void ThreadControl::ResumeUnknownVirtualLocked() {
     ResumeBatchLocked(lifted);  // one by one, then
     return;
   }
-  for (State* s : lifted) {
-    s->suspended = false;
-    s->by_all = false;
-    s->generation = next_generation_++;
-  }
+  for (State* s : lifted) MarkResumedLocked(*s);
   if (!lifted.empty()) NotifyLocked();
 }
 
@@ -551,9 +548,7 @@ void ThreadControl::ResumeBatchLocked(const std::vector<State*>& batch) {
   list.reserve(batch.size());
   for (State* s : batch) {
     list.push_back(static_cast<jthread>(s->thread));
-    s->suspended = false;
-    s->by_all = false;
-    s->generation = next_generation_++;
+    MarkResumedLocked(*s);
   }
   // Threads that ended or were resumed otherwise answer so; as ResumeLocked, nothing to do then.
   (void)jvmti_.ResumeThreadList(list);

@@ -319,6 +319,8 @@ class ThreadControl {
   // java.lang.Thread.tid of `thread` (a JNI field read; no lock needed).
   jlong TidOf(JNIEnv* jni, jthread thread);
   jdwp::Result<void> ForceSuspendLocked(State& s);
+  // No longer JVMTI-suspended by us (whichever call resumed it).
+  void MarkResumedLocked(State& s);
   // Counts every debuggee thread in one VM-level suspension (`threads`: local
   // refs, deleted); virtual States found dead go to the graveyard.
   void SuspendAllLocked(JNIEnv* jni, const std::vector<jthread>& threads, bool carrier_listed);
