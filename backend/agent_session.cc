@@ -194,10 +194,16 @@ void Agent::AnnounceListeningAgain() {
 namespace {
 
 // The resumes and the invokes find their threads by the debugger's count alone
-// and make a suspension left pending by a single-threaded invoke moot (the
-// next invoke resumes that thread); every other command may look at a thread
-// and sees it JVMTI-suspended (ThreadControl::ApplyPendingSuspensions).
-bool ResumesOrInvokes(const jdwp::Packet& p) {
+// and make a suspension left pending by a single-threaded invoke or an event
+// moot (the next invoke or resume lifts it). A request's setting and clearing
+// read a parked thread's frames at most (a step's start), which hold still
+// while it waits in Park; a step out, which needs the thread JVMTI-suspended
+// for its frame pop, applies that itself (events.cc). Every other command may
+// look at a thread and sees it JVMTI-suspended
+// (ThreadControl::ApplyPendingSuspensions). So a debugger stepping line after
+// line (Clear, Set, Resume at each step's event) costs the VM no JVMTI suspend
+// and resume of the stepping thread.
+bool LeavesSuspensionsPending(const jdwp::Packet& p) {
   using Set = jdwp::CommandSet;
   switch (static_cast<Set>(p.command_set)) {
     case Set::kVirtualMachine: return p.command == 9;   // Resume
@@ -205,6 +211,7 @@ bool ResumesOrInvokes(const jdwp::Packet& p) {
     case Set::kClassType: return p.command == 3 || p.command == 4;  // InvokeMethod, NewInstance
     case Set::kInterfaceType: return p.command == 1;    // InvokeMethod
     case Set::kObjectReference: return p.command == 6;  // InvokeMethod
+    case Set::kEventRequest: return p.command == 1 || p.command == 2;  // Set, Clear
     default: return false;
   }
 }
@@ -243,7 +250,7 @@ void Agent::HandlePacket(JNIEnv* jni, const std::vector<uint8_t>& bytes) {
   uint32_t id = packet->id;
   // A reply goes to the connection its command came from, even when it comes later.
   const uint64_t session = session_.load();
-  if (!ResumesOrInvokes(*packet)) ctx_.threads.ApplyPendingSuspensions();
+  if (!LeavesSuspensionsPending(*packet)) ctx_.threads.ApplyPendingSuspensions();
   if (!GoesOnStepping(*packet)) ctx_.single_steps.DropLingers(jni);
   dispatcher_.Dispatch(*packet, ctx_.vm_dead.load(),
                        Responder(

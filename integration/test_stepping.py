@@ -147,6 +147,101 @@ class Stepping(unittest.TestCase):
         self.run_table("eclipse")
 
 
+class StepsAtAStop(unittest.TestCase):
+    """What a debugger stepping line after line sends at each stop (raw JDWP):
+    the old step's Clear, the next step's Set, the resume. The stopped thread
+    stays suspended through them (Status, SuspendCount and its frames read
+    between them say so), a step out set at a breakpoint's stop returns to the
+    caller, and the steps after it land where stock lands them."""
+
+    def test_clear_and_set_at_a_stop_leave_the_thread_suspended(self):
+        from jdwp_client import (Client, EventRequest, Reader, ThreadReference, VirtualMachine, i32, i64,
+                                 jdwp_string)
+        BREAKPOINT, SINGLE_STEP, CLASS_PREPARE = 2, 1, 8
+        SUSPEND_EVENT_THREAD, SUSPEND_ALL = 1, 2
+        OVER, OUT = 1, 2
+        cfg = harness.config()
+        with harness.Debuggee(cfg, "Stepping", args=["calls"]) as debuggee:
+            c = Client(debuggee.port, timeout=60)
+            try:
+                c.wait_for_vm_start()
+                c.ok(EventRequest.Set, bytes([CLASS_PREPARE, SUSPEND_ALL]) + i32(1) + bytes([5])
+                     + jdwp_string("Stepping"))
+                c.ok(VirtualMachine.Resume)
+                while c.read_event()[5] != CLASS_PREPARE:
+                    pass
+                fixture = c.class_by_signature("LStepping;")
+                leaf = c.method_named(fixture, "leaf")
+                calls = c.method_named(fixture, "calls")
+                run = c.method_named(fixture, "run")
+                tables = {m: sorted(c.line_table(fixture, m)) for m in (leaf, calls, run)}
+                first = c.code_index(fixture, leaf, line_of("@s-leaf-first"))
+                location = bytes([1]) + c.type_id(fixture) + c.method_id(leaf) + i64(first)
+                breakpoint = c.ok(EventRequest.Set, bytes([BREAKPOINT, SUSPEND_EVENT_THREAD]) + i32(1)
+                                  + bytes([7]) + location).int()
+                c.ok(VirtualMachine.Resume)
+
+                def line_at(method, index):
+                    return max(line for start, line in tables[method] if start <= index)
+
+                def next_event(kind, request):
+                    while True:
+                        event = Reader(c.read_event(), c.sizes)
+                        event.byte(), event.int()
+                        if event.byte() == kind and event.int() == request:
+                            event.id()
+                            _, _, method, index = event.location()
+                            return method, line_at(method, index)
+
+                def where(thread):
+                    """Suspend status and count, and the top frame's method and line."""
+                    status = c.ok(ThreadReference.Status, c.object_id(thread))
+                    status.int()
+                    suspended = status.int()
+                    count = c.ok(ThreadReference.SuspendCount, c.object_id(thread)).int()
+                    _, (_, _, method, index) = c.frames(thread, 0, 1)[0]
+                    return suspended, count, method, line_at(method, index)
+
+                def set_step(thread, depth):
+                    # Step (10): thread, LINE (1), depth; Count (1) 1.
+                    return c.ok(EventRequest.Set, bytes([SINGLE_STEP, SUSPEND_EVENT_THREAD]) + i32(2) + bytes([10])
+                                + c.object_id(thread) + i32(1) + i32(depth) + bytes([1]) + i32(1)).int()
+
+                while True:
+                    event = Reader(c.read_event(), c.sizes)
+                    event.byte(), event.int()
+                    if event.byte() == BREAKPOINT and event.int() == breakpoint:
+                        thread = event.id()
+                        break
+                c.ok(EventRequest.Clear, bytes([BREAKPOINT]) + i32(breakpoint))
+                self.assertEqual(where(thread), (1, 1, leaf, line_of("@s-leaf-first")))
+                step = set_step(thread, OUT)
+                self.assertEqual(where(thread), (1, 1, leaf, line_of("@s-leaf-first")))
+                c.ok(ThreadReference.Resume, c.object_id(thread))
+                self.assertEqual(next_event(SINGLE_STEP, step), (calls, line_of("@s-calls-call")))
+                landed = []
+                for _ in range(2):
+                    c.ok(EventRequest.Clear, bytes([SINGLE_STEP]) + i32(step))
+                    here = where(thread)
+                    step = set_step(thread, OVER)
+                    self.assertEqual(where(thread), here)
+                    self.assertEqual(here[:3], (1, 1, calls))
+                    c.ok(ThreadReference.Resume, c.object_id(thread))
+                    landed.append(next_event(SINGLE_STEP, step))
+                    # As JDI steps on: Clear, Set, Resume, nothing read in between.
+                    c.ok(EventRequest.Clear, bytes([SINGLE_STEP]) + i32(step))
+                    step = set_step(thread, OVER)
+                    c.ok(ThreadReference.Resume, c.object_id(thread))
+                    landed.append(next_event(SINGLE_STEP, step))
+                self.assertEqual(landed, [(calls, line_of("@s-calls-after")), (calls, line_of("@s-calls-last")),
+                                          (calls, line_of("@s-calls-end")), (run, line_of("@s-run-calls"))])
+                c.ok(EventRequest.Clear, bytes([SINGLE_STEP]) + i32(step))
+                c.ok(VirtualMachine.Resume)
+                debuggee.wait_for_output(r"(?m)^stepping: done$", 60)
+            finally:
+                c.close()
+
+
 class StrataSteps(unittest.TestCase):
     """JSR-45 strata (the StrataStep fixture loads StrataTarget with a source map
     whose default stratum, Mini, maps two Java lines to each of its lines): as
