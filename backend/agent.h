@@ -221,7 +221,10 @@ class Agent : public transport::Listener {
   // kCommandSpin before it sleeps: the I/O thread's hand-off then needs no
   // wake-up, the longest step of a cheap command's round trip. A debugger that
   // pauses costs one kCommandSpin of yields, then the thread sleeps as before.
-  static constexpr std::chrono::microseconds kCommandSpin{50};
+  // 200 us covers a breakpoint's or a step's whole turn (event, the debugger,
+  // its resume: 100-150 us on a 2-core machine), so the resume finds the thread
+  // awake too; 50 us covered only commands sent back to back (README, Events).
+  static constexpr std::chrono::microseconds kCommandSpin{200};
   static constexpr std::chrono::microseconds kCommandSpinWindow{500};
   void AwaitNextCommandBriefly();
   bool stopping_ = false;
