@@ -194,15 +194,13 @@ void Agent::AnnounceListeningAgain() {
 namespace {
 
 // The resumes and the invokes find their threads by the debugger's count alone
-// and make a suspension left pending by a single-threaded invoke or an event
-// moot (the next invoke or resume lifts it). A request's setting and clearing
-// read a parked thread's frames at most (a step's start), which hold still
-// while it waits in Park; a step out, which needs the thread JVMTI-suspended
-// for its frame pop, applies that itself (events.cc). Every other command may
-// look at a thread and sees it JVMTI-suspended
-// (ThreadControl::ApplyPendingSuspensions). So a debugger stepping line after
-// line (Clear, Set, Resume at each step's event) costs the VM no JVMTI suspend
-// and resume of the stepping thread.
+// and make a suspension left pending (an event's, an invoke's end) moot. A
+// request's Set and Clear read a parked thread's frames at most (a step's
+// start), which hold still while it waits in Park; a step out, whose frame pop
+// needs the thread JVMTI-suspended, applies it itself (events.cc). So a step in
+// a row (JDI: Clear, Set, Resume) costs no JVMTI suspend and resume. Every other
+// command may look at a thread and sees it JVMTI-suspended
+// (ThreadControl::ApplyPendingSuspensions).
 bool LeavesSuspensionsPending(const jdwp::Packet& p) {
   using Set = jdwp::CommandSet;
   switch (static_cast<Set>(p.command_set)) {

@@ -180,12 +180,12 @@ jdwp::Result<int32_t> EventManager::Set(JNIEnv* jni, const jdwp::EventRequest::S
             auto state = ctx_.jvmti.GetThreadState(*t);
             if (!state || (*state & JVMTI_THREAD_STATE_ALIVE) == 0)
               { status = jdwp::Fail(ErrorCode::kInvalidThread, "step thread not alive"); return; }
-            // As stock: a running thread is suspended while its step starts
-            // (where it is, and single steps on), then resumed.
             // A step out asks for a frame pop, which JVMTI takes of a suspended
             // thread only: a thread parked at its event gets its JVMTI suspension
             // now (agent_session.cc leaves it pending for a request's Set).
             if (x.depth == jdwp::StepDepth::kOut) ctx_.threads.ApplyPendingSuspensions();
+            // As stock: a running thread is suspended while its step starts
+            // (where it is, and single steps on), then resumed.
             if (ctx_.threads.SuspendCount(jni, *t) == 0 && ctx_.threads.Suspend(jni, *t)) {
               step_thread_held = static_cast<jthread>(jni->NewGlobalRef(*t));
               (void)ctx_.threads.WaitUntilSuspended(jni, *t, std::chrono::seconds(5));
