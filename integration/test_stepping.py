@@ -185,13 +185,14 @@ class StepsAtAStop(unittest.TestCase):
                     return max(line for start, line in tables[method] if start <= index)
 
                 def next_event(kind, request):
+                    """The thread, method and line of the next event of `request`."""
                     while True:
                         event = Reader(c.read_event(), c.sizes)
                         event.byte(), event.int()
                         if event.byte() == kind and event.int() == request:
-                            event.id()
+                            thread = event.id()
                             _, _, method, index = event.location()
-                            return method, line_at(method, index)
+                            return thread, method, line_at(method, index)
 
                 def where(thread):
                     """Suspend status and count, and the top frame's method and line."""
@@ -207,18 +208,13 @@ class StepsAtAStop(unittest.TestCase):
                     return c.ok(EventRequest.Set, bytes([SINGLE_STEP, SUSPEND_EVENT_THREAD]) + i32(2) + bytes([10])
                                 + c.object_id(thread) + i32(1) + i32(depth) + bytes([1]) + i32(1)).int()
 
-                while True:
-                    event = Reader(c.read_event(), c.sizes)
-                    event.byte(), event.int()
-                    if event.byte() == BREAKPOINT and event.int() == breakpoint:
-                        thread = event.id()
-                        break
+                thread, _, _ = next_event(BREAKPOINT, breakpoint)
                 c.ok(EventRequest.Clear, bytes([BREAKPOINT]) + i32(breakpoint))
                 self.assertEqual(where(thread), (1, 1, leaf, line_of("@s-leaf-first")))
                 step = set_step(thread, OUT)
                 self.assertEqual(where(thread), (1, 1, leaf, line_of("@s-leaf-first")))
                 c.ok(ThreadReference.Resume, c.object_id(thread))
-                self.assertEqual(next_event(SINGLE_STEP, step), (calls, line_of("@s-calls-call")))
+                self.assertEqual(next_event(SINGLE_STEP, step), (thread, calls, line_of("@s-calls-call")))
                 landed = []
                 for _ in range(2):
                     c.ok(EventRequest.Clear, bytes([SINGLE_STEP]) + i32(step))
@@ -227,12 +223,12 @@ class StepsAtAStop(unittest.TestCase):
                     self.assertEqual(where(thread), here)
                     self.assertEqual(here[:3], (1, 1, calls))
                     c.ok(ThreadReference.Resume, c.object_id(thread))
-                    landed.append(next_event(SINGLE_STEP, step))
+                    landed.append(next_event(SINGLE_STEP, step)[1:])
                     # As JDI steps on: Clear, Set, Resume, nothing read in between.
                     c.ok(EventRequest.Clear, bytes([SINGLE_STEP]) + i32(step))
                     step = set_step(thread, OVER)
                     c.ok(ThreadReference.Resume, c.object_id(thread))
-                    landed.append(next_event(SINGLE_STEP, step))
+                    landed.append(next_event(SINGLE_STEP, step)[1:])
                 self.assertEqual(landed, [(calls, line_of("@s-calls-after")), (calls, line_of("@s-calls-last")),
                                           (calls, line_of("@s-calls-end")), (run, line_of("@s-run-calls"))])
                 c.ok(EventRequest.Clear, bytes([SINGLE_STEP]) + i32(step))
