@@ -193,27 +193,6 @@ void Agent::AnnounceListeningAgain() {
 
 namespace {
 
-// The resumes and the invokes find their threads by the debugger's count alone
-// and make a suspension left pending (an event's, an invoke's end) moot. A
-// request's Set and Clear read a parked thread's frames at most (a step's
-// start), which hold still while it waits in Park; a step out, whose frame pop
-// needs the thread JVMTI-suspended, applies it itself (events.cc). So a step in
-// a row (JDI: Clear, Set, Resume) costs no JVMTI suspend and resume. Every other
-// command may look at a thread and sees it JVMTI-suspended
-// (ThreadControl::ApplyPendingSuspensions).
-bool LeavesSuspensionsPending(const jdwp::Packet& p) {
-  using Set = jdwp::CommandSet;
-  switch (static_cast<Set>(p.command_set)) {
-    case Set::kVirtualMachine: return p.command == 9;   // Resume
-    case Set::kThreadReference: return p.command == 3;  // Resume
-    case Set::kClassType: return p.command == 3 || p.command == 4;  // InvokeMethod, NewInstance
-    case Set::kInterfaceType: return p.command == 1;    // InvokeMethod
-    case Set::kObjectReference: return p.command == 6;  // InvokeMethod
-    case Set::kEventRequest: return p.command == 1 || p.command == 2;  // Set, Clear
-    default: return false;
-  }
-}
-
 // What a debugger stepping on sends at a step's event (single_step_modes.h):
 // the next step, the old one's deletion, the resume.
 bool GoesOnStepping(const jdwp::Packet& p) {
@@ -225,6 +204,26 @@ bool GoesOnStepping(const jdwp::Packet& p) {
     default: return false;
   }
 }
+
+bool Invokes(const jdwp::Packet& p) {
+  using Set = jdwp::CommandSet;
+  switch (static_cast<Set>(p.command_set)) {
+    case Set::kClassType: return p.command == 3 || p.command == 4;  // InvokeMethod, NewInstance
+    case Set::kInterfaceType: return p.command == 1;    // InvokeMethod
+    case Set::kObjectReference: return p.command == 6;  // InvokeMethod
+    default: return false;
+  }
+}
+
+// The resumes and the invokes find their threads by the debugger's count alone
+// and make a suspension left pending (an event's, an invoke's end) moot. A
+// request's Set and Clear read a parked thread's frames at most (a step's
+// start), which hold still while it waits in Park; a step out, whose frame pop
+// needs the thread JVMTI-suspended, applies it itself (events.cc). So a step in
+// a row (JDI: Clear, Set, Resume) costs no JVMTI suspend and resume. Every other
+// command may look at a thread and sees it JVMTI-suspended
+// (ThreadControl::ApplyPendingSuspensions).
+bool LeavesSuspensionsPending(const jdwp::Packet& p) { return GoesOnStepping(p) || Invokes(p); }
 
 }  // namespace
 
