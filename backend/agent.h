@@ -40,6 +40,7 @@
 #include <string>
 #include <vector>
 
+#include "backend/command_spin.h"
 #include "backend/context.h"
 #include "backend/dispatcher.h"
 #include "backend/events.h"
@@ -212,21 +213,11 @@ class Agent : public transport::Listener {
   std::mutex mu_;
   std::condition_variable cv_;
   std::deque<Message> inbox_;
-  // inbox_.size(), also read without mu_ (AwaitNextCommandBriefly).
+  // inbox_.size(), also read without mu_ (while the command thread spins).
   std::atomic<size_t> inbox_size_{0};
-  // A debugger in conversation sends its next command right after reading a
-  // reply (an IDE at a stop: frames, then locals, then fields...). When one
-  // came within kCommandSpinWindow of the previous command's end, the command
-  // thread, once done, looks for the next one on the CPU (yielding) for up to
-  // kCommandSpin before it sleeps: the I/O thread's hand-off then needs no
-  // wake-up, the longest step of a cheap command's round trip. A debugger that
-  // pauses costs one kCommandSpin of yields, then the thread sleeps as before.
-  // 200 us covers a breakpoint's or a step's whole turn (event, the debugger,
-  // its resume: 100-150 us on a 2-core machine), so the resume finds the thread
-  // awake too; 50 us covered only commands sent back to back (README, Events).
-  static constexpr std::chrono::microseconds kCommandSpin{200};
-  static constexpr std::chrono::microseconds kCommandSpinWindow{500};
-  void AwaitNextCommandBriefly();
+  // Whether, and how long, the command thread waits for the next command on
+  // the CPU before it sleeps (command_spin.h). The command thread's alone.
+  CommandSpin spin_;
   bool stopping_ = false;
   // Commands wait until VMStart's suspension is in force: a debugger may send
   // VirtualMachine.Resume before it has read VMStart, and that resume must

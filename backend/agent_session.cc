@@ -109,22 +109,15 @@ void Agent::OnWarning(const std::string& message) {
   std::fflush(stderr);
 }
 
-void Agent::AwaitNextCommandBriefly() {
-  const auto until = std::chrono::steady_clock::now() + kCommandSpin;
-  while (inbox_size_.load(std::memory_order_acquire) == 0 && std::chrono::steady_clock::now() < until) {
-    // Yielding: a thread runnable here (the I/O thread with the next packet,
-    // the debugger itself) runs first; the core is not held from it.
-    sched_yield();
-  }
-}
-
 void Agent::RunCommands(JNIEnv* jni) {
   command_jni_ = jni;
-  // When the last packet was done (see kCommandSpin).
-  std::chrono::steady_clock::time_point done{};
-  bool spin = false;
   while (true) {
-    if (spin) AwaitNextCommandBriefly();
+    if (spin_.Armed()) {
+      // Yielding: a thread runnable here (the I/O thread with the next packet,
+      // the debugger itself) runs first; the core is not held from it.
+      spin_.Await([this] { return inbox_size_.load(std::memory_order_acquire) != 0; }, [] { sched_yield(); },
+                  [] { return CommandSpin::Clock::now(); });
+    }
     Message message;
     {
       std::unique_lock lock(mu_);
@@ -136,11 +129,9 @@ void Agent::RunCommands(JNIEnv* jni) {
       command_busy_ = true;
     }
     if (message.kind == Message::kPacket) {
-      // A debugger in conversation (its next command within kCommandSpinWindow
-      // of the last reply): wait for its next one on the CPU for a moment.
-      spin = std::chrono::steady_clock::now() - done < kCommandSpinWindow;
+      spin_.PacketTaken(CommandSpin::Clock::now());
     } else {
-      spin = false;
+      spin_.OtherTaken();
     }
     switch (message.kind) {
       case Message::kAttached:
@@ -155,7 +146,7 @@ void Agent::RunCommands(JNIEnv* jni) {
         } else {
           Log().debug("dropping a packet of an ended session");
         }
-        done = std::chrono::steady_clock::now();
+        spin_.PacketDone(CommandSpin::Clock::now());
         break;
       case Message::kDetached:
         // Already ended by Dispose, the session served meanwhile is another.
