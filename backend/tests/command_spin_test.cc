@@ -88,7 +88,7 @@ TEST(CommandSpin, ThreeSpinsInARowThatLostTheCpuStopSpinningForAWhile) {
 }
 
 TEST(CommandSpin, APreemptionNowAndThenDoesNotStopSpinning) {
-  // A quiet machine: a JIT or GC thread takes the CPU during one spin in two.
+  // A quiet machine: a JIT or GC thread takes the CPU now and then (here, in one spin in two).
   CommandSpin spin = InConversation(Clock::time_point{} + 1h);
   Clock::time_point t = Clock::time_point{} + 1h;
   for (int i = 0; i < 10; ++i) {
@@ -102,12 +102,56 @@ TEST(CommandSpin, APreemptionNowAndThenDoesNotStopSpinning) {
   EXPECT_TRUE(spin.Armed());
 }
 
-TEST(CommandSpin, ALongTurnBelowThePreemptionMarkOnlyEndsTheSpin) {
-  // The debugger ran on this core for 300 us (its event handling): no back-off.
-  FakeTurns clock{.turns = {300us}};
-  CommandSpin spin = InConversation(clock.t);
+// Two spins that lost the CPU, at the end of `clock`'s turns; the spin is armed again after each.
+void LoseTheCpuTwice(CommandSpin& spin, Clock::time_point& t) {
+  for (int i = 0; i < 2; ++i) {
+    ASSERT_TRUE(spin.Armed());
+    FakeTurns clock{.t = t, .turns = {800us}};
+    SpinFor(spin, clock, 1000);
+    t = clock.t;
+    spin.PacketDone(t);
+    spin.PacketTaken(t + 50us);
+  }
+}
+
+TEST(CommandSpin, ALongTurnBelowThePreemptionMarkEndsTheStreak) {
+  // The debugger ran on this core for 300 us (its event handling): the spin ends
+  // there, and it counts as a spin that kept the CPU.
+  Clock::time_point t = Clock::time_point{} + 1h;
+  CommandSpin spin = InConversation(t);
+  LoseTheCpuTwice(spin, t);
+  FakeTurns clock{.t = t, .turns = {300us}};
   SpinFor(spin, clock, 1000);
   EXPECT_EQ(clock.yields, 1u);
+  t = clock.t;
+  spin.PacketDone(t);
+  spin.PacketTaken(t + 50us);
+  LoseTheCpuTwice(spin, t);
+  EXPECT_TRUE(spin.Armed());
+}
+
+TEST(CommandSpin, ASpinThatFoundTheCommandWaitingLeavesTheStreak) {
+  Clock::time_point t = Clock::time_point{} + 1h;
+  CommandSpin spin = InConversation(t);
+  LoseTheCpuTwice(spin, t);
+  FakeTurns waiting{.t = t, .turns = {5us}};
+  SpinFor(spin, waiting, 0);  // the next command came while this one ran
+  EXPECT_EQ(waiting.yields, 0u);
+  spin.PacketDone(t);
+  spin.PacketTaken(t + 50us);
+  FakeTurns lost{.t = t, .turns = {800us}};
+  SpinFor(spin, lost, 1000);  // the third in a row
+  spin.PacketDone(lost.t);
+  spin.PacketTaken(lost.t + 50us);
+  EXPECT_FALSE(spin.Armed());
+}
+
+TEST(CommandSpin, AYieldBackJustBelowThePreemptionMarkKeepsTheCpu) {
+  Clock::time_point t = Clock::time_point{} + 1h;
+  CommandSpin spin = InConversation(t);
+  LoseTheCpuTwice(spin, t);
+  FakeTurns clock{.t = t, .turns = {CommandSpin::kPreempted - 1us}};
+  SpinFor(spin, clock, 1000);
   spin.PacketDone(clock.t);
   spin.PacketTaken(clock.t + 50us);
   EXPECT_TRUE(spin.Armed());
