@@ -13,9 +13,9 @@
 // On a busy machine spinning backfires: a thread that yields stays runnable, so
 // when the next command comes the scheduler owes it nothing and it waits out the
 // other task's time slice (yields came back after 0.5-4.5 ms here), where a
-// sleeping thread would have been woken, and preferred, at once. A yield that kept the thread off the CPU
-// for kPreempted ends the spin; kPreemptionsToBackOff such spins in a row show a
-// busy machine, and no spin starts for kBackOff. (A quiet machine takes the CPU
+// sleeping thread would have been woken, and preferred, at once. A yield that
+// kept the thread off the CPU for kPreempted ends the spin; kPreemptionsToBackOff
+// such spins in a row show a busy machine, and no spin starts for kBackOff. (A quiet machine takes the CPU
 // away now and then too, a JIT or GC thread or the hypervisor: a few times a
 // second in a breakpoint loop here, seldom in several spins in a row.)
 #pragma once
@@ -44,11 +44,11 @@ class CommandSpin {
   // kPreempted. `now` is the clock (tests pass a fake one).
   template <typename Ready, typename Yield, typename Now>
   void Await(Ready&& ready, Yield&& yield, Now&& now) {
-    auto t = now();
-    const auto until = t + kSpin;
     // A spin that found the next command at once says nothing of the machine.
     if (ready()) return;
-    while (!ready() && t < until) {
+    auto t = now();
+    const auto until = t + kSpin;
+    do {
       yield();
       const auto after = now();
       if (after - t >= kPreempted) {
@@ -59,7 +59,7 @@ class CommandSpin {
         return;
       }
       t = after;
-    }
+    } while (!ready() && t < until);
     preempted_in_a_row_ = 0;
   }
 

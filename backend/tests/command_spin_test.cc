@@ -102,7 +102,7 @@ TEST(CommandSpin, APreemptionNowAndThenDoesNotStopSpinning) {
   EXPECT_TRUE(spin.Armed());
 }
 
-// Two spins that lost the CPU, at the end of `clock`'s turns; the spin is armed again after each.
+// Two spins, from `t` on, that each lost the CPU at their first yield; `t` ends after them.
 void LoseTheCpuTwice(CommandSpin& spin, Clock::time_point& t) {
   for (int i = 0; i < 2; ++i) {
     ASSERT_TRUE(spin.Armed());
