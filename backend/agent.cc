@@ -674,14 +674,15 @@ void Agent::AgentThreadEnded() {
 void Agent::EndIdleThreads() {
   // HotSpot's exit waits up to ~300 ms for Java threads in native code
   // (VM_Exit::wait_for_threads_in_native_to_block), and the command and reporter
-  // threads idle in native condition-variable waits. With no debugger attached
-  // they have nothing left to do at VM death: end them, and wait (bounded) until
-  // they have left their loops, so that none is in native when the VM exits.
+  // threads idle in native waits (an eventfd, a condition variable). With no
+  // debugger attached they have nothing left to do at VM death: end them, and
+  // wait (bounded) until they have left their loops, so that none is in native
+  // when the VM exits.
   {
     std::lock_guard lock(mu_);
     stopping_ = true;
   }
-  cv_.notify_all();
+  doorbell_.Ring();
   events_.StopReporter();
   std::unique_lock lock(mu_);
   threads_ended_cv_.wait_for(lock, std::chrono::seconds(1), [&] { return running_threads_ == 0; });

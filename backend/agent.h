@@ -43,6 +43,7 @@
 #include "backend/command_spin.h"
 #include "backend/context.h"
 #include "backend/dispatcher.h"
+#include "backend/doorbell.h"
 #include "backend/events.h"
 #include "trace/writer.h"
 #include "transport/transport.h"
@@ -211,7 +212,7 @@ class Agent : public transport::Listener {
   std::atomic<uint64_t> session_{0};  // written under mu_
 
   std::mutex mu_;
-  std::condition_variable cv_;
+  Doorbell doorbell_;  // wakes the command thread (doorbell.h): a message, commands open, stopping_
   std::deque<Message> inbox_;
   // inbox_.size(), also read without mu_ (while the command thread spins).
   std::atomic<size_t> inbox_size_{0};

@@ -21,16 +21,21 @@
 namespace jdwpx::backend {
 
 void Agent::Post(Message message) {
-  std::lock_guard lock(mu_);
-  inbox_.push_back(std::move(message));
-  inbox_size_.store(inbox_.size(), std::memory_order_release);
-  cv_.notify_all();
+  {
+    std::lock_guard lock(mu_);
+    inbox_.push_back(std::move(message));
+    inbox_size_.store(inbox_.size(), std::memory_order_release);
+  }
+  // Outside mu_: the command thread, woken, does not find it still held.
+  doorbell_.Ring();
 }
 
 void Agent::OpenCommands() {
-  std::lock_guard lock(mu_);
-  commands_open_ = true;
-  cv_.notify_all();
+  {
+    std::lock_guard lock(mu_);
+    commands_open_ = true;
+  }
+  doorbell_.Ring();
 }
 
 void Agent::OnAttached(const std::string& peer, uint64_t session, std::chrono::nanoseconds handshake) {
@@ -121,7 +126,7 @@ void Agent::RunCommands(JNIEnv* jni) {
     Message message;
     {
       std::unique_lock lock(mu_);
-      cv_.wait(lock, [&] { return stopping_ || (commands_open_ && !inbox_.empty()); });
+      doorbell_.Wait(lock, [&] { return stopping_ || (commands_open_ && !inbox_.empty()); });
       if (inbox_.empty()) return;
       message = std::move(inbox_.front());
       inbox_.pop_front();
