@@ -559,6 +559,8 @@ bool Agent::StartSession(JNIEnv* jni, jthread thread, const StartingException* t
 }
 
 void Agent::OnVmDeath(JNIEnv* jni) {
+  // From here nothing waits for a debugger that reads nothing (transport.h).
+  if (transport_) transport_->StopHoldingBack();
   bool attached = events_.attached();
   if (attached) {
     events_.ReportVmDeath(jni);

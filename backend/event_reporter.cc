@@ -38,6 +38,19 @@ EventReporter::~EventReporter() = default;
 
 void EventReporter::Enqueue(std::unique_ptr<Item> item) {
   std::lock_guard lock(queue_mu_);
+  queued_bytes_ += item->packet.size();
+  queue_.push_back(std::move(item));
+  queue_cv_.notify_all();
+}
+
+void EventReporter::EnqueueWithinBacklog(std::unique_ptr<Item> item) {
+  std::unique_lock lock(queue_mu_);
+  const uint64_t epoch = item->epoch;
+  // Rechecked every second too: a session's end need not wake it.
+  while (queued_bytes_ > kBacklogBytes && !stopping_ && !closed_.load() && attached_ && epoch == epoch_.load()) {
+    queue_cv_.wait_for(lock, std::chrono::seconds(1));
+  }
+  queued_bytes_ += item->packet.size();
   queue_.push_back(std::move(item));
   queue_cv_.notify_all();
 }
@@ -74,6 +87,7 @@ void EventReporter::LeaveReport() {
 void EventReporter::CloseForVmDeath() {
   closed_.store(true);
   std::unique_lock lock(queue_mu_);
+  queue_cv_.notify_all();  // a thread held back by the backlog goes on (its event is queued)
   queue_cv_.wait_for(lock, std::chrono::seconds(2), [&] { return reporting_.load() == 0; });
 }
 
@@ -127,7 +141,13 @@ void EventReporter::Report(JNIEnv* jni, jthread thread, std::vector<ev::EventDat
   item->epoch = epoch;
   if (item->policy == SuspendPolicy::kNone || !thread) {
     if (thread) item->thread = jni->NewGlobalRef(thread);
-    Enqueue(std::move(item));
+    // Only an application's thread is held back (see the top): not VMDeath's,
+    // nor an agent thread's ClassPrepare.
+    if (thread && !vm_death) {
+      EnqueueWithinBacklog(std::move(item));
+    } else {
+      Enqueue(std::move(item));
+    }
     LeaveReport();
     if (applied) applied();
     return;
@@ -191,6 +211,7 @@ void EventReporter::SendInvokeReply(uint64_t epoch, std::vector<uint8_t> packet)
       item->packet = std::move(packet);
       item->invoke_reply = true;
       item->epoch = epoch;
+      queued_bytes_ += item->packet.size();
       queue_.push_back(std::move(item));
       queue_cv_.notify_all();
       return;
@@ -238,6 +259,7 @@ void EventReporter::Run(JNIEnv* jni) {
       if (next == queue_.end()) return;
       item = std::move(*next);
       queue_.erase(next);
+      queued_bytes_ -= std::min(item->packet.size(), queued_bytes_);
       ++in_flight_;
     }
     bool current = item->epoch == epoch_.load() && attached_;

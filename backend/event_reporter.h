@@ -33,6 +33,14 @@
 // composite that comes to Report after VMDeath's is dropped, and VMDeath's waits
 // until the composites already past that check are queued before it.
 //
+// A debugger that reads nothing holds the reporter back in the transport
+// (transport::kSendWindow); the events that suspend no thread (SUSPEND_NONE)
+// then wait in the queue. Beyond kBacklogBytes of packets queued, an
+// application thread with such an event waits until the queue is back under
+// that, as stock's do beyond 50 KB, or until VM death, the session's end or
+// the reporter's stop: the VM's memory does not grow with the events a stalled
+// debugger leaves unread (4 MB of packets take about 12 MB as queue items).
+//
 // Locks: queue_mu_ is a leaf (nothing else is taken under it); an event
 // thread's wait for its item is on a lock of its own.
 #pragma once
@@ -40,6 +48,7 @@
 #include <jni.h>
 
 #include <atomic>
+#include <chrono>
 #include <condition_variable>
 #include <cstdint>
 #include <deque>
@@ -103,7 +112,11 @@ class EventReporter {
 
  private:
   struct Item;
+  static constexpr size_t kBacklogBytes = size_t{4} << 20;
   void Enqueue(std::unique_ptr<Item> item);
+  // An application thread's event that suspends no thread: waits first while
+  // the queue's packets exceed kBacklogBytes (see the top).
+  void EnqueueWithinBacklog(std::unique_ptr<Item> item);
   // Enqueues and returns once the reporter has handled the item (it signals `done`);
   // `queued` runs once the item is in the queue, before the wait.
   void EnqueueAndWait(std::unique_ptr<Item> item, const std::function<void()>& queued = nullptr);
@@ -121,6 +134,7 @@ class EventReporter {
   std::mutex queue_mu_;
   std::condition_variable queue_cv_;
   std::deque<std::unique_ptr<Item>> queue_;
+  size_t queued_bytes_ = 0;  // the packets of queue_'s items
   // HoldEvents: as stock, events wait in the queue, in order, until
   // ReleaseEvents (their suspensions too); other items go on.
   bool holding_ = false;

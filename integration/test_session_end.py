@@ -24,6 +24,7 @@ import re
 import socket
 import struct
 import sys
+import time
 import unittest
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -42,6 +43,12 @@ SUSPEND_NONE, SUSPEND_EVENT_THREAD, SUSPEND_ALL = 0, 1, 2
 STEP_LINE, STEP_OVER = 1, 1
 PROGRESS_TIMEOUT_S = 20
 DRIVER_TIMEOUT_S = 60
+# A debugger that reads nothing for STALL_S: the VM may grow by less than
+# STALL_GROWTH_LIMIT_MB (ours: about 24), and by less than
+# STALL_LATE_GROWTH_LIMIT_MB in the stall's second half.
+STALL_S = 4
+STALL_GROWTH_LIMIT_MB = 48
+STALL_LATE_GROWTH_LIMIT_MB = 8
 CLIENTS = ("jdk", "eclipse")  # whose JDI drives the first session
 # SessionEndJdi scenario: what the raw test of the same state is called.
 JDI_SCENARIOS = {
@@ -384,6 +391,39 @@ class SessionEndTest(unittest.TestCase):
             self.assertGreater(hits, 20)
         self.assertEqual(self.proc.wait(30), 0)
         self.assertIn("main done", self.proc.stdout)
+
+    def test_a_debugger_that_stops_reading_leaves_the_vm_bounded(self):
+        # A SUSPEND_NONE breakpoint in the spinner's loop, and a debugger that then
+        # reads nothing (a hung IDE, a stalled tunnel): what the VM keeps of the
+        # unread events is bounded, as stock's is (it holds the event threads back
+        # beyond 50 KB; ours beyond 4 MB queued in the agent and 4 MB in the
+        # transport). Without a bound ours grew by some 20 MB a second here. Then
+        # the debugger reads again: the breakpoint's events come, and it disposes.
+        c = self.first_client()
+        c.ok(VirtualMachine.Suspend)
+        bp = self.set_breakpoint(c, "spin", "// @bp-spin", policy=SUSPEND_NONE)
+        rss_before = self.rss_mb()
+        c.ok(VirtualMachine.Resume)
+        # Reading nothing for a while is the scenario: watch the memory meanwhile.
+        samples, start = [], time.monotonic()
+        while time.monotonic() - start < STALL_S and (not samples or samples[-1][1] < STALL_GROWTH_LIMIT_MB):
+            samples.append((time.monotonic() - start, self.rss_mb() - rss_before))
+            time.sleep(0.1)
+        grown = max(growth for _, growth in samples)
+        self.assertLess(grown, STALL_GROWTH_LIMIT_MB, "RSS growth (MB) while the debugger read nothing")
+        # Bounded, not merely slow: in the stall's last half it grows by little more.
+        half = [growth for at, growth in samples if at >= STALL_S / 2]
+        self.assertLess(max(half) - min(half), STALL_LATE_GROWTH_LIMIT_MB, f"growth (MB): {samples}")
+        for _ in range(1000):
+            _, events = self.next_event(c)
+            self.assertEqual([(kind, request) for kind, request, _ in events], [(BREAKPOINT, bp)])
+        c.events.clear()
+        self.end_with_dispose(c)
+        self.wait_for_progress()
+
+    def rss_mb(self) -> float:
+        with open(f"/proc/{self.proc.proc.pid}/status") as status:
+            return next(int(line.split()[1]) for line in status if line.startswith("VmRSS:")) / 1024
 
     def test_dispose_is_answered_although_the_vm_then_exits_at_once(self):
         # Dispose resumes the VM, whose main then ends at once: the reply, sent

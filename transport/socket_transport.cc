@@ -603,6 +603,7 @@ void SocketTransport::EndSession(const std::shared_ptr<Session>& which, const st
     session->in_parts = false;
     session->queue.clear();
     session->held.clear();
+    session->held_bytes = 0;
     session->queued_bytes = 0;
     asio::error_code ignored;
     session->socket.shutdown(asio::socket_base::shutdown_both, ignored);

@@ -91,8 +91,10 @@ struct Session {
   // packets wait in `held`, and no other packet starts in parts.
   bool in_parts = false;
   std::deque<std::vector<uint8_t>> held;
+  size_t held_bytes = 0;  // bytes in `held`
   // Signalled when queued bytes are written, when a packet's last part is
-  // given, and when the session closes: a parts maker waits on it.
+  // given, and when the session closes: a parts maker, and a Send() beyond
+  // kSendWindow, wait on it.
   std::condition_variable parts_cv;
   bool writing = false;      // the I/O thread's writer owns the socket's write side
   bool direct_ok = false;    // Run() serves the session: Send() may write directly
@@ -139,6 +141,7 @@ class SocketTransport final : public Transport {
   void Send(uint64_t session, std::vector<uint8_t> packet) override;
   std::unique_ptr<PacketWriter> SendInParts(uint64_t session, size_t length) override;
   bool Flush(std::chrono::milliseconds timeout) override;
+  void StopHoldingBack() override;
   void CloseConnection(uint64_t session) override;
   void Shutdown() override;
 
@@ -200,6 +203,7 @@ class SocketTransport final : public Transport {
 
   asio::io_context io_{1};
   std::atomic<bool> stopping_{false};
+  std::atomic<bool> holding_back_{true};  // Send() may hold its caller (StopHoldingBack)
   // Epoch of the attached session, 0 when none: Send() drops early on 0, and
   // its queued handler drops a packet meant for an earlier session.
   std::atomic<uint64_t> attached_epoch_{0};

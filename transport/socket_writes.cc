@@ -10,7 +10,9 @@
 // idle, else queued; its maker waits (PartsWriter::Write) while more than
 // kPartsWindow bytes are queued, until the writer drains them or the session
 // ends. While its parts come, Send()'s packets wait in `held` and follow its
-// last part, so nothing gets between its bytes on the wire.
+// last part, so nothing gets between its bytes on the wire. Beyond kSendWindow
+// bytes queued and held, Send() holds its caller back too (for a while: see
+// transport.h).
 #include "transport/socket_transport.h"
 
 #include <sys/socket.h>
@@ -19,6 +21,8 @@
 #include <cerrno>
 #include <cstring>
 #include <system_error>
+
+#include "jdwp/packet.h"
 
 namespace jdwpx::transport::dt_socket {
 
@@ -132,6 +136,7 @@ void SocketTransport::EndPartsLocked(const std::shared_ptr<Session>& session) {
     session->queue.push_back(Outgoing{std::move(packet)});
   }
   session->held.clear();
+  session->held_bytes = 0;
   if (session->direct_ok && !session->writing) {
     if (!session->queue.empty()) {
       session->writing = true;
@@ -167,7 +172,8 @@ void SocketTransport::Send(uint64_t epoch, std::vector<uint8_t> packet) {
   try {
     const std::shared_ptr<Session> session = AttachedSession(epoch);
     if (!session) return;
-    std::lock_guard lock(session->write_mu);
+    const bool reply = packet.size() > 8 && (packet[8] & jdwp::kReplyFlag) != 0;
+    std::unique_lock lock(session->write_mu);
     if (session->closed || session->close_when_drained || session->broken) return;
     if (session->in_parts) {
       // After the packet in parts (EndPartsLocked).
@@ -175,10 +181,20 @@ void SocketTransport::Send(uint64_t epoch, std::vector<uint8_t> packet) {
         std::lock_guard count(unwritten_mu_);
         ++unwritten_;
       }
+      session->held_bytes += packet.size();
       session->held.push_back(std::move(packet));
-      return;
+    } else {
+      SendLocked(session, Outgoing{std::move(packet)});
     }
-    SendLocked(session, Outgoing{std::move(packet)});
+    // A debugger that reads nothing (transport.h, kSendWindow). The I/O thread,
+    // which drains, never waits.
+    auto within = [&] {
+      return session->closed || session->broken || stopping_ || !holding_back_ ||
+             session->queued_bytes + session->held_bytes <= kSendWindow;
+    };
+    if (!reply && !within() && !io_.get_executor().running_in_this_thread()) {
+      session->parts_cv.wait_for(lock, kSendHoldBack, within);
+    }
   } catch (...) {
     if (log_) log_->error("Send failed to queue a packet");
   }
@@ -259,6 +275,15 @@ std::unique_ptr<PacketWriter> SocketTransport::SendInParts(uint64_t epoch, size_
     ++unwritten_;
   }
   return std::make_unique<PartsWriter>(this, std::move(session), length);
+}
+
+void SocketTransport::StopHoldingBack() {
+  holding_back_ = false;
+  std::lock_guard lock(direct_mu_);
+  if (direct_session_) {
+    std::lock_guard write(direct_session_->write_mu);
+    direct_session_->parts_cv.notify_all();
+  }
 }
 
 bool SocketTransport::Flush(std::chrono::milliseconds timeout) {

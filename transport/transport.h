@@ -128,6 +128,17 @@ class PacketWriter {
 // reply the agent holds at any time.
 inline constexpr size_t kPartsWindow = size_t{1} << 20;
 
+// dt_socket: the most bytes of a connection waiting to be written before Send()
+// holds its caller back, and for how long at most per packet. A debugger that
+// stops reading (a hung IDE, a stalled tunnel) must not make the VM keep its
+// output without bound; stock's event threads wait beyond 50 KB, for good. The
+// bound on the wait keeps anything from waiting on the debugger for ever: a
+// debugger that reads nothing lets each sender (the reporter, an event thread
+// with its own event) add a packet a second; the backend holds the application
+// threads behind them (backend/event_reporter.h).
+inline constexpr size_t kSendWindow = size_t{4} << 20;
+inline constexpr std::chrono::milliseconds kSendHoldBack{1000};
+
 class Transport {
  public:
   virtual ~Transport() = default;
@@ -187,9 +198,12 @@ class Transport {
 
   // Sends one whole packet to connection `session`; dropped unless that one is
   // still attached; packets keep the order of the Send() calls. dt_socket
-  // never blocks: it writes on the calling thread when nothing is being
-  // written (no hop to the I/O thread), else queues behind what is. A
-  // transport library writes on the calling thread, as stock.
+  // writes on the calling thread when nothing is being written (no hop to the
+  // I/O thread), else queues behind what is; beyond kSendWindow unwritten bytes
+  // (a debugger that does not read) the caller of a command or event packet
+  // waits until they are back under it, at most kSendHoldBack per packet (a
+  // reply is never held: the debugger's commands bound them). A transport
+  // library writes on the calling thread, as stock.
   virtual void Send(uint64_t session, std::vector<uint8_t> packet) = 0;
 
   // Sends one packet of `length` bytes (header included) to connection
@@ -209,6 +223,10 @@ class Transport {
   // connection ended), at most `timeout`. False on timeout. For VM death: the
   // process exits right after, and the last packets must reach the debugger.
   virtual bool Flush(std::chrono::milliseconds timeout) = 0;
+
+  // Send() holds back no caller from now on (VM death: memory no longer
+  // matters, and the exit must not wait on a debugger that reads nothing).
+  virtual void StopHoldingBack() {}
 
   // Ends connection `session` after its queued packets are written (Dispose);
   // OnDetached follows. No-op when that connection has already ended (another

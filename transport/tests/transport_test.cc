@@ -305,6 +305,31 @@ TEST(Transport, FlushWaitsUntilQueuedPacketsAreWritten) {
   EXPECT_TRUE(*second == last);
 }
 
+// A debugger that reads nothing: beyond kSendWindow unwritten bytes a Send()
+// holds its caller back (a second at most) until the debugger reads again.
+TEST(Transport, SendHoldsItsCallerBackWhileTheDebuggerReadsNothing) {
+  Harness h(Harness::Server());
+  ASSERT_TRUE(h.transport);
+  h.StartRun();
+  Peer peer = h.AttachDebugger();
+  // Larger than the socket buffers and the window together: most of it stays queued.
+  auto big = MakePacket(13, 4 * transport::kSendWindow, 0x5a);
+  auto after = MakePacket(14, 3);
+  auto sending = std::async(std::launch::async, [&] {
+    h.Send(big);
+    h.Send(after);
+  });
+  EXPECT_EQ(sending.wait_for(std::chrono::milliseconds(200)), std::future_status::timeout)
+      << "the debugger has read nothing: the sender waits";
+  auto first = peer.ReadPacket();
+  ASSERT_TRUE(first);
+  EXPECT_TRUE(*first == big);
+  EXPECT_EQ(sending.wait_for(std::chrono::seconds(10)), std::future_status::ready);
+  auto second = peer.ReadPacket();
+  ASSERT_TRUE(second);
+  EXPECT_TRUE(*second == after);
+}
+
 void ExpectBadLengthClosesAndListensAgain(uint32_t length) {
   Harness h(Harness::Server());
   ASSERT_TRUE(h.transport);
