@@ -39,7 +39,7 @@
 // application thread with such an event waits until the queue is back under
 // that, as stock's do beyond 50 KB, or until VM death, the session's end or
 // the reporter's stop: the VM's memory does not grow with the events a stalled
-// debugger leaves unread (4 MB of packets take about 12 MB as queue items).
+// debugger leaves unread (its items take more than their packets' 4 MB).
 //
 // Locks: queue_mu_ is a leaf (nothing else is taken under it); an event
 // thread's wait for its item is on a lock of its own.
