@@ -38,6 +38,10 @@ EventReporter::~EventReporter() = default;
 
 void EventReporter::Enqueue(std::unique_ptr<Item> item) {
   std::lock_guard lock(queue_mu_);
+  PushLocked(std::move(item));
+}
+
+void EventReporter::PushLocked(std::unique_ptr<Item> item) {
   queued_bytes_ += item->packet.size();
   queue_.push_back(std::move(item));
   queue_cv_.notify_all();
@@ -50,9 +54,7 @@ void EventReporter::EnqueueWithinBacklog(std::unique_ptr<Item> item) {
   while (queued_bytes_ > kBacklogBytes && !stopping_ && !closed_.load() && attached_ && epoch == epoch_.load()) {
     queue_cv_.wait_for(lock, std::chrono::seconds(1));
   }
-  queued_bytes_ += item->packet.size();
-  queue_.push_back(std::move(item));
-  queue_cv_.notify_all();
+  PushLocked(std::move(item));
 }
 
 void EventReporter::EnqueueAndWait(std::unique_ptr<Item> item, const std::function<void()>& queued) {
@@ -211,9 +213,7 @@ void EventReporter::SendInvokeReply(uint64_t epoch, std::vector<uint8_t> packet)
       item->packet = std::move(packet);
       item->invoke_reply = true;
       item->epoch = epoch;
-      queued_bytes_ += item->packet.size();
-      queue_.push_back(std::move(item));
-      queue_cv_.notify_all();
+      PushLocked(std::move(item));
       return;
     }
     ++in_flight_;  // Drain waits for it

@@ -114,6 +114,7 @@ class EventReporter {
   struct Item;
   static constexpr size_t kBacklogBytes = size_t{4} << 20;
   void Enqueue(std::unique_ptr<Item> item);
+  void PushLocked(std::unique_ptr<Item> item);  // queue_mu_ held: queues it (counted) and wakes the reporter
   // An application thread's event that suspends no thread: waits first while
   // the queue's packets exceed kBacklogBytes (see the top).
   void EnqueueWithinBacklog(std::unique_ptr<Item> item);

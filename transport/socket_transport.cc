@@ -677,14 +677,7 @@ void SocketTransport::CloseConnection(uint64_t epoch) {
 void SocketTransport::Shutdown() {
   try {
     if (stopping_.exchange(true)) return;
-    {
-      // A parts maker waiting for the writer gives up now.
-      std::lock_guard lock(direct_mu_);
-      if (direct_session_) {
-        std::lock_guard write(direct_session_->write_mu);
-        direct_session_->parts_cv.notify_all();
-      }
-    }
+    WakeWaitingWriters();  // a parts maker waiting for the writer gives up now
     asio::post(io_, [this] { CloseAll(); });
   } catch (...) {
     // Posting only fails on allocation failure; stopping the loop still ends Run().

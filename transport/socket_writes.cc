@@ -277,13 +277,17 @@ std::unique_ptr<PacketWriter> SocketTransport::SendInParts(uint64_t epoch, size_
   return std::make_unique<PartsWriter>(this, std::move(session), length);
 }
 
-void SocketTransport::StopHoldingBack() {
-  holding_back_ = false;
+void SocketTransport::WakeWaitingWriters() {
   std::lock_guard lock(direct_mu_);
   if (direct_session_) {
     std::lock_guard write(direct_session_->write_mu);
     direct_session_->parts_cv.notify_all();
   }
+}
+
+void SocketTransport::StopHoldingBack() {
+  holding_back_ = false;
+  WakeWaitingWriters();
 }
 
 bool SocketTransport::Flush(std::chrono::milliseconds timeout) {
