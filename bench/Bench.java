@@ -760,6 +760,8 @@ public final class Bench {
     private final DataOutputStream out;
     private int nextId = 1;
     private boolean vmStarted;
+    private boolean keepEvents;
+    private final ArrayDeque<byte[]> kept = new ArrayDeque<>();
     int objectIdSize = 8;
     int referenceTypeIdSize = 8;
     int methodIdSize = 8;
@@ -848,23 +850,56 @@ public final class Bench {
 
     private void noteEvent(int commandSetAndCommand, byte[] payload) {
       // Event.Composite (64/100): suspendPolicy, count, then the first event's kind.
-      if (commandSetAndCommand == (64 << 8 | 100) && payload.length > 5 && payload[5] == 90) {
-        vmStarted = true;
+      if (commandSetAndCommand != (64 << 8 | 100) || payload.length <= 5) {
+        return;
       }
+      if (payload[5] == 90) {
+        vmStarted = true;
+      } else if (keepEvents) {
+        kept.add(payload);
+      }
+    }
+
+    /**
+     * From now on, composites read while waiting for a reply are kept for
+     * nextEvent (an event loop's next event may come before its resume's reply).
+     */
+    void keepEvents() {
+      keepEvents = true;
+    }
+
+    /** The next composite's one event (kept, or read now), from its kind on. */
+    Reply nextEvent() throws IOException {
+      while (kept.isEmpty()) {
+        readOnePacket();
+      }
+      Reply event = new Reply(kept.poll(), this);
+      event.u8();  // suspendPolicy
+      int count = event.i32();
+      if (count != 1) {
+        // The raw loops set one request at a time: a second event would be one not asked for.
+        throw new IOException("a composite of " + count + " events, expected 1");
+      }
+      return event;
     }
 
     /** Reads packets until VMStart has come: from then on the start's suspension is in force. */
     void awaitVmStart() throws IOException {
       while (!vmStarted) {
-        int length = in.readInt();
-        in.readInt();
-        int flags = in.readUnsignedByte();
-        int commandSetAndCommand = in.readUnsignedShort();
-        byte[] payload = new byte[Math.max(0, length - HEADER_SIZE)];
-        in.readFully(payload);
-        if ((flags & REPLY_FLAG) == 0) {
-          noteEvent(commandSetAndCommand, payload);
-        }
+        readOnePacket();
+      }
+    }
+
+    /** Reads one packet: an event is noted, a reply (of no command waited for) dropped. */
+    private void readOnePacket() throws IOException {
+      int length = in.readInt();
+      in.readInt();
+      int flags = in.readUnsignedByte();
+      int commandSetAndCommand = in.readUnsignedShort();
+      byte[] payload = new byte[Math.max(0, length - HEADER_SIZE)];
+      in.readFully(payload);
+      if ((flags & REPLY_FLAG) == 0) {
+        noteEvent(commandSetAndCommand, payload);
       }
     }
 
@@ -902,6 +937,26 @@ public final class Bench {
         throw new BenchFailure(TARGET_CLASS + "." + name + " is null", false);
       }
       return object;
+    }
+
+    long methodNamed(long type, String name) throws IOException, JdwpError, BenchFailure {
+      Reply methods = command("ReferenceType.Methods", 2, 5, new Body().id(type, referenceTypeIdSize));
+      for (int n = methods.i32(); n > 0; n--) {
+        long id = methods.id(methodIdSize);
+        String methodName = methods.string();
+        methods.string();
+        methods.i32();
+        if (methodName.equals(name)) {
+          return id;
+        }
+      }
+      throw new BenchFailure("no method " + name, false);
+    }
+
+    /** EventRequest.Set of `kind` with one ClassMatch modifier; returns the request's id. */
+    int requestWithClassMatch(int kind, int suspendPolicy, String pattern) throws IOException, JdwpError {
+      return command("EventRequest.Set " + kind, 15, 1,
+          new Body().u8(kind).u8(suspendPolicy).i32(1).u8(5).string(pattern)).i32();
     }
 
     long threadNamed(String name) throws IOException, JdwpError, BenchFailure {
@@ -1008,6 +1063,10 @@ public final class Bench {
       new Metric("breakpoint hits + resume, SUSPEND_EVENT_THREAD", "hits/s", Better.HIGHER, "%.0f");
   static final Metric BREAKPOINT_RATE_ALL =
       new Metric("breakpoint hits + resume, SUSPEND_ALL", "hits/s", Better.HIGHER, "%.0f");
+  static final Metric BREAKPOINT_RATE_RAW =
+      new Metric("breakpoint hits + resume, SUSPEND_EVENT_THREAD, raw JDWP", "hits/s", Better.HIGHER, "%.0f");
+  static final Metric BREAKPOINT_RATE_ALL_RAW =
+      new Metric("breakpoint hits + resume, SUSPEND_ALL, raw JDWP", "hits/s", Better.HIGHER, "%.0f");
   static final Metric TRACE_OFF_RATE =
       new Metric("breakpoint hits + resume, trace off", "hits/s", Better.HIGHER, "%.0f");
   static final Metric TRACE_ON_RATE =
@@ -1045,6 +1104,8 @@ public final class Bench {
       new Metric("load " + Bench.LOADED_CLASSES + " classes, ClassPrepare SUSPEND_ALL", "ms", Better.LOWER, "%.1f");
   static final Metric LOAD_PREPARE_ALL_EVENT =
       new Metric("  ClassPrepare SUSPEND_ALL: cost per event (over no requests)", "us", Better.LOWER, "%.1f");
+  static final Metric LOAD_PREPARE_ALL_RAW =
+      new Metric("ClassPrepare SUSPEND_ALL + resume, raw JDWP: per class, load included", "us", Better.LOWER, "%.1f");
   static final Metric LOAD_FILTERED =
       new Metric("load " + Bench.LOADED_CLASSES + " classes, ClassPrepare ClassMatch " + Bench.LOAD_FILTER,
           "ms", Better.LOWER, "%.1f");
@@ -1136,11 +1197,13 @@ public final class Bench {
       new Metric("  Resume + Suspend per thread: 4,000 threads over 100", "x", Better.LOWER, "%.2f");
 
   static final List<Metric> METRICS = withThreadRows(LAUNCH_TO_LISTEN, ATTACH_TO_BREAKPOINT,
-      ROUND_TRIP_MEDIAN, ROUND_TRIP_MEAN, RAW_ROUND_TRIP, BURST, BREAKPOINT_RATE, BREAKPOINT_RATE_ALL,
+      ROUND_TRIP_MEDIAN, ROUND_TRIP_MEAN, RAW_ROUND_TRIP, BURST, BREAKPOINT_RATE, BREAKPOINT_RATE_ALL, BREAKPOINT_RATE_RAW,
+      BREAKPOINT_RATE_ALL_RAW,
       TRACE_OFF_RATE, TRACE_ON_RATE, TRACE_RATIO, STEP_RATE, STEP_INTO_RATE,
       CALLS_BASELINE, CALLS_METHOD_EVENTS, CALLS_RATIO,
       EXPIRED_BASELINE, EXPIRED_BREAKPOINT, EXPIRED_ENTRY, EXPIRED_WATCH,
-      LOAD_BASELINE, LOAD_PREPARE, LOAD_PREPARE_RATIO, LOAD_PREPARE_ALL, LOAD_PREPARE_ALL_EVENT, LOAD_FILTERED,
+      LOAD_BASELINE, LOAD_PREPARE, LOAD_PREPARE_RATIO, LOAD_PREPARE_ALL, LOAD_PREPARE_ALL_EVENT, LOAD_PREPARE_ALL_RAW,
+      LOAD_FILTERED,
       LOAD_FILTERED_RATIO,
       INVOKE_SINGLE, INVOKE_ALL, SESSION_CYCLE, SESSION_RSS,
       OBJECT_ARRAY_CALL, OBJECT_ARRAY_RSS, LONG_ARRAY_CALL, LONG_ARRAY_RSS, STRING_CALL, STRING_RSS,
@@ -1241,6 +1304,115 @@ public final class Bench {
     }
     double seconds = (System.nanoTime() - start) / 1e9;
     return Map.of(metric, settings.breakpointHits() / seconds);
+  }
+
+  /**
+   * A bare client (no JDI) attached at VMStart, events kept for nextEvent, and
+   * the VM resumed after `setUp` (which sets the requests).
+   */
+  Jdwp attachForEvents(Debuggee debuggee, RawSetUp setUp) throws Exception {
+    int port = debuggee.awaitListening();
+    debuggee.phase = "raw attach";
+    Jdwp jdwp = new Jdwp(port, (int) settings.launchTimeoutMs());
+    try {
+      jdwp.awaitVmStart();
+      jdwp.readTimeout((int) settings.cellTimeoutMs());
+      jdwp.keepEvents();
+      setUp.run(jdwp);
+      jdwp.command("VirtualMachine.Resume", 1, 9, new Body());
+      return jdwp;
+    } catch (Exception e) {
+      jdwp.close();
+      throw e;
+    }
+  }
+
+  interface RawSetUp {
+    void run(Jdwp jdwp) throws Exception;
+  }
+
+  /** The next event's kind, checked; the event's data after its requestID. */
+  static Reply nextEventOf(Jdwp jdwp, int kind, String what) throws IOException {
+    Reply event = jdwp.nextEvent();
+    int got = event.u8();
+    if (got != kind) {
+      throw new IOException(what + ": event kind " + got + ", expected " + kind);
+    }
+    event.i32();  // requestID
+    return event;
+  }
+
+  /**
+   * breakpointRate's loop with a bare client instead of JDI: a breakpoint at the
+   * start of hot(), each hit answered by ThreadReference.Resume (SUSPEND_EVENT_THREAD)
+   * or VirtualMachine.Resume (SUSPEND_ALL). JDI's own work per event (its reader
+   * thread, event queue and reply matching) costs as much CPU as an agent's on a
+   * 2-core machine and is in both columns of the JDI rows, which pulls their
+   * ratio towards 1; this row is the agents' own turn.
+   */
+  Map<Metric, Double> breakpointRateRaw(Debuggee debuggee, int suspendPolicy, Metric metric) throws Exception {
+    try (Jdwp jdwp = attachForEvents(debuggee, j -> j.requestWithClassMatch(8, EventRequest.SUSPEND_ALL, TARGET_CLASS))) {
+      try {
+        debuggee.phase = "waiting for " + TARGET_CLASS + "'s ClassPrepare";
+        nextEventOf(jdwp, 8, "ClassPrepare");
+        debuggee.phase = "setting the breakpoint";
+        long type = jdwp.classBySignature("L" + TARGET_CLASS + ";");
+        long hot = jdwp.methodNamed(type, "hot");
+        jdwp.command("EventRequest.Set Breakpoint", 15, 1, new Body().u8(2).u8(suspendPolicy).i32(1)
+            .u8(7).u8(1).id(type, jdwp.referenceTypeIdSize).id(hot, jdwp.methodIdSize).id(0, 8));
+        jdwp.command("VirtualMachine.Resume", 1, 9, new Body());
+      } catch (IOException | JdwpError e) {
+        throw new BenchFailure(debuggee.phase + ": " + e + " (" + debuggee.exitDescription() + ")", false);
+      }
+      int warmup = Math.max(20, settings.breakpointHits() / 10);
+      return measure(debuggee, "raw breakpoint hits", () -> {
+        long start = 0;
+        for (int hits = 0; hits < warmup + settings.breakpointHits(); hits++) {
+          if (hits == warmup) {
+            start = System.nanoTime();
+          }
+          long thread = nextEventOf(jdwp, 2, "breakpoint hit #" + (hits + 1)).objectId();
+          if (suspendPolicy == EventRequest.SUSPEND_ALL) {
+            jdwp.command("VirtualMachine.Resume", 1, 9, new Body());
+          } else {
+            jdwp.command("ThreadReference.Resume", 11, 3, new Body().id(thread, jdwp.objectIdSize));
+          }
+        }
+        double seconds = (System.nanoTime() - start) / 1e9;
+        return Map.of(metric, settings.breakpointHits() / seconds);
+      });
+    }
+  }
+
+  /**
+   * The SUSPEND_ALL ClassPrepare loop with a bare client: each LoadGen* class's
+   * event answered by VirtualMachine.Resume, timed from the first event to the
+   * last; per class, its loading included (JDI's share left out, as above).
+   */
+  Map<Metric, Double> classPrepareRaw(Debuggee debuggee) throws Exception {
+    try (Jdwp jdwp = attachForEvents(debuggee,
+        j -> j.requestWithClassMatch(8, EventRequest.SUSPEND_ALL, BenchTarget.LOADED_PREFIX + "*"))) {
+      return measure(debuggee, "raw ClassPrepare events", () -> {
+        long start = 0;
+        for (int seen = 0; seen < LOADED_CLASSES; seen++) {
+          Reply event = nextEventOf(jdwp, 8, "ClassPrepare #" + (seen + 1));
+          event.objectId();  // thread
+          event.u8();        // refTypeTag
+          event.id(jdwp.referenceTypeIdSize);
+          String signature = event.string();
+          // The target defines its classes in order: any other is a filter not applied.
+          if (!signature.equals("L" + BenchTarget.LOADED_PREFIX + seen + ";")) {
+            throw BenchFailure.measured("ClassPrepare #" + (seen + 1) + " for " + signature + ", expected "
+                + BenchTarget.LOADED_PREFIX + seen);
+          }
+          if (seen == 0) {
+            start = System.nanoTime();
+          }
+          jdwp.command("VirtualMachine.Resume", 1, 9, new Body());
+        }
+        return Map.of(LOAD_PREPARE_ALL_RAW, (System.nanoTime() - start) / 1e3 / (LOADED_CLASSES - 1));
+      });
+    }
   }
 
   /**
@@ -2493,6 +2665,10 @@ public final class Bench {
         d -> breakpointRate(d, EventRequest.SUSPEND_EVENT_THREAD, BREAKPOINT_RATE));
     runRepeated("breakpoint rate SUSPEND_ALL", settings.rounds(), List.of(BREAKPOINT_RATE_ALL),
         d -> breakpointRate(d, EventRequest.SUSPEND_ALL, BREAKPOINT_RATE_ALL));
+    runRepeated("breakpoint rate raw SUSPEND_EVENT_THREAD", settings.rounds(), List.of(BREAKPOINT_RATE_RAW),
+        d -> breakpointRateRaw(d, EventRequest.SUSPEND_EVENT_THREAD, BREAKPOINT_RATE_RAW));
+    runRepeated("breakpoint rate raw SUSPEND_ALL", settings.rounds(), List.of(BREAKPOINT_RATE_ALL_RAW),
+        d -> breakpointRateRaw(d, EventRequest.SUSPEND_ALL, BREAKPOINT_RATE_ALL_RAW));
     // The protocol trace (trace=, issue 14) on the hot path: breakpoint hits with
     // the trace on over off; the goal is >= 0.9.
     // The traces go to a directory of the run's own, removed afterwards.
@@ -2530,6 +2706,8 @@ public final class Bench {
     recordRatio(LOAD_PREPARE_RATIO, LOAD_PREPARE, LOAD_BASELINE);
     recordRatio(LOAD_FILTERED_RATIO, LOAD_FILTERED, LOAD_BASELINE);
     recordPerEvent(LOAD_PREPARE_ALL_EVENT, LOAD_PREPARE_ALL, LOAD_BASELINE, LOADED_CLASSES);
+    runRepeated("class prepare raw", workloads, List.of(LOAD_PREPARE_ALL_RAW), "load-classes=" + LOADED_CLASSES,
+        this::classPrepareRaw);
     runVariants("invoke", settings.rounds(), null, List.of(
         new Variant("single-threaded", INVOKE_SINGLE,
             d -> invokeRate(d, ObjectReference.INVOKE_SINGLE_THREADED, INVOKE_SINGLE)),

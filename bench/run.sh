@@ -34,6 +34,10 @@
 #                                        back, then every reply read: time per burst
 #   breakpoint rate SUSPEND_EVENT_THREAD breakpoint hits + resume per second
 #   breakpoint rate SUSPEND_ALL          the same with SUSPEND_ALL
+#   breakpoint rate raw SUSPEND_EVENT_THREAD, breakpoint rate raw SUSPEND_ALL
+#                                        the same loops with a bare JDWP client instead of
+#                                        JDI (ThreadReference.Resume / VirtualMachine.Resume):
+#                                        the agents' own turn, without JDI's share
 #   trace overhead                       breakpoint rate (SUSPEND_EVENT_THREAD) of our agent
 #                                        with trace=<file> on over off (goal >= 0.9); n/a for stock
 #   step rate OVER                       StepRequest LINE/OVER per second
@@ -52,6 +56,9 @@
 #                                        with ClassPrepare SUSPEND_ALL (each set resumed;
 #                                        row: cost per event over no requests), and with
 #                                        one filtered by ClassMatch LoadGen15*
+#   class prepare raw                    the SUSPEND_ALL loop with a bare JDWP client (each
+#                                        event answered by VirtualMachine.Resume): time per
+#                                        class from the first event to the last, load included
 #   invoke                               InvokeMethod toString() per second at a
 #                                        SUSPEND_ALL breakpoint, single-threaded and not
 #   sessions                             1,000 debugger sessions in a row (50 with --quick)
