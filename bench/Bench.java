@@ -1998,17 +1998,7 @@ public final class Bench {
   /** The commands of one IDE stop at BenchTarget.Inspected.stop, with their data. */
   static List<BurstCommand> burstCommands(Jdwp jdwp, long thread) throws IOException, JdwpError, BenchFailure {
     long type = jdwp.classBySignature("L" + TARGET_CLASS + "$Inspected;");
-    Reply methods = jdwp.command("ReferenceType.Methods", 2, 5, new Body().id(type, jdwp.referenceTypeIdSize));
-    long stopMethod = -1;
-    for (int n = methods.i32(); n > 0; n--) {
-      long id = methods.id(jdwp.methodIdSize);
-      String name = methods.string();
-      methods.string();
-      methods.i32();
-      if (name.equals("stop")) {
-        stopMethod = id;
-      }
-    }
+    long stopMethod = jdwp.methodNamed(type, "stop");
     Reply frames = jdwp.command("ThreadReference.Frames", 11, 6, new Body().id(thread, jdwp.objectIdSize).i32(0).i32(-1));
     long frame = -1;
     long index = -1;
