@@ -177,10 +177,10 @@ class SocketTransport final : public Transport {
   void RunUntilIdle();
 
   void Spawn(asio::awaitable<void> task, std::function<void()> on_done = {});
-  // A queued packet was written or dropped.
   // Wakes what waits on the served session's parts_cv (a parts maker, a held
   // Send) to look at stopping_ and holding_back_ again.
   void WakeWaitingWriters();
+  // A queued packet was written or dropped.
   void PacketsDone(size_t n);
 
   // Listener calls never throw into asio.
