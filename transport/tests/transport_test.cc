@@ -330,6 +330,68 @@ TEST(Transport, SendHoldsItsCallerBackWhileTheDebuggerReadsNothing) {
   EXPECT_TRUE(*second == after);
 }
 
+// Packets a sender sends behind one that fills the window: each would hold it up to
+// kSendHoldBack, so all of them together far longer than the tests below wait.
+constexpr int kPacketsBehind = 30;
+constexpr auto kWellUnderTheHoldBacks = std::chrono::seconds(10);
+static_assert(kPacketsBehind * transport::kSendHoldBack > 2 * kWellUnderTheHoldBacks);
+
+std::vector<uint8_t> Reply(std::vector<uint8_t> packet) {
+  packet[8] = 0x80;  // the flags byte: a reply, its error code 0x0101 left as it is
+  return packet;
+}
+
+// A reply is never held: the debugger's own commands bound how many it gets
+// (transport.h, Send). Behind a window full of unread bytes, replies go straight on.
+TEST(Transport, SendNeverHoldsAReplyBack) {
+  Harness h(Harness::Server());
+  ASSERT_TRUE(h.transport);
+  h.StartRun();
+  Peer peer = h.AttachDebugger();
+  auto big = Reply(MakePacket(20, 4 * transport::kSendWindow));
+  auto sending = std::async(std::launch::async, [&] {
+    h.Send(big);
+    for (int i = 0; i < kPacketsBehind; ++i) h.Send(Reply(MakePacket(21 + i, 3)));
+  });
+  EXPECT_EQ(sending.wait_for(kWellUnderTheHoldBacks), std::future_status::ready)
+      << "the debugger has read nothing, yet replies are not held back";
+  auto first = peer.ReadPacket();
+  ASSERT_TRUE(first);
+  EXPECT_TRUE(*first == big);
+  for (int i = 0; i < kPacketsBehind; ++i) {
+    auto reply = peer.ReadPacket();
+    ASSERT_TRUE(reply);
+    EXPECT_EQ(*reply, Reply(MakePacket(21 + i, 3)));
+  }
+}
+
+// VM death: StopHoldingBack lets a held sender go at once and holds none after it,
+// while nothing is dropped (the debugger may still read it all).
+TEST(Transport, StopHoldingBackLetsAHeldSenderGo) {
+  Harness h(Harness::Server());
+  ASSERT_TRUE(h.transport);
+  h.StartRun();
+  Peer peer = h.AttachDebugger();
+  auto big = MakePacket(40, 4 * transport::kSendWindow);
+  auto sending = std::async(std::launch::async, [&] {
+    h.Send(big);
+    for (int i = 0; i < kPacketsBehind; ++i) h.Send(MakePacket(41 + i, 3));
+  });
+  EXPECT_EQ(sending.wait_for(std::chrono::milliseconds(200)), std::future_status::timeout)
+      << "the debugger has read nothing: the sender waits";
+  h.transport->StopHoldingBack();
+  EXPECT_EQ(sending.wait_for(kWellUnderTheHoldBacks), std::future_status::ready)
+      << "no longer held back, the sender goes on";
+  auto first = peer.ReadPacket();
+  ASSERT_TRUE(first);
+  EXPECT_TRUE(*first == big);
+  for (int i = 0; i < kPacketsBehind; ++i) {
+    auto event = peer.ReadPacket();
+    ASSERT_TRUE(event);
+    EXPECT_EQ(*event, MakePacket(41 + i, 3));
+  }
+}
+
 void ExpectBadLengthClosesAndListensAgain(uint32_t length) {
   Harness h(Harness::Server());
   ASSERT_TRUE(h.transport);
