@@ -27,12 +27,14 @@ Configurations, alternating run by run; medians; each over "none" (no agent):
 at two sizes, and the difference, divided by the units of work between them, is the
 user-space instructions per thread, class or exception, outside the JIT compilers' threads
 (whose work depends on when a method turns hot, and is printed on its own line for the
-larger run). The kernel's share (thread creation is mostly kernel) is not in it; the count
-does not depend on the machine's load, where the CPU time can swing by 10% between two
-identical JVMs on a busy 2-core VM. Needs valgrind; takes minutes per workload. Not for
+larger run). The count does not depend on the machine's load, where the CPU time can swing
+by 10% between two identical JVMs on a busy 2-core VM; "none again" shows the scatter that
+is left (how much runs interpreted, when the GC runs). The kernel's share (thread creation
+is mostly kernel) is not in it. Needs valgrind; takes minutes per workload. Not for
 vthreads: there ours read 1.39x none in one run and 0.78x in the next, and two runs without
-any agent 7,151 and 9,029 instructions per virtual thread even with one carrier (how much runs
-interpreted or compiled depends on when the JIT finishes), so that row is left to the timing.
+any agent 7,151 and 9,029 instructions per virtual thread even with one carrier (how much
+runs interpreted or compiled depends on when the JIT finishes), so that row is left to the
+timing.
 
 Goal (issue 13): threads, vthreads, classes <= 1.05x none for ours. The exceptions row is
 reported, not a goal: the capabilities an agent can only get at load time
@@ -126,7 +128,10 @@ def count_instructions(argv: list[str], out: str) -> tuple[int, int]:
             compilers = int(m.group(1).replace(",", ""))
     if total is None:
         raise RuntimeError(f"no totals in callgrind_annotate's output for {out}")
-    return total - (compilers or 0), compilers or 0
+    if compilers is None:
+        # A libjvm without its symbols: the JIT's work would be counted in, unsaid.
+        raise RuntimeError(f"no {COMPILER_LOOP} in {out}: is libjvm.so stripped?")
+    return total - compilers, compilers
 
 
 def count_workload(java: str, classes: str, agent_lib: str, workload: str, names: list[str], scratch: str):
@@ -144,7 +149,7 @@ def count_workload(java: str, classes: str, agent_lib: str, workload: str, names
                 runs[size] = counted
         per_unit[c] = (runs[large][0] - runs[small][0]) / units
         jit[c] = runs[large][1]
-    cells = " ".join(f"{per_unit[n]:14,.0f} ({per_unit[n] / per_unit['none']:.3f}x)" for n in names[1:])
+    cells = " ".join(f"{per_unit[n]:15,.0f} ({per_unit[n] / per_unit['none']:.3f}x)" for n in names[1:])
     print(f"{workload:11} {per_unit['none']:12,.0f} {cells}", flush=True)
     print(f"{'  JIT (M)':11} {jit['none'] / 1e6:12,.0f} " +
           " ".join(f"{jit[n] / 1e6:24,.0f}" for n in names[1:]), flush=True)
@@ -153,7 +158,7 @@ def count_workload(java: str, classes: str, agent_lib: str, workload: str, names
 def count_all(java: str, classes: str, agent_lib: str, workloads: list[str], feature: int):
     if not shutil.which("valgrind") or not shutil.which("callgrind_annotate"):
         sys.exit("--instructions needs valgrind (apt-get install valgrind)")
-    names = [c for c in CONFIGS if c != "none again"]
+    names = list(CONFIGS)
     print(f"agent loaded, nobody attached: {java} (JDK {feature}), callgrind, user-space instructions per "
           f"unit of work outside the JIT compilers (sizes: {COUNT_SIZES}), ratio over none; "
           f"'JIT (M)': the compilers' instructions in the larger run")

@@ -365,8 +365,9 @@ TEST(Transport, SendNeverHoldsAReplyBack) {
   }
 }
 
-// VM death: StopHoldingBack lets a held sender go at once and holds none after it,
-// while nothing is dropped (the debugger may still read it all).
+// VM death: after StopHoldingBack no packet holds its sender back (the one waiting
+// then is woken; this test only shows that none of the 30 after it waits), and nothing
+// is dropped (the debugger may still read it all).
 TEST(Transport, StopHoldingBackLetsAHeldSenderGo) {
   Harness h(Harness::Server());
   ASSERT_TRUE(h.transport);
