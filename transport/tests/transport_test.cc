@@ -341,6 +341,26 @@ std::vector<uint8_t> Reply(std::vector<uint8_t> packet) {
   return packet;
 }
 
+// One packet larger than the socket buffers and the window together (most of it stays
+// queued while the debugger reads nothing), then kPacketsBehind small ones; ids from `id`.
+std::vector<std::vector<uint8_t>> FullWindowThenMore(uint32_t id, bool replies) {
+  std::vector<std::vector<uint8_t>> packets{MakePacket(id, 4 * transport::kSendWindow)};
+  for (int i = 1; i <= kPacketsBehind; ++i) packets.push_back(MakePacket(id + i, 3));
+  if (replies) {
+    for (auto& packet : packets) packet = Reply(std::move(packet));
+  }
+  return packets;
+}
+
+// The debugger reads them all, in the order sent.
+void ExpectReadInOrder(Peer& peer, const std::vector<std::vector<uint8_t>>& packets) {
+  for (size_t i = 0; i < packets.size(); ++i) {
+    auto packet = peer.ReadPacket();
+    ASSERT_TRUE(packet) << "packet " << i;
+    EXPECT_TRUE(*packet == packets[i]) << "packet " << i;  // not EXPECT_EQ: the first is 16 MB
+  }
+}
+
 // A reply is never held: the debugger's own commands bound how many it gets
 // (transport.h, Send). Behind a window full of unread bytes, replies go straight on.
 TEST(Transport, SendNeverHoldsAReplyBack) {
@@ -348,21 +368,13 @@ TEST(Transport, SendNeverHoldsAReplyBack) {
   ASSERT_TRUE(h.transport);
   h.StartRun();
   Peer peer = h.AttachDebugger();
-  auto big = Reply(MakePacket(20, 4 * transport::kSendWindow));
+  const auto replies = FullWindowThenMore(20, true);
   auto sending = std::async(std::launch::async, [&] {
-    h.Send(big);
-    for (int i = 0; i < kPacketsBehind; ++i) h.Send(Reply(MakePacket(21 + i, 3)));
+    for (const auto& reply : replies) h.Send(reply);
   });
   EXPECT_EQ(sending.wait_for(kWellUnderTheHoldBacks), std::future_status::ready)
       << "the debugger has read nothing, yet replies are not held back";
-  auto first = peer.ReadPacket();
-  ASSERT_TRUE(first);
-  EXPECT_TRUE(*first == big);
-  for (int i = 0; i < kPacketsBehind; ++i) {
-    auto reply = peer.ReadPacket();
-    ASSERT_TRUE(reply);
-    EXPECT_EQ(*reply, Reply(MakePacket(21 + i, 3)));
-  }
+  ExpectReadInOrder(peer, replies);
 }
 
 // VM death: after StopHoldingBack no packet holds its sender back (the one waiting
@@ -373,24 +385,16 @@ TEST(Transport, StopHoldingBackLetsAHeldSenderGo) {
   ASSERT_TRUE(h.transport);
   h.StartRun();
   Peer peer = h.AttachDebugger();
-  auto big = MakePacket(40, 4 * transport::kSendWindow);
+  const auto events = FullWindowThenMore(40, false);
   auto sending = std::async(std::launch::async, [&] {
-    h.Send(big);
-    for (int i = 0; i < kPacketsBehind; ++i) h.Send(MakePacket(41 + i, 3));
+    for (const auto& event : events) h.Send(event);
   });
   EXPECT_EQ(sending.wait_for(std::chrono::milliseconds(200)), std::future_status::timeout)
       << "the debugger has read nothing: the sender waits";
   h.transport->StopHoldingBack();
   EXPECT_EQ(sending.wait_for(kWellUnderTheHoldBacks), std::future_status::ready)
       << "no longer held back, the sender goes on";
-  auto first = peer.ReadPacket();
-  ASSERT_TRUE(first);
-  EXPECT_TRUE(*first == big);
-  for (int i = 0; i < kPacketsBehind; ++i) {
-    auto event = peer.ReadPacket();
-    ASSERT_TRUE(event);
-    EXPECT_EQ(*event, MakePacket(41 + i, 3));
-  }
+  ExpectReadInOrder(peer, events);
 }
 
 void ExpectBadLengthClosesAndListensAgain(uint32_t length) {
