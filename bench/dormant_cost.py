@@ -138,17 +138,15 @@ def count_workload(java: str, classes: str, agent_lib: str, workload: str, names
     small, large = COUNT_SIZES[workload]
     units = units_of_work(large) - units_of_work(small)
     per_unit, jit = {}, {}
-    for c in names:
-        runs = {}
-        # The two sizes of a configuration side by side: valgrind runs a JVM on one core.
-        with ThreadPool(2) as pool:
-            for size, counted in zip((small, large), pool.map(
-                    lambda size: count_instructions(java_argv(java, classes, agent_lib, CONFIGS[c], workload, size),
-                                                    os.path.join(scratch, f"{workload}.{size}.callgrind")),
-                    (small, large))):
-                runs[size] = counted
-        per_unit[c] = (runs[large][0] - runs[small][0]) / units
-        jit[c] = runs[large][1]
+    # The two sizes of a configuration side by side: valgrind runs a JVM on one core.
+    with ThreadPool(2) as pool:
+        for c in names:
+            (small_outside, _), (large_outside, large_jit) = pool.map(
+                lambda size: count_instructions(java_argv(java, classes, agent_lib, CONFIGS[c], workload, size),
+                                                os.path.join(scratch, f"{workload}.{size}.callgrind")),
+                (small, large))
+            per_unit[c] = (large_outside - small_outside) / units
+            jit[c] = large_jit
     cells = " ".join(f"{per_unit[n]:15,.0f} ({per_unit[n] / per_unit['none']:.3f}x)" for n in names[1:])
     print(f"{workload:11} {per_unit['none']:12,.0f} {cells}", flush=True)
     print(f"{'  JIT (M)':11} {jit['none'] / 1e6:12,.0f} " +
