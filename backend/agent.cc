@@ -62,7 +62,7 @@ int JdkFeatureVersion(jvmtiEnv* jvmti) {
 }
 
 Agent::Agent(JavaVM* vm, jvmtiEnv* jvmti, Options options, bool late)
-    : ctx_(vm, jvmti, std::move(options)), events_(ctx_), late_(late) {
+    : ctx_(vm, jvmti, std::move(options)), events_(ctx_, *this), late_(late) {
   ctx_.events = &events_;
   ctx_.jdk_feature_version = JdkFeatureVersion(jvmti);
   SetWireModifiedUtf8(ctx_.options.mutf8);
@@ -72,10 +72,6 @@ Agent::Agent(JavaVM* vm, jvmtiEnv* jvmti, Options options, bool late)
     std::replace(name.begin(), name.end(), '.', '/');
     trigger_signature_ = "L" + name + ";";
   }
-  ctx_.send = [this](std::vector<uint8_t> packet) { SendTo(session_.load(), std::move(packet)); };
-  events_.post_command = [this](std::function<void(JNIEnv*)> task) {
-    Post({Message::kTask, {}, 0, false, std::move(task)});
-  };
   RegisterVirtualMachine(dispatcher_, ctx_, *this, &command_jni_);
   RegisterReferenceTypes(dispatcher_, ctx_, &command_jni_);
   RegisterObjects(dispatcher_, ctx_, &command_jni_);
@@ -431,7 +427,7 @@ bool Agent::StartSession(JNIEnv* jni, jthread thread, const StartingException* t
   if (transport_) {
     // Dormant again after a session (OnDetached): the old I/O thread leaves Run()
     // after Shutdown. Its transport is kept, not destroyed: another thread may
-    // still hold a pointer taken from transport_ in ctx_.send.
+    // still hold a pointer taken from transport_ in SendTo.
     std::unique_lock lock(mu_);
     if (!detached_cv_.wait_for(lock, std::chrono::seconds(5), [&] { return !io_running_; })) {
       start_error_ = "the previous debugger session has not ended yet";

@@ -45,12 +45,13 @@
 #include "backend/dispatcher.h"
 #include "backend/doorbell.h"
 #include "backend/events.h"
+#include "backend/outbox.h"
 #include "trace/writer.h"
 #include "transport/transport.h"
 
 namespace jdwpx::backend {
 
-class Agent : public transport::Listener {
+class Agent : public transport::Listener, public Outbox {
  public:
   // `late`: created by Agent_OnAttach in a running JVM (see StartLate).
   Agent(JavaVM* vm, jvmtiEnv* jvmti, Options options, bool late = false);
@@ -140,13 +141,16 @@ class Agent : public transport::Listener {
     std::vector<uint8_t> bytes;
     uint64_t session = 0;  // the transport connection it came from
     bool to_dormant = false;  // kDetached: the agent goes dormant (no listening again)
-    std::function<void(JNIEnv*)> task{};  // kTask: work of the agent's own (Context::post_command)
+    std::function<void(JNIEnv*)> task{};  // kTask: work of the agent's own (Outbox::PostTask)
   };
   // Serves the transport connection `session` from now on (nothing else must be
   // served); opens the event manager's new session.
   void BeginServing(uint64_t session);
   // Sends one packet to connection `session` (dropped unless it is still attached).
   void SendTo(uint64_t session, std::vector<uint8_t> packet);
+  // Outbox (the event path's way up): to the connection served now, and to the command thread.
+  void Send(std::vector<uint8_t> packet) override { SendTo(session_.load(), std::move(packet)); }
+  void PostTask(std::function<void(JNIEnv*)> task) override { Post({Message::kTask, {}, 0, false, std::move(task)}); }
   // Flushes and closes the debugger connection, waiting (bounded) for the detach.
   void CloseConnectionAndWait();
   void Post(Message message);

@@ -66,9 +66,6 @@ struct Context {
   // follow that stratum's lines in classes with a source map (StepLineOf).
   void SetDefaultStratum(std::string stratum);
 
-  // Sends one whole packet to the debugger (dropped when none is attached).
-  std::function<void(std::vector<uint8_t>)> send;
-
   // Global references to the JDK classes used for kind checks; set at VMInit.
   jclass class_class = nullptr;
   jclass thread_class = nullptr;

@@ -50,8 +50,7 @@ void EventManager::ReportVmDeath(JNIEnv* jni) {
   SuspendPolicy policy = SuspendPolicy::kNone;
   {
     std::lock_guard lock(mu_);
-    for (auto& r : requests_ | std::views::reverse) {
-      if (r->kind != EventKind::kVmDeath) continue;
+    for (Request* r : NewestFirst(requests_.OfKind(EventKind::kVmDeath))) {
       if (!Matches(jni, *r, nullptr, nullptr, nullptr, nullptr, false, nullptr)) continue;
       events.push_back(ev::VMDeath{r->id});
       policy = std::max(policy, r->policy);
@@ -80,27 +79,28 @@ void EventManager::OnBreakpoint(JNIEnv* jni, jthread thread, jmethodID method, j
   StepPlace step_place = std::exchange(t_step_place, StepPlace{});
   [&] {
     if (step_place.method == method && step_place.location == location) return;
-    {
+    if (requests_.MayHaveSteps()) {
       std::lock_guard lock(mu_);
       // A step that completed here already reported these breakpoints (and a
       // hooked method's entry) with it.
-      for (auto& r : requests_)
-        if (r->step && jni->IsSameObject(r->step->thread, thread) && r->step->start_method == method &&
+      for (Request* r : requests_.Steps())
+        if (jni->IsSameObject(r->step->thread, thread) && r->step->start_method == method &&
             r->step->start_location == location && r->step->frame_pop_depth < 0) {
           auto count = ctx_.jvmti.GetFrameCount(thread);
           if (count && *count == r->step->start_depth) return;
         }
     }
     ReportHookedEntry(jni, thread, method, location, events, policy);
-    std::lock_guard lock(mu_);
+    // What the filters read of the place, before the lock: no JVM call under it
+    // but those a filter itself needs.
     jdwp::Location loc = ctx_.LocationOf(jni, method, location);
     jclass klass = nullptr;
     if (auto k = ctx_.jvmti.GetMethodDeclaringClass(method)) klass = *k;
+    std::lock_guard lock(mu_);
     jdwp::ThreadId thread_id{};
     jobject instance = nullptr;
     bool instance_read = false;
-    for (auto& r : requests_ | std::views::reverse) {
-      if (r->kind != EventKind::kBreakpoint || r->bp_method != method || r->bp_location != location) continue;
+    for (Request* r : NewestFirst(requests_.BreakpointsAt(method, location))) {
       if (!instance_read && r->HasInstanceFilter()) {
         instance_read = true;
         instance = FrameThis(thread, method);
@@ -133,8 +133,7 @@ void EventManager::OnException(JNIEnv* jni, jthread thread, jmethodID method, jl
     jdwp::TaggedObjectId exception_id{};
     jobject instance = nullptr;
     bool instance_read = false;
-    for (auto& r : requests_ | std::views::reverse) {
-      if (r->kind != EventKind::kException) continue;
+    for (Request* r : NewestFirst(requests_.OfKind(EventKind::kException))) {
       if (!instance_read && r->HasInstanceFilter()) {
         instance_read = true;
         instance = FrameThis(thread, method);
@@ -166,8 +165,7 @@ void EventManager::OnClassPrepare(JNIEnv* jni, jthread thread, jclass klass) {
     if (!hooks_.AddClass(jni, klass)) RefreshHooks(jni);
     ev::ClassPrepare base{};
     bool filled = false;
-    for (auto& r : requests_ | std::views::reverse) {
-      if (r->kind != EventKind::kClassPrepare) continue;
+    for (Request* r : NewestFirst(requests_.OfKind(EventKind::kClassPrepare))) {
       if (!Matches(jni, *r, thread, klass, nullptr, nullptr, false, nullptr)) continue;
       if (!filled) {
         auto sig = ctx_.jvmti.GetClassSignature(klass);
@@ -194,8 +192,7 @@ void EventManager::ReportThreadEvent(JNIEnv* jni, jthread thread, EventKind kind
   SuspendPolicy policy = SuspendPolicy::kNone;
   {
     std::lock_guard lock(mu_);
-    for (auto& r : requests_ | std::views::reverse) {
-      if (r->kind != kind) continue;
+    for (Request* r : NewestFirst(requests_.OfKind(kind))) {
       if (!Matches(jni, *r, thread, nullptr, nullptr, nullptr, false, nullptr)) continue;
       events.push_back(Event{r->id, ctx_.IdOf<jdwp::ThreadId>(jni, thread)});
       policy = std::max(policy, r->policy);
@@ -222,8 +219,8 @@ void EventManager::ReportUnloads(JNIEnv* jni, jthread thread) {
     {
       std::lock_guard lock(mu_);
       std::string name = DottedName(ToWireString(signature));
-      for (auto& r : requests_ | std::views::reverse) {
-        if (r->kind != EventKind::kClassUnload || r->expired) continue;
+      for (Request* r : NewestFirst(requests_.OfKind(EventKind::kClassUnload))) {
+        if (r->expired) continue;
         // As stock: only Count, ClassMatch and ClassExclude apply to an unloaded class.
         bool ok = true;
         for (size_t i = 0; ok && i < r->modifiers.size(); ++i) {
@@ -266,8 +263,7 @@ void EventManager::OnFieldEvent(JNIEnv* jni, jthread thread, jmethodID method, j
     jdwp::ThreadId thread_id{};
     jdwp::TaggedObjectId object_id{};
     jdwp::Value value_to_be;
-    for (auto& r : requests_ | std::views::reverse) {
-      if (r->kind != kind) continue;
+    for (Request* r : NewestFirst(requests_.OfKind(kind))) {
       if (!Matches(jni, *r, thread, klass, &loc, nullptr, false, object, field, field_klass)) continue;
       if (thread_id.is_null()) {
         thread_id = ctx_.IdOf<jdwp::ThreadId>(jni, thread);
@@ -295,9 +291,7 @@ void EventManager::OnMonitorEvent(JNIEnv* jni, jthread thread, jobject object, E
   SuspendPolicy policy = SuspendPolicy::kNone;
   {
     std::lock_guard lock(mu_);
-    bool wanted = false;
-    for (auto& r : requests_) wanted |= r->kind == kind && !r->expired;
-    if (!wanted) return;
+    if (!requests_.AnyLive(kind)) return;
     // As stock: the location is where the thread's top frame is. The class
     // filters see the monitor's class for a wait or waited (the top frame is
     // Object.wait's), the code's class for a contended enter or entered; a
@@ -317,12 +311,11 @@ void EventManager::OnMonitorEvent(JNIEnv* jni, jthread thread, jobject object, E
     jdwp::TaggedObjectId object_id{};
     // As stock: InstanceOnly tests the top frame's `this` (for a wait, the
     // receiver of the native Object.wait: the monitor).
-    const bool wants_instance = std::any_of(requests_.begin(), requests_.end(), [&](const std::unique_ptr<Request>& r) {
-      return r->kind == kind && r->HasInstanceFilter();
-    });
+    const RequestTable::View& requests = requests_.OfKind(kind);
+    const bool wants_instance =
+        std::any_of(requests.begin(), requests.end(), [](const Request* r) { return r->HasInstanceFilter(); });
     jobject instance = frame_method && wants_instance ? FrameThis(thread, frame_method) : nullptr;
-    for (auto& r : requests_ | std::views::reverse) {
-      if (r->kind != kind) continue;
+    for (Request* r : NewestFirst(requests)) {
       if (!Matches(jni, *r, thread, klass, &loc, nullptr, false, instance)) continue;
       if (thread_id.is_null()) {
         thread_id = ctx_.IdOf<jdwp::ThreadId>(jni, thread);

@@ -33,7 +33,7 @@ struct EventReporter::Item {
   bool* done = nullptr;
 };
 
-EventReporter::EventReporter(Context& ctx) : ctx_(ctx) {}
+EventReporter::EventReporter(Context& ctx, Outbox& outbox) : ctx_(ctx), outbox_(outbox) {}
 EventReporter::~EventReporter() = default;
 
 void EventReporter::Enqueue(std::unique_ptr<Item> item) {
@@ -129,7 +129,7 @@ void EventReporter::Report(JNIEnv* jni, jthread thread, std::vector<ev::EventDat
     void* parking = direct_all ? ctx_.threads.SuspendAllForOwnEvent(jni, thread, listed)
                                : ctx_.threads.SuspendSelfForEvent(jni, thread);
     // From here until resumed this thread is suspended: no JNI or JVMTI calls.
-    ctx_.send(std::move(packet));
+    outbox_.Send(std::move(packet));
     EndDirect();
     LeaveReport();
     ctx_.threads.Park(jni, parking);
@@ -219,7 +219,7 @@ void EventReporter::SendInvokeReply(uint64_t epoch, std::vector<uint8_t> packet)
     ++in_flight_;  // Drain waits for it
   }
   // Sent outside queue_mu_ (a leaf lock); an event queued meanwhile came after the reply.
-  if (epoch == epoch_.load() && attached_) ctx_.send(std::move(packet));
+  if (epoch == epoch_.load() && attached_) outbox_.Send(std::move(packet));
   std::lock_guard lock(queue_mu_);
   --in_flight_;
   queue_cv_.notify_all();
@@ -276,7 +276,7 @@ void EventReporter::Run(JNIEnv* jni) {
         std::lock_guard lock(queue_mu_);
         blocked_ = true;
       }
-      ctx_.send(std::move(item->packet));
+      outbox_.Send(std::move(item->packet));
     }
     {
       // Handed to the transport: no longer in flight, before its thread is let go,

@@ -58,13 +58,14 @@
 #include <vector>
 
 #include "backend/context.h"
+#include "backend/outbox.h"
 #include "jdwp/commands/event.h"
 
 namespace jdwpx::backend {
 
 class EventReporter {
  public:
-  explicit EventReporter(Context& ctx);
+  EventReporter(Context& ctx, Outbox& outbox);
   ~EventReporter();
 
   // Builds and queues one composite; waits for the reporter and parks `thread`
@@ -132,6 +133,7 @@ class EventReporter {
   void EndDirect();
 
   Context& ctx_;
+  Outbox& outbox_;  // where packets go: the session's (outbox.h)
   std::mutex queue_mu_;
   std::condition_variable queue_cv_;
   std::deque<std::unique_ptr<Item>> queue_;

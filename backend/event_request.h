@@ -1,6 +1,7 @@
-// What the request table holds (events.h): one entry per EventRequest.Set,
-// with its modifiers resolved, and a step request's progress. Internal to the
-// event code (events.cc, event_filters.cc, stepping.cc, the callbacks).
+// What the request table holds (request_table.h): one entry per
+// EventRequest.Set, with its modifiers resolved, and a step request's
+// progress. Internal to the event code (events.cc, event_filters.cc,
+// stepping.cc, the callbacks).
 #pragma once
 
 #include <jni.h>
@@ -13,7 +14,6 @@
 #include <variant>
 #include <vector>
 
-#include "backend/events.h"
 #include "jdwp/commands/event_request.h"
 
 namespace jdwpx::backend {
@@ -27,7 +27,9 @@ inline bool IsMethodEvent(jdwp::EventKind kind) {
          kind == jdwp::EventKind::kMethodExitWithReturnValue;
 }
 
-struct EventManager::Step {
+struct Request;
+
+struct Step {
   jobject thread = nullptr;  // global
   jdwp::StepSize size = jdwp::StepSize::kLine;
   jdwp::StepDepth depth = jdwp::StepDepth::kOver;
@@ -56,7 +58,7 @@ struct EventManager::Step {
   std::unordered_map<jmethodID, bool> may_stop_in;
 };
 
-struct EventManager::Request {
+struct Request {
   int32_t id = 0;
   jdwp::EventKind kind{};
   jdwp::SuspendPolicy policy{};

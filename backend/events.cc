@@ -20,7 +20,8 @@ using jdwp::SuspendPolicy;
 namespace ev = jdwp::events;
 namespace mod = jdwp::modifiers;
 
-EventManager::EventManager(Context& ctx) : ctx_(ctx), hooks_(ctx), reporter_(ctx) {}
+EventManager::EventManager(Context& ctx, Outbox& outbox)
+    : ctx_(ctx), outbox_(outbox), hooks_(ctx), reporter_(ctx, outbox) {}
 EventManager::~EventManager() = default;
 
 // ---- requests ---------------------------------------------------------------
@@ -247,12 +248,7 @@ jdwp::Result<int32_t> EventManager::Set(JNIEnv* jni, const jdwp::EventRequest::S
   ThreadControl::ScopedVmSuspension frozen(ctx_.threads, jni, method_request);
   std::unique_lock lock(mu_);
   if (r->kind == EventKind::kBreakpoint) {
-    bool already = false;
-    for (auto& other : requests_)
-      if (other->kind == EventKind::kBreakpoint && other->bp_method == r->bp_method &&
-          other->bp_location == r->bp_location)
-        already = true;
-    if (!already) {
+    if (!requests_.HasBreakpointAt(r->bp_method, r->bp_location)) {
       auto set = ctx_.jvmti.SetBreakpoint(r->bp_method, r->bp_location);
       if (!set && set.error().code != JVMTI_ERROR_DUPLICATE) {
         cleanup();
@@ -269,8 +265,8 @@ jdwp::Result<int32_t> EventManager::Set(JNIEnv* jni, const jdwp::EventRequest::S
     r->watching = true;
   }
   if (r->step) {
-    for (auto& other : requests_)
-      if (other->step && jni->IsSameObject(other->step->thread, r->step->thread)) {
+    for (Request* other : requests_.Steps())
+      if (jni->IsSameObject(other->step->thread, r->step->thread)) {
         if (r->watching) RemoveWatch(r->kind, r->watch_klass, r->watch_field);
         cleanup();
         return jdwp::Fail(ErrorCode::kDuplicate, "a step request for this thread exists");
@@ -290,7 +286,7 @@ jdwp::Result<int32_t> EventManager::Set(JNIEnv* jni, const jdwp::EventRequest::S
   }
   r->id = next_request_id_++;
   int32_t id = r->id;
-  requests_.push_back(std::move(r));
+  requests_.Add(std::move(r));
   if (method_request) {
     RefreshHooks(jni);
     lock.unlock();
@@ -304,11 +300,8 @@ jdwp::Result<int32_t> EventManager::Set(JNIEnv* jni, const jdwp::EventRequest::S
 
 void EventManager::DeleteRequest(JNIEnv* jni, Request& r) {
   if (r.kind == EventKind::kBreakpoint && r.bp_method) {
-    bool shared = false;
-    for (auto& other : requests_)
-      if (other.get() != &r && other->kind == EventKind::kBreakpoint && other->bp_method == r.bp_method &&
-          other->bp_location == r.bp_location)
-        shared = true;
+    // Still in the table: shared when another request is at the same place.
+    bool shared = requests_.BreakpointsAt(r.bp_method, r.bp_location).size() > 1;
     if (!shared && !hooks_.BreakpointAt(r.bp_method, r.bp_location))
       (void)ctx_.jvmti.ClearBreakpoint(r.bp_method, r.bp_location);
   }
@@ -369,33 +362,26 @@ jdwp::Result<void> EventManager::Clear(JNIEnv* jni, EventKind kind, int32_t requ
   // The other method requests may be hooked now (below the limit): as in Set.
   ThreadControl::ScopedVmSuspension frozen(ctx_.threads, jni, IsMethodEvent(kind));
   std::unique_lock lock(mu_);
-  for (auto it = requests_.begin(); it != requests_.end(); ++it) {
-    if ((*it)->id == request_id && (*it)->kind == kind) {
-      DeleteRequest(jni, **it);
-      requests_.erase(it);
-      if (!IsMethodEvent(kind)) {
-        UpdateEventModes(jni);
-        return {};
-      }
-      RefreshHooks(jni);
-      lock.unlock();
-      hooks_.TrackRunningFrames(jni);
-      return {};
-    }
-  }
+  Request* r = requests_.Find(kind, request_id);
   // As stock: clearing an unknown request is not an error.
+  if (!r) return {};
+  DeleteRequest(jni, *r);
+  (void)requests_.Remove(*r);
+  if (!IsMethodEvent(kind)) {
+    UpdateEventModes(jni);
+    return {};
+  }
+  RefreshHooks(jni);
+  lock.unlock();
+  hooks_.TrackRunningFrames(jni);
   return {};
 }
 
 void EventManager::ClearAllBreakpoints(JNIEnv* jni) {
   std::lock_guard lock(mu_);
-  for (auto it = requests_.begin(); it != requests_.end();) {
-    if ((*it)->kind == EventKind::kBreakpoint) {
-      DeleteRequest(jni, **it);
-      it = requests_.erase(it);
-    } else {
-      ++it;
-    }
+  for (Request* r : RequestTable::View(requests_.OfKind(EventKind::kBreakpoint))) {
+    DeleteRequest(jni, *r);
+    (void)requests_.Remove(*r);
   }
   UpdateEventModes(jni);
 }
@@ -406,49 +392,45 @@ void EventManager::ReleaseExpired(JNIEnv* jni) {
   {
     std::lock_guard lock(mu_);
     bool deleted = false;  // or a method request expired: the event modes change
-    for (auto it = requests_.begin(); it != requests_.end();) {
-      Request& r = **it;
-      if (!r.expired) {
-        ++it;
-        continue;
-      }
-      if (IsMethodEvent(r.kind)) {
+    std::vector<Request*> expired;
+    for (auto& r : requests_.All())
+      if (r->expired) expired.push_back(r.get());
+    for (Request* r : expired) {
+      if (IsMethodEvent(r->kind)) {
         // The JVMTI events it needed go off now (UpdateEventModes skips expired
         // requests); the method hooks change only with no Java code running
         // (method_hooks.h): on the command thread, before any command that
         // follows this event.
-        post |= !std::exchange(r.release_posted, true);
+        post |= !std::exchange(r->release_posted, true);
         deleted = true;
-        ++it;
         continue;
       }
-      DeleteRequest(jni, r);
-      it = requests_.erase(it);
+      DeleteRequest(jni, *r);
+      (void)requests_.Remove(*r);
       deleted = true;
     }
     if (deleted) UpdateEventModes(jni);
   }
-  if (post && post_command) post_command([this](JNIEnv* env) { ReleaseExpiredMethodRequests(env); });
+  if (post) outbox_.PostTask([this](JNIEnv* env) { ReleaseExpiredMethodRequests(env); });
 }
 
 void EventManager::ReleaseExpiredMethodRequests(JNIEnv* jni) {
-  auto expired_method_request = [](const std::unique_ptr<Request>& r) {
-    return r->expired && IsMethodEvent(r->kind);
+  auto expired_method_requests = [this] {
+    std::vector<Request*> expired;
+    for (auto& r : requests_.All())
+      if (r->expired && IsMethodEvent(r->kind)) expired.push_back(r.get());
+    return expired;
   };
   {
     std::lock_guard lock(mu_);
-    if (std::none_of(requests_.begin(), requests_.end(), expired_method_request)) return;  // cleared meanwhile
+    if (expired_method_requests().empty()) return;  // cleared meanwhile
   }
   // As Clear does: the other method requests may be hooked now.
   ThreadControl::ScopedVmSuspension frozen(ctx_.threads, jni, true);
   std::unique_lock lock(mu_);
-  for (auto it = requests_.begin(); it != requests_.end();) {
-    if (!expired_method_request(*it)) {
-      ++it;
-      continue;
-    }
-    DeleteRequest(jni, **it);
-    it = requests_.erase(it);
+  for (Request* r : expired_method_requests()) {
+    DeleteRequest(jni, *r);
+    (void)requests_.Remove(*r);
   }
   RefreshHooks(jni);
   lock.unlock();
@@ -471,7 +453,7 @@ void EventManager::UpdateEventModes(JNIEnv*) {
   bool exception = false, class_prepare = session_active_, entry = false, exit = false, access = false,
        modification = false;
   bool contended_enter = false, contended_entered = false, wait = false, waited = false;
-  for (auto& r : requests_) {
+  for (auto& r : requests_.All()) {
     if (r->expired) continue;
     exception |= r->kind == EventKind::kException;
     class_prepare |= r->kind == EventKind::kClassPrepare;
@@ -502,7 +484,7 @@ void EventManager::UpdateEventModes(JNIEnv*) {
 
 void EventManager::RefreshHooks(JNIEnv* jni, bool reset_breakpoints) {
   std::vector<MethodHooks::RequestFilter> filters;
-  for (auto& r : requests_) {
+  for (auto& r : requests_.All()) {
     if (!IsMethodEvent(r->kind) || r->expired) continue;
     MethodHooks::RequestFilter f;
     f.id = r->id;
@@ -522,14 +504,12 @@ void EventManager::RefreshHooks(JNIEnv* jni, bool reset_breakpoints) {
     SetGlobalMode(JVMTI_EVENT_CLASS_PREPARE, true);
   auto hooked = hooks_.Rebuild(jni, std::move(filters), reset_breakpoints,
                                [this](jmethodID m, jlocation l) { return UserBreakpointAt(m, l); });
-  for (auto& r : requests_) r->hooked = hooked.contains(r->id);
+  for (auto& r : requests_.All()) r->hooked = hooked.contains(r->id);
   UpdateEventModes(jni);
 }
 
 bool EventManager::UserBreakpointAt(jmethodID method, jlocation location) {
-  return std::any_of(requests_.begin(), requests_.end(), [&](const std::unique_ptr<Request>& r) {
-    return r->kind == EventKind::kBreakpoint && r->bp_method == method && r->bp_location == location;
-  });
+  return requests_.HasBreakpointAt(method, location);
 }
 
 void EventManager::BeginSession() {
@@ -558,8 +538,13 @@ void EventManager::EndSession(JNIEnv* jni) {
   reporter_.EndSession();
   {
     std::lock_guard lock(mu_);
-    for (auto& r : requests_) DeleteRequest(jni, *r);
-    requests_.clear();
+    // One at a time: a breakpoint shared by two requests is cleared in the VM
+    // with the last of them (DeleteRequest looks at those still in the table).
+    while (!requests_.Empty()) {
+      Request& r = *requests_.All().front();
+      DeleteRequest(jni, r);
+      (void)requests_.Remove(r);
+    }
     RefreshHooks(jni);
   }
   reporter_.LetGo();
@@ -575,21 +560,16 @@ void EventManager::Report(JNIEnv* jni, jthread thread, std::vector<ev::EventData
 
 void EventManager::ForgetBreakpointsIn(JNIEnv* jni, const std::vector<jclass>& classes) {
   std::unique_lock lock(mu_);
-  for (auto it = requests_.begin(); it != requests_.end();) {
-    Request& r = **it;
+  for (Request* r : RequestTable::View(requests_.OfKind(EventKind::kBreakpoint))) {
     bool in_classes = false;
-    if (r.kind == EventKind::kBreakpoint && r.bp_method) {
-      if (auto declaring = ctx_.jvmti.GetMethodDeclaringClass(r.bp_method)) {
-        for (jclass k : classes) in_classes = in_classes || jni->IsSameObject(*declaring, k);
-        jni->DeleteLocalRef(*declaring);
-      }
+    if (!r->bp_method) continue;
+    if (auto declaring = ctx_.jvmti.GetMethodDeclaringClass(r->bp_method)) {
+      for (jclass k : classes) in_classes = in_classes || jni->IsSameObject(*declaring, k);
+      jni->DeleteLocalRef(*declaring);
     }
-    if (!in_classes) {
-      ++it;
-      continue;
-    }
-    DeleteRequest(jni, r);
-    it = requests_.erase(it);
+    if (!in_classes) continue;
+    DeleteRequest(jni, *r);
+    (void)requests_.Remove(*r);
   }
   RefreshHooks(jni, /*reset_breakpoints=*/true);
   lock.unlock();

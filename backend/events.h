@@ -51,6 +51,8 @@
 #include "backend/context.h"
 #include "backend/event_reporter.h"
 #include "backend/method_hooks.h"
+#include "backend/outbox.h"
+#include "backend/request_table.h"
 #include "jdwp/commands/event.h"
 #include "jdwp/commands/event_request.h"
 
@@ -59,7 +61,7 @@ namespace jdwpx::backend {
 class EventManager {
  public:
   using EventKind = jdwp::EventKind;
-  explicit EventManager(Context& ctx);
+  EventManager(Context& ctx, Outbox& outbox);
   ~EventManager();
 
   // Commands (command thread).
@@ -74,9 +76,6 @@ class EventManager {
   void Release() { reporter_.Release(); }
   // ThreadReference.Resume / VirtualMachine.Resume: events wait no more for one.
   void UnblockAfterResume() { reporter_.UnblockAfterResume(); }
-
-  // Runs a task on the command thread, in order with the commands (set by the Agent).
-  std::function<void(std::function<void(JNIEnv*)>)> post_command;
 
   // Session lifecycle.
   void BeginSession();            // a debugger attached: new epoch
@@ -144,9 +143,6 @@ class EventManager {
   bool AfterFramesPopped(JNIEnv* jni, jthread thread);
 
  private:
-  struct Request;  // event_request.h
-  struct Step;     // event_request.h
-
   bool Matches(JNIEnv* jni, Request& r, jthread thread, jclass klass, const jdwp::Location* loc,
                jobject exception, bool caught, jobject instance, jfieldID field = nullptr,
                jclass field_klass = nullptr);
@@ -210,8 +206,9 @@ class EventManager {
   jobject FrameThis(jthread thread, jmethodID method);
 
   Context& ctx_;
+  Outbox& outbox_;
   std::mutex mu_;
-  std::vector<std::unique_ptr<Request>> requests_;
+  RequestTable requests_;  // mu_
   ClassTracker unloads_;  // started by the first ClassUnload request
   bool session_active_ = false;  // mu_; between ActivateSession and DeactivateSession
   MethodHooks hooks_;

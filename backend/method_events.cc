@@ -35,8 +35,9 @@ std::optional<EventManager::EntryPlace> EventManager::AddEntryEvents(JNIEnv* jni
                                                                      bool hooked, std::vector<ev::EventData>& events,
                                                                      SuspendPolicy& policy) {
   bool wanted = false, wants_instance = false;
-  for (auto& r : requests_) {
-    if (r->kind != EventKind::kMethodEntry || r->expired || r->hooked != hooked) continue;
+  const RequestTable::View& entries = requests_.OfKind(EventKind::kMethodEntry);
+  for (Request* r : entries) {
+    if (r->expired || r->hooked != hooked) continue;
     wanted = true;
     for (auto& m : r->modifiers) wants_instance |= std::holds_alternative<mod::InstanceOnly>(m);
   }
@@ -52,8 +53,8 @@ std::optional<EventManager::EntryPlace> EventManager::AddEntryEvents(JNIEnv* jni
   jobject instance = wants_instance ? FrameThis(thread, method) : nullptr;
   jdwp::ThreadId thread_id{};
   // Newest request first, as stock orders the events of one place.
-  for (auto& r : requests_ | std::views::reverse) {
-    if (r->kind != EventKind::kMethodEntry || r->hooked != hooked) continue;
+  for (Request* r : NewestFirst(entries)) {
+    if (r->hooked != hooked) continue;
     if (!Matches(jni, *r, thread, klass, &loc, nullptr, false, instance)) continue;
     if (thread_id.is_null()) thread_id = ctx_.IdOf<jdwp::ThreadId>(jni, thread);
     events.push_back(ev::MethodEntry{r->id, thread_id, loc});
@@ -86,8 +87,8 @@ void EventManager::OnMethodEntry(JNIEnv* jni, jthread thread, jmethodID method) 
   if (!guard.entered) return;
   {
     std::lock_guard lock(mu_);
-    for (auto& r : requests_) {
-      if (!r->step || !r->step->watching_entries || r->expired || !jni->IsSameObject(r->step->thread, thread)) continue;
+    for (Request* r : requests_.Steps()) {
+      if (!r->step->watching_entries || r->expired || !jni->IsSameObject(r->step->thread, thread)) continue;
       // A step into, in code it may not stop in, enters a method it may stop in:
       // single steps again; the step ends at this method's first instruction.
       Step& step = *r->step;
@@ -115,9 +116,8 @@ void EventManager::OnMethodEntry(JNIEnv* jni, jthread thread, jmethodID method) 
       // single step of a step in progress, will report at this same place (a
       // native method has no instruction to meet them at: never kept back).
       defer = hooks_.BreakpointAt(method, start) || UserBreakpointAt(method, start);
-      for (auto& r : requests_) {
-        if (r->step && r->step->frame_pop_depth < 0 && !r->expired && jni->IsSameObject(r->step->thread, thread))
-          defer = true;
+      for (Request* r : requests_.Steps()) {
+        if (r->step->frame_pop_depth < 0 && !r->expired && jni->IsSameObject(r->step->thread, thread)) defer = true;
       }
     }
   }
@@ -152,9 +152,11 @@ void EventManager::OnMethodExit(JNIEnv* jni, jthread thread, jmethodID method, b
   {
     std::lock_guard lock(mu_);
     bool wanted = false, wants_instance = false;
-    for (auto& r : requests_) {
-      if ((r->kind != EventKind::kMethodExit && r->kind != EventKind::kMethodExitWithReturnValue) || r->expired)
-        continue;
+    // Both kinds, newest first as one list: their events share a composite.
+    std::vector<Request*> exits = MergedNewestFirst(requests_.OfKind(EventKind::kMethodExit),
+                                                    requests_.OfKind(EventKind::kMethodExitWithReturnValue));
+    for (Request* r : exits) {
+      if (r->expired) continue;
       wanted = true;
       for (auto& m : r->modifiers) wants_instance |= std::holds_alternative<mod::InstanceOnly>(m);
     }
@@ -171,8 +173,7 @@ void EventManager::OnMethodExit(JNIEnv* jni, jthread thread, jmethodID method, b
       instance = FrameThis(thread, method);
     jdwp::ThreadId thread_id{};
     std::optional<jdwp::Value> value;
-    for (auto& r : requests_ | std::views::reverse) {
-      if (r->kind != EventKind::kMethodExit && r->kind != EventKind::kMethodExitWithReturnValue) continue;
+    for (Request* r : exits) {
       if (!Matches(jni, *r, thread, klass, &loc, nullptr, false, instance)) continue;
       if (thread_id.is_null()) thread_id = ctx_.IdOf<jdwp::ThreadId>(jni, thread);
       if (r->kind == EventKind::kMethodExit) {

@@ -141,8 +141,8 @@ void EventManager::OnSingleStep(JNIEnv* jni, jthread thread, jmethodID method, j
     std::lock_guard lock(mu_);
     breakpoint_here = UserBreakpointAt(method, location) || hooks_.BreakpointAt(method, location);
     Request* step_request = nullptr;
-    for (auto& r : requests_)
-      if (r->step && jni->IsSameObject(r->step->thread, thread)) step_request = r.get();
+    for (Request* r : requests_.Steps())
+      if (jni->IsSameObject(r->step->thread, thread)) step_request = r;
     if (!step_request) {
       // Left on by a step that ended while this thread waited (it runs an invoke meanwhile).
       ctx_.single_steps.DropLinger(jni, thread);
@@ -180,17 +180,15 @@ void EventManager::OnSingleStep(JNIEnv* jni, jthread thread, jmethodID method, j
     }
     auto thread_id = ctx_.IdOf<jdwp::ThreadId>(jni, thread);
     // `this` only for an InstanceOnly filter (a JVMTI call per step otherwise).
-    const bool wants_instance = std::any_of(requests_.begin(), requests_.end(), [&](const std::unique_ptr<Request>& r) {
-      return r->kind == EventKind::kBreakpoint && r->bp_method == method && r->bp_location == location &&
-             r->HasInstanceFilter();
-    });
+    const RequestTable::View& breakpoints = requests_.BreakpointsAt(method, location);
+    const bool wants_instance =
+        std::any_of(breakpoints.begin(), breakpoints.end(), [](const Request* r) { return r->HasInstanceFilter(); });
     jobject instance = wants_instance ? FrameThis(thread, method) : nullptr;
     events.push_back(ev::SingleStep{step_request->id, thread_id, loc});
     policy = step_request->policy;
     // Breakpoints at this very location are reported in the same set (spec:
     // co-located events), after the step as stock orders them.
-    for (auto& r : requests_ | std::views::reverse) {
-      if (r->kind != EventKind::kBreakpoint || r->bp_method != method || r->bp_location != location) continue;
+    for (Request* r : NewestFirst(breakpoints)) {
       if (!Matches(jni, *r, thread, klass, &loc, nullptr, false, instance)) continue;
       events.push_back(ev::Breakpoint{r->id, thread_id, loc});
       policy = std::max(policy, r->policy);
@@ -233,8 +231,8 @@ void EventManager::OnSingleStep(JNIEnv* jni, jthread thread, jmethodID method, j
 
 void EventManager::OnFramePop(JNIEnv* jni, jthread thread, jmethodID, bool by_exception) {
   std::lock_guard lock(mu_);
-  for (auto& r : requests_) {
-    if (!r->step || !jni->IsSameObject(r->step->thread, thread)) continue;
+  for (Request* r : requests_.Steps()) {
+    if (!jni->IsSameObject(r->step->thread, thread)) continue;
     Step& step = *r->step;
     auto count = ctx_.jvmti.GetFrameCount(thread);
     if (!count) continue;
@@ -259,8 +257,8 @@ void EventManager::OnFramePop(JNIEnv* jni, jthread thread, jmethodID, bool by_ex
 bool EventManager::AfterFramesPopped(JNIEnv* jni, jthread thread) {
   hooks_.FramesPopped(jni, thread);
   std::lock_guard lock(mu_);
-  for (auto& r : requests_) {
-    if (!r->step || r->expired || !jni->IsSameObject(r->step->thread, thread)) continue;
+  for (Request* r : requests_.Steps()) {
+    if (r->expired || !jni->IsSameObject(r->step->thread, thread)) continue;
     Step& step = *r->step;
     step.frame_pop_depth = -1;
     step.skip_handler_entry = false;

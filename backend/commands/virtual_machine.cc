@@ -97,10 +97,10 @@ jdwp::Result<std::vector<Entry>> LoadedTypes(Context& ctx, JNIEnv* jni, Fill fil
 
 // The class table is built after the first scan that finds it missing
 // (class_table.h): that scan asks the VM directly, as before.
-void PostTableBuild(Context& ctx) {
-  if (ctx.events && ctx.events->post_command && ctx.classes.TakeBuild()) {
+void PostTableBuild(Context& ctx, Outbox& outbox) {
+  if (ctx.classes.TakeBuild()) {
     Context* c = &ctx;
-    ctx.events->post_command([c](JNIEnv* jni) { (void)c->classes.Sync(jni, /*build=*/true); });
+    outbox.PostTask([c](JNIEnv* jni) { (void)c->classes.Sync(jni, /*build=*/true); });
   }
 }
 
@@ -108,6 +108,7 @@ void PostTableBuild(Context& ctx) {
 
 void RegisterVirtualMachine(Dispatcher& d, Context& ctx, Agent& agent, JNIEnv** jni_slot) {
   Context* c = &ctx;
+  Outbox* outbox = &agent;
   auto J = [jni_slot] { return *jni_slot; };
   Agent* a = &agent;
 
@@ -129,7 +130,7 @@ void RegisterVirtualMachine(Dispatcher& d, Context& ctx, Agent& agent, JNIEnv** 
 
   // From the class table (class_table.h) once a session has filled it; from
   // the VM's list of loaded classes when the VM offers no object tags.
-  d.Bind<VM::ClassesBySignature>([c, J](const VM::ClassesBySignature::Request& req)
+  d.Bind<VM::ClassesBySignature>([c, J, outbox](const VM::ClassesBySignature::Request& req)
                                      -> jdwp::Result<VM::ClassesBySignature::Reply> {
     VM::ClassesBySignature::Reply r;
     if (c->classes.ready()) {
@@ -139,7 +140,7 @@ void RegisterVirtualMachine(Dispatcher& d, Context& ctx, Agent& agent, JNIEnv** 
       return r;
     }
     std::string wanted = FromWireString(req.signature);
-    PostTableBuild(*c);
+    PostTableBuild(*c, *outbox);
     ASSIGN_OR_RETURN(r.classes, LoadedTypes<VM::ClassesBySignature::Class>(
                                     *c, J(), [&](const LoadedType& t, VM::ClassesBySignature::Class& e) {
                                       auto sig = c->jvmti.GetClassSignatureOnly(t.klass);
@@ -152,7 +153,7 @@ void RegisterVirtualMachine(Dispatcher& d, Context& ctx, Agent& agent, JNIEnv** 
     return r;
   });
 
-  d.Bind<VM::AllClasses>([c, J](const VM::AllClasses::Request&) -> jdwp::Result<VM::AllClasses::Reply> {
+  d.Bind<VM::AllClasses>([c, J, outbox](const VM::AllClasses::Request&) -> jdwp::Result<VM::AllClasses::Reply> {
     VM::AllClasses::Reply r;
     if (c->classes.ready()) {
       // In wire form, with room for the packet header: the reply's only copy.
@@ -161,7 +162,7 @@ void RegisterVirtualMachine(Dispatcher& d, Context& ctx, Agent& agent, JNIEnv** 
       r.classes = std::move(list).Finish<VM::AllClasses::Class>();
       return r;
     }
-    PostTableBuild(*c);
+    PostTableBuild(*c, *outbox);
     ASSIGN_OR_RETURN(r.classes.items, LoadedTypes<VM::AllClasses::Class>(
                                     *c, J(), [&](const LoadedType& t, VM::AllClasses::Class& e) {
                                       auto sig = c->jvmti.GetClassSignatureOnly(t.klass);
@@ -175,7 +176,7 @@ void RegisterVirtualMachine(Dispatcher& d, Context& ctx, Agent& agent, JNIEnv** 
     return r;
   });
 
-  d.Bind<VM::AllClassesWithGeneric>([c, J](const VM::AllClassesWithGeneric::Request&)
+  d.Bind<VM::AllClassesWithGeneric>([c, J, outbox](const VM::AllClassesWithGeneric::Request&)
                                         -> jdwp::Result<VM::AllClassesWithGeneric::Reply> {
     VM::AllClassesWithGeneric::Reply r;
     if (c->classes.ready()) {
@@ -184,7 +185,7 @@ void RegisterVirtualMachine(Dispatcher& d, Context& ctx, Agent& agent, JNIEnv** 
       r.classes = std::move(list).Finish<VM::AllClassesWithGeneric::Class>();
       return r;
     }
-    PostTableBuild(*c);
+    PostTableBuild(*c, *outbox);
     ASSIGN_OR_RETURN(r.classes.items, LoadedTypes<VM::AllClassesWithGeneric::Class>(
                                     *c, J(), [&](const LoadedType& t, VM::AllClassesWithGeneric::Class& e) {
                                       auto sig = c->jvmti.GetClassSignature(t.klass);

@@ -1,0 +1,24 @@
+// What the event path hands up to the debugger session: packets to send, and
+// work for the command thread. The session (Agent) implements it and passes it
+// down; the event code (EventManager, EventReporter) writes to it and knows
+// nothing of the agent, the transport or the command loop above it.
+#pragma once
+
+#include <jni.h>
+
+#include <cstdint>
+#include <functional>
+#include <vector>
+
+namespace jdwpx::backend {
+
+class Outbox {
+ public:
+  virtual ~Outbox() = default;
+  // Sends one whole packet to the attached debugger (dropped when none is).
+  virtual void Send(std::vector<uint8_t> packet) = 0;
+  // Runs `task` on the command thread, in order with the commands.
+  virtual void PostTask(std::function<void(JNIEnv*)> task) = 0;
+};
+
+}  // namespace jdwpx::backend
