@@ -65,17 +65,10 @@ import com.sun.jdi.request.EventRequestManager;
 import com.sun.jdi.request.MethodEntryRequest;
 import com.sun.jdi.request.MethodExitRequest;
 import com.sun.jdi.request.StepRequest;
-import java.io.BufferedInputStream;
-import java.io.BufferedOutputStream;
 import java.io.BufferedReader;
-import java.io.ByteArrayOutputStream;
-import java.io.DataInputStream;
-import java.io.DataOutputStream;
 import java.io.IOException;
 import java.io.InputStreamReader;
 import java.lang.management.ManagementFactory;
-import java.net.InetSocketAddress;
-import java.net.Socket;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -652,333 +645,70 @@ public final class Bench {
 
   // ---------------------------------------------------------------- raw JDWP
 
-  /** An error reply: the command set/command, what we asked, and the code. */
-  static final class JdwpError extends Exception {
-    private static final long serialVersionUID = 1L;
-    static final int NOT_IMPLEMENTED = 99;
-    static final int ABSENT_INFORMATION = 101;
-    static final int NATIVE_METHOD = 511;
-    static final int INVALID_OBJECT = 20;
-    final int code;
+  // The raw scenarios' client is integration/jdi/Jdwp.java (the same file the
+  // integration drivers use); these lookups fail a cell when the target lacks what
+  // they look for.
 
-    JdwpError(String what, int code) {
-      super(what + " answered JDWP error " + code);
-      this.code = code;
+  static long classBySignature(Jdwp jdwp, String signature) throws IOException, Jdwp.ErrorReply, BenchFailure {
+    Jdwp.Reply r = jdwp.command("VirtualMachine.ClassesBySignature " + signature, 1, 2, new Jdwp.Body().string(signature));
+    if (r.i32() != 1) {
+      throw new BenchFailure(signature + " is not loaded exactly once", false);
     }
+    r.u8();
+    return r.id(jdwp.referenceTypeIdSize);
   }
 
-  /** Bytes of a command's data, big-endian, IDs sized by the agent's IDSizes. */
-  static final class Body {
-    private final ByteArrayOutputStream bytes = new ByteArrayOutputStream();
-
-    Body id(long value, int size) {
-      for (int shift = 8 * (size - 1); shift >= 0; shift -= 8) {
-        bytes.write((int) (value >>> shift));
+  /** The object in static field {@code name} of {@code type}. */
+  static long staticObject(Jdwp jdwp, long type, String name) throws IOException, Jdwp.ErrorReply, BenchFailure {
+    Jdwp.Reply fields = jdwp.command("ReferenceType.Fields", 2, 4, new Jdwp.Body().id(type, jdwp.referenceTypeIdSize));
+    long field = -1;
+    for (int n = fields.i32(); n > 0; n--) {
+      long id = fields.id(jdwp.fieldIdSize);
+      String fieldName = fields.string();
+      fields.string();
+      fields.i32();
+      if (fieldName.equals(name)) {
+        field = id;
       }
-      return this;
     }
-
-    Body i32(int value) {
-      return id(value, 4);
+    if (field == -1) {
+      throw new BenchFailure("no field " + name + " in " + TARGET_CLASS, false);
     }
-
-    Body u8(int value) {
-      bytes.write(value);
-      return this;
+    Jdwp.Reply value = jdwp.command("ReferenceType.GetValues", 2, 6,
+        new Jdwp.Body().id(type, jdwp.referenceTypeIdSize).i32(1).id(field, jdwp.fieldIdSize));
+    value.i32();
+    value.u8();
+    long object = value.objectId();
+    if (object == 0) {
+      throw new BenchFailure(TARGET_CLASS + "." + name + " is null", false);
     }
-
-    Body string(String text) {
-      byte[] utf8 = text.getBytes(StandardCharsets.UTF_8);
-      i32(utf8.length);
-      bytes.write(utf8, 0, utf8.length);
-      return this;
-    }
-
-    byte[] toByteArray() {
-      return bytes.toByteArray();
-    }
+    return object;
   }
 
-  /** A reply's data, read front to back. */
-  static final class Reply {
-    final ByteBuffer data;
-    private final Jdwp sizes;
-
-    Reply(byte[] data, Jdwp sizes) {
-      this.data = ByteBuffer.wrap(data);
-      this.sizes = sizes;
-    }
-
-    int u8() {
-      return data.get() & 0xFF;
-    }
-
-    int i32() {
-      return data.getInt();
-    }
-
-    long i64() {
-      return data.getLong();
-    }
-
-    long id(int size) {
-      long value = 0;
-      for (int i = 0; i < size; i++) {
-        value = value << 8 | (data.get() & 0xFF);
+  static long methodNamed(Jdwp jdwp, long type, String name) throws IOException, Jdwp.ErrorReply, BenchFailure {
+    Jdwp.Reply methods = jdwp.command("ReferenceType.Methods", 2, 5, new Jdwp.Body().id(type, jdwp.referenceTypeIdSize));
+    for (int n = methods.i32(); n > 0; n--) {
+      long id = methods.id(jdwp.methodIdSize);
+      String methodName = methods.string();
+      methods.string();
+      methods.i32();
+      if (methodName.equals(name)) {
+        return id;
       }
-      return value;
     }
-
-    long objectId() {
-      return id(sizes.objectIdSize);
-    }
-
-    String string() {
-      byte[] utf8 = new byte[data.getInt()];
-      data.get(utf8);
-      return new String(utf8, StandardCharsets.UTF_8);
-    }
-
-    int remaining() {
-      return data.remaining();
-    }
+    throw new BenchFailure("no method " + name, false);
   }
 
-  /**
-   * A bare JDWP client: handshake, IDSizes, numbered commands whose replies are
-   * matched by id; events are read past (only VMStart is noted). Reads block at
-   * most the socket timeout, and the cell deadline kills the debuggee, which
-   * ends any read.
-   */
-  static final class Jdwp implements AutoCloseable {
-    static final int HEADER_SIZE = 11;
-    static final int REPLY_FLAG = 0x80;
-    static final byte[] HANDSHAKE = "JDWP-Handshake".getBytes(StandardCharsets.US_ASCII);
-
-    private final Socket socket = new Socket();
-    private final DataInputStream in;
-    private final DataOutputStream out;
-    private int nextId = 1;
-    private boolean vmStarted;
-    private boolean keepEvents;
-    private final ArrayDeque<byte[]> kept = new ArrayDeque<>();
-    int objectIdSize = 8;
-    int referenceTypeIdSize = 8;
-    int methodIdSize = 8;
-    int fieldIdSize = 8;
-    int frameIdSize = 8;
-
-    Jdwp(int port, int handshakeTimeoutMs) throws IOException, JdwpError {
-      socket.connect(new InetSocketAddress("127.0.0.1", port), handshakeTimeoutMs);
-      socket.setSoTimeout(handshakeTimeoutMs);
-      socket.setTcpNoDelay(true);
-      in = new DataInputStream(new BufferedInputStream(socket.getInputStream(), 1 << 16));
-      out = new DataOutputStream(new BufferedOutputStream(socket.getOutputStream(), 1 << 12));
-      out.write(HANDSHAKE);
-      out.flush();
-      byte[] answer = new byte[HANDSHAKE.length];
-      in.readFully(answer);
-      if (!Arrays.equals(answer, HANDSHAKE)) {
-        throw new IOException("bad handshake answer " + new String(answer, StandardCharsets.ISO_8859_1));
-      }
-      Reply sizes = command("VirtualMachine.IDSizes", 1, 7, new Body());
-      fieldIdSize = sizes.i32();
-      methodIdSize = sizes.i32();
-      objectIdSize = sizes.i32();
-      referenceTypeIdSize = sizes.i32();
-      frameIdSize = sizes.i32();
-    }
-
-    void readTimeout(int millis) throws IOException {
-      socket.setSoTimeout(millis);
-    }
-
-    /** Sends a command and returns its reply's data; an error reply throws JdwpError. */
-    Reply command(String what, int commandSet, int command, Body body) throws IOException, JdwpError {
-      int id = send(commandSet, command, body.toByteArray());
-      flush();
-      while (true) {
-        RawReply reply = readReply();
-        if (reply.id() != id) {
-          continue;
-        }
-        if (reply.error() != 0) {
-          throw new JdwpError(what, reply.error());
-        }
-        return new Reply(reply.data(), this);
+  static long threadNamed(Jdwp jdwp, String name) throws IOException, Jdwp.ErrorReply, BenchFailure {
+    Jdwp.Reply threads = jdwp.command("VirtualMachine.AllThreads", 1, 4, new Jdwp.Body());
+    int count = threads.i32();
+    for (int i = 0; i < count; i++) {
+      long thread = threads.objectId();
+      if (jdwp.command("ThreadReference.Name", 11, 1, new Jdwp.Body().id(thread, jdwp.objectIdSize)).string().equals(name)) {
+        return thread;
       }
     }
-
-    /** Queues a command without flushing or waiting (pipelining); returns its id. */
-    int send(int commandSet, int command, byte[] data) throws IOException {
-      int id = nextId++;
-      out.writeInt(HEADER_SIZE + data.length);
-      out.writeInt(id);
-      out.writeByte(0);
-      out.writeByte(commandSet);
-      out.writeByte(command);
-      out.write(data);
-      return id;
-    }
-
-    void flush() throws IOException {
-      out.flush();
-    }
-
-    /** One reply packet: its id, error code and data. */
-    record RawReply(int id, int error, byte[] data) {}
-
-    /** Reads packets until a reply comes (events are read past). */
-    RawReply readReply() throws IOException {
-      while (true) {
-        int length = in.readInt();
-        int packetId = in.readInt();
-        int flags = in.readUnsignedByte();
-        int errorOrCommand = in.readUnsignedShort();
-        if (length < HEADER_SIZE) {
-          throw new IOException("packet length " + length);
-        }
-        byte[] payload = new byte[length - HEADER_SIZE];
-        in.readFully(payload);
-        if ((flags & REPLY_FLAG) == 0) {
-          noteEvent(errorOrCommand, payload);
-        } else {
-          return new RawReply(packetId, errorOrCommand, payload);
-        }
-      }
-    }
-
-    private void noteEvent(int commandSetAndCommand, byte[] payload) {
-      // Event.Composite (64/100): suspendPolicy, count, then the first event's kind.
-      if (commandSetAndCommand != (64 << 8 | 100) || payload.length <= 5) {
-        return;
-      }
-      if (payload[5] == 90) {
-        vmStarted = true;
-      } else if (keepEvents) {
-        kept.add(payload);
-      }
-    }
-
-    /**
-     * From now on, composites read while waiting for a reply are kept for
-     * nextEvent (an event loop's next event may come before its resume's reply).
-     */
-    void keepEvents() {
-      keepEvents = true;
-    }
-
-    /** The next composite's one event (kept, or read now), from its kind on. */
-    Reply nextEvent() throws IOException {
-      while (kept.isEmpty()) {
-        readOnePacket();
-      }
-      Reply event = new Reply(kept.poll(), this);
-      event.u8();  // suspendPolicy
-      int count = event.i32();
-      if (count != 1) {
-        // The raw loops set one request at a time: a second event would be one not asked for.
-        throw new IOException("a composite of " + count + " events, expected 1");
-      }
-      return event;
-    }
-
-    /** Reads packets until VMStart has come: from then on the start's suspension is in force. */
-    void awaitVmStart() throws IOException {
-      while (!vmStarted) {
-        readOnePacket();
-      }
-    }
-
-    /** Reads one packet: an event is noted, a reply (of no command waited for) dropped. */
-    private void readOnePacket() throws IOException {
-      int length = in.readInt();
-      in.readInt();
-      int flags = in.readUnsignedByte();
-      int commandSetAndCommand = in.readUnsignedShort();
-      byte[] payload = new byte[Math.max(0, length - HEADER_SIZE)];
-      in.readFully(payload);
-      if ((flags & REPLY_FLAG) == 0) {
-        noteEvent(commandSetAndCommand, payload);
-      }
-    }
-
-    long classBySignature(String signature) throws IOException, JdwpError, BenchFailure {
-      Reply r = command("VirtualMachine.ClassesBySignature " + signature, 1, 2, new Body().string(signature));
-      if (r.i32() != 1) {
-        throw new BenchFailure(signature + " is not loaded exactly once", false);
-      }
-      r.u8();
-      return r.id(referenceTypeIdSize);
-    }
-
-    /** The object in static field {@code name} of {@code type}. */
-    long staticObject(long type, String name) throws IOException, JdwpError, BenchFailure {
-      Reply fields = command("ReferenceType.Fields", 2, 4, new Body().id(type, referenceTypeIdSize));
-      long field = -1;
-      for (int n = fields.i32(); n > 0; n--) {
-        long id = fields.id(fieldIdSize);
-        String fieldName = fields.string();
-        fields.string();
-        fields.i32();
-        if (fieldName.equals(name)) {
-          field = id;
-        }
-      }
-      if (field == -1) {
-        throw new BenchFailure("no field " + name + " in " + TARGET_CLASS, false);
-      }
-      Reply value = command("ReferenceType.GetValues", 2, 6,
-          new Body().id(type, referenceTypeIdSize).i32(1).id(field, fieldIdSize));
-      value.i32();
-      value.u8();
-      long object = value.objectId();
-      if (object == 0) {
-        throw new BenchFailure(TARGET_CLASS + "." + name + " is null", false);
-      }
-      return object;
-    }
-
-    long methodNamed(long type, String name) throws IOException, JdwpError, BenchFailure {
-      Reply methods = command("ReferenceType.Methods", 2, 5, new Body().id(type, referenceTypeIdSize));
-      for (int n = methods.i32(); n > 0; n--) {
-        long id = methods.id(methodIdSize);
-        String methodName = methods.string();
-        methods.string();
-        methods.i32();
-        if (methodName.equals(name)) {
-          return id;
-        }
-      }
-      throw new BenchFailure("no method " + name, false);
-    }
-
-    /** EventRequest.Set of `kind` with one ClassMatch modifier; returns the request's id. */
-    int requestWithClassMatch(int kind, int suspendPolicy, String pattern) throws IOException, JdwpError {
-      return command("EventRequest.Set " + kind, 15, 1,
-          new Body().u8(kind).u8(suspendPolicy).i32(1).u8(5).string(pattern)).i32();
-    }
-
-    long threadNamed(String name) throws IOException, JdwpError, BenchFailure {
-      Reply threads = command("VirtualMachine.AllThreads", 1, 4, new Body());
-      int count = threads.i32();
-      for (int i = 0; i < count; i++) {
-        long thread = threads.objectId();
-        if (command("ThreadReference.Name", 11, 1, new Body().id(thread, objectIdSize)).string().equals(name)) {
-          return thread;
-        }
-      }
-      throw new BenchFailure("no thread named " + name, false);
-    }
-
-    @Override
-    public void close() {
-      try {
-        socket.close();
-      } catch (IOException ignored) {
-        // Closing after the debuggee died: nothing left to release.
-      }
-    }
+    throw new BenchFailure("no thread named " + name, false);
   }
 
   /** The debuggee's memory as /proc/<pid>/status reports it, in kB. */
@@ -1319,7 +1049,7 @@ public final class Bench {
       jdwp.readTimeout((int) settings.cellTimeoutMs());
       jdwp.keepEvents();
       setUp.run(jdwp);
-      jdwp.command("VirtualMachine.Resume", 1, 9, new Body());
+      jdwp.command("VirtualMachine.Resume", 1, 9, new Jdwp.Body());
       return jdwp;
     } catch (Exception e) {
       jdwp.close();
@@ -1332,8 +1062,8 @@ public final class Bench {
   }
 
   /** The next event's kind, checked; the event's data after its requestID. */
-  static Reply nextEventOf(Jdwp jdwp, int kind, String what) throws IOException {
-    Reply event = jdwp.nextEvent();
+  static Jdwp.Reply nextEventOf(Jdwp jdwp, int kind, String what) throws IOException {
+    Jdwp.Reply event = jdwp.nextEvent();
     int got = event.u8();
     if (got != kind) {
       throw new IOException(what + ": event kind " + got + ", expected " + kind);
@@ -1356,12 +1086,12 @@ public final class Bench {
         debuggee.phase = "waiting for " + TARGET_CLASS + "'s ClassPrepare";
         nextEventOf(jdwp, 8, "ClassPrepare");
         debuggee.phase = "setting the breakpoint";
-        long type = jdwp.classBySignature("L" + TARGET_CLASS + ";");
-        long hot = jdwp.methodNamed(type, "hot");
-        jdwp.command("EventRequest.Set Breakpoint", 15, 1, new Body().u8(2).u8(suspendPolicy).i32(1)
+        long type = classBySignature(jdwp, "L" + TARGET_CLASS + ";");
+        long hot = methodNamed(jdwp, type, "hot");
+        jdwp.command("EventRequest.Set Breakpoint", 15, 1, new Jdwp.Body().u8(2).u8(suspendPolicy).i32(1)
             .u8(7).u8(1).id(type, jdwp.referenceTypeIdSize).id(hot, jdwp.methodIdSize).id(0, 8));
-        jdwp.command("VirtualMachine.Resume", 1, 9, new Body());
-      } catch (IOException | JdwpError e) {
+        jdwp.command("VirtualMachine.Resume", 1, 9, new Jdwp.Body());
+      } catch (IOException | Jdwp.ErrorReply e) {
         throw new BenchFailure(debuggee.phase + ": " + e + " (" + debuggee.exitDescription() + ")", false);
       }
       int warmup = Math.max(20, settings.breakpointHits() / 10);
@@ -1373,9 +1103,9 @@ public final class Bench {
           }
           long thread = nextEventOf(jdwp, 2, "breakpoint hit #" + (hits + 1)).objectId();
           if (suspendPolicy == EventRequest.SUSPEND_ALL) {
-            jdwp.command("VirtualMachine.Resume", 1, 9, new Body());
+            jdwp.command("VirtualMachine.Resume", 1, 9, new Jdwp.Body());
           } else {
-            jdwp.command("ThreadReference.Resume", 11, 3, new Body().id(thread, jdwp.objectIdSize));
+            jdwp.command("ThreadReference.Resume", 11, 3, new Jdwp.Body().id(thread, jdwp.objectIdSize));
           }
         }
         double seconds = (System.nanoTime() - start) / 1e9;
@@ -1395,7 +1125,7 @@ public final class Bench {
       return measure(debuggee, "raw ClassPrepare events", () -> {
         long start = 0;
         for (int seen = 0; seen < LOADED_CLASSES; seen++) {
-          Reply event = nextEventOf(jdwp, 8, "ClassPrepare #" + (seen + 1));
+          Jdwp.Reply event = nextEventOf(jdwp, 8, "ClassPrepare #" + (seen + 1));
           event.objectId();  // thread
           event.u8();        // refTypeTag
           event.id(jdwp.referenceTypeIdSize);
@@ -1408,7 +1138,7 @@ public final class Bench {
           if (seen == 0) {
             start = System.nanoTime();
           }
-          jdwp.command("VirtualMachine.Resume", 1, 9, new Body());
+          jdwp.command("VirtualMachine.Resume", 1, 9, new Jdwp.Body());
         }
         return Map.of(LOAD_PREPARE_ALL_RAW, (System.nanoTime() - start) / 1e3 / (LOADED_CLASSES - 1));
       });
@@ -1702,8 +1432,8 @@ public final class Bench {
       debuggee.phase = "waiting for VMStart";
       jdwp.awaitVmStart();
       jdwp.readTimeout((int) settings.cellTimeoutMs());
-      jdwp.command("VirtualMachine.Resume", 1, 9, new Body());
-    } catch (IOException | JdwpError e) {
+      jdwp.command("VirtualMachine.Resume", 1, 9, new Jdwp.Body());
+    } catch (IOException | Jdwp.ErrorReply e) {
       if (jdwp != null) {
         jdwp.close();
       }
@@ -1721,7 +1451,7 @@ public final class Bench {
 
   /** The measured part of an inspection scenario. */
   interface Measured<T> {
-    T run() throws IOException, JdwpError, BenchFailure;
+    T run() throws IOException, Jdwp.ErrorReply, BenchFailure;
   }
 
   /**
@@ -1732,8 +1462,8 @@ public final class Bench {
     debuggee.phase = what;
     try {
       return body.run();
-    } catch (JdwpError e) {
-      if (e.code == JdwpError.NOT_IMPLEMENTED) {
+    } catch (Jdwp.ErrorReply e) {
+      if (e.code == Jdwp.ErrorReply.NOT_IMPLEMENTED) {
         throw new BenchFailure(e.getMessage(), false, FailureKind.NOT_IMPLEMENTED);
       }
       throw BenchFailure.measured(e.getMessage());
@@ -1772,7 +1502,7 @@ public final class Bench {
     return new Timing(median(nanos) / 1e6, Math.max(0, after.peakKb() - baselineKb) / 1024.0);
   }
 
-  static void expectRegion(Reply region, char tag, int length, long valueBytes) throws BenchFailure {
+  static void expectRegion(Jdwp.Reply region, char tag, int length, long valueBytes) throws BenchFailure {
     int gotTag = region.u8();
     int count = region.i32();
     if (gotTag != tag || count != length || region.remaining() != valueBytes) {
@@ -1781,18 +1511,18 @@ public final class Bench {
     }
   }
 
-  long targetClass(Jdwp jdwp) throws IOException, JdwpError, BenchFailure {
-    return jdwp.classBySignature("L" + TARGET_CLASS + ";");
+  long targetClass(Jdwp jdwp) throws IOException, Jdwp.ErrorReply, BenchFailure {
+    return classBySignature(jdwp, "L" + TARGET_CLASS + ";");
   }
 
   /** ArrayReference.GetValues of the whole Object[] of BenchTarget.OBJECT_COUNT distinct objects. */
   Map<Metric, Double> objectArray(Debuggee debuggee) throws Exception {
     try (Jdwp jdwp = attachRaw(debuggee)) {
-      long array = jdwp.staticObject(targetClass(jdwp), "objects");
+      long array = staticObject(jdwp, targetClass(jdwp), "objects");
       int length = BenchTarget.OBJECT_COUNT;
       Timing timing = timeCalls(debuggee, "ArrayReference.GetValues of Object[" + length + "]", () -> {
-        Reply region = jdwp.command("ArrayReference.GetValues", 13, 2,
-            new Body().id(array, jdwp.objectIdSize).i32(0).i32(length));
+        Jdwp.Reply region = jdwp.command("ArrayReference.GetValues", 13, 2,
+            new Jdwp.Body().id(array, jdwp.objectIdSize).i32(0).i32(length));
         expectRegion(region, 'L', length, (long) length * (1 + jdwp.objectIdSize));
         return null;
       });
@@ -1803,11 +1533,11 @@ public final class Bench {
   /** ArrayReference.GetValues of the whole long[] of BenchTarget.LONG_COUNT. */
   Map<Metric, Double> longArray(Debuggee debuggee) throws Exception {
     try (Jdwp jdwp = attachRaw(debuggee)) {
-      long array = jdwp.staticObject(targetClass(jdwp), "longs");
+      long array = staticObject(jdwp, targetClass(jdwp), "longs");
       int length = BenchTarget.LONG_COUNT;
       Timing timing = timeCalls(debuggee, "ArrayReference.GetValues of long[" + length + "]", () -> {
-        Reply region = jdwp.command("ArrayReference.GetValues", 13, 2,
-            new Body().id(array, jdwp.objectIdSize).i32(0).i32(length));
+        Jdwp.Reply region = jdwp.command("ArrayReference.GetValues", 13, 2,
+            new Jdwp.Body().id(array, jdwp.objectIdSize).i32(0).i32(length));
         expectRegion(region, 'J', length, 8L * length);
         long last = region.data.getLong(region.data.limit() - 8);
         if (last != (length - 1) * 3L) {
@@ -1822,10 +1552,10 @@ public final class Bench {
   /** StringReference.Value of a Latin-1 string of BenchTarget.STRING_CHARS chars. */
   Map<Metric, Double> stringValue(Debuggee debuggee) throws Exception {
     try (Jdwp jdwp = attachRaw(debuggee)) {
-      long string = jdwp.staticObject(targetClass(jdwp), "bigString");
+      long string = staticObject(jdwp, targetClass(jdwp), "bigString");
       int chars = BenchTarget.STRING_CHARS;
       Timing timing = timeCalls(debuggee, "StringReference.Value of " + chars + " chars", () -> {
-        Reply value = jdwp.command("StringReference.Value", 10, 1, new Body().id(string, jdwp.objectIdSize));
+        Jdwp.Reply value = jdwp.command("StringReference.Value", 10, 1, new Jdwp.Body().id(string, jdwp.objectIdSize));
         // Checked without decoding: the driver's own 50 MB decode is no part of the figure.
         int bytes = value.i32();
         if (bytes != chars || value.remaining() != chars || value.u8() != 'a') {
@@ -1844,14 +1574,14 @@ public final class Bench {
     }
   }
 
-  static List<Variable> variableTable(Jdwp jdwp, long type, long method) throws IOException, JdwpError {
-    Reply table;
+  static List<Variable> variableTable(Jdwp jdwp, long type, long method) throws IOException, Jdwp.ErrorReply {
+    Jdwp.Reply table;
     try {
       table = jdwp.command("Method.VariableTable", 6, 2,
-          new Body().id(type, jdwp.referenceTypeIdSize).id(method, jdwp.methodIdSize));
-    } catch (JdwpError e) {
+          new Jdwp.Body().id(type, jdwp.referenceTypeIdSize).id(method, jdwp.methodIdSize));
+    } catch (Jdwp.ErrorReply e) {
       // No -g locals (most JDK classes) or a native method: no variables to read, as in a debugger's view.
-      if (e.code == JdwpError.ABSENT_INFORMATION || e.code == JdwpError.NATIVE_METHOD) {
+      if (e.code == Jdwp.ErrorReply.ABSENT_INFORMATION || e.code == Jdwp.ErrorReply.NATIVE_METHOD) {
         return List.of();
       }
       throw e;
@@ -1876,9 +1606,9 @@ public final class Bench {
    * method), read on first sight. Returns the number of frames.
    */
   static int walkStack(Jdwp jdwp, long thread, Map<Long, List<Variable>> tables)
-      throws IOException, JdwpError, BenchFailure {
-    Reply frames = jdwp.command("ThreadReference.Frames", 11, 6,
-        new Body().id(thread, jdwp.objectIdSize).i32(0).i32(-1));
+      throws IOException, Jdwp.ErrorReply, BenchFailure {
+    Jdwp.Reply frames = jdwp.command("ThreadReference.Frames", 11, 6,
+        new Jdwp.Body().id(thread, jdwp.objectIdSize).i32(0).i32(-1));
     int count = frames.i32();
     long[] frameIds = new long[count];
     long[] types = new long[count];
@@ -1902,11 +1632,11 @@ public final class Bench {
       if (visible.isEmpty()) {
         continue;
       }
-      Body body = new Body().id(thread, jdwp.objectIdSize).id(frameIds[i], jdwp.frameIdSize).i32(visible.size());
+      Jdwp.Body body = new Jdwp.Body().id(thread, jdwp.objectIdSize).id(frameIds[i], jdwp.frameIdSize).i32(visible.size());
       for (Variable v : visible) {
         body.i32(v.slot()).u8(v.tag());
       }
-      Reply values = jdwp.command("StackFrame.GetValues", 16, 1, body);
+      Jdwp.Reply values = jdwp.command("StackFrame.GetValues", 16, 1, body);
       if (values.i32() != visible.size()) {
         throw BenchFailure.measured("StackFrame.GetValues returned a different number of values than asked");
       }
@@ -1932,11 +1662,11 @@ public final class Bench {
    */
   Map<Metric, Double> rawRoundTripAndBurst(Debuggee debuggee) throws Exception {
     try (Jdwp jdwp = attachRaw(debuggee)) {
-      long thread = jdwp.threadNamed("main");
-      jdwp.command("ThreadReference.Suspend", 11, 2, new Body().id(thread, jdwp.objectIdSize));
+      long thread = threadNamed(jdwp, "main");
+      jdwp.command("ThreadReference.Suspend", 11, 2, new Jdwp.Body().id(thread, jdwp.objectIdSize));
       List<BurstCommand> cycle = burstCommands(jdwp, thread);
 
-      byte[] suspendCount = new Body().id(thread, jdwp.objectIdSize).toByteArray();
+      byte[] suspendCount = new Jdwp.Body().id(thread, jdwp.objectIdSize).toByteArray();
       int warmup = Math.max(20, settings.roundTrips() / 10);
       long[] nanos = new long[settings.roundTrips()];
       measure(debuggee, "SuspendCount round trips", () -> {
@@ -1944,11 +1674,11 @@ public final class Bench {
           long start = System.nanoTime();
           int id = jdwp.send(11, 12, suspendCount);
           jdwp.flush();
-          Jdwp.RawReply reply = jdwp.readReply();
+          Jdwp.Packet reply = jdwp.readReply();
           long took = System.nanoTime() - start;
-          if (reply.id() != id || reply.error() != 0 || ByteBuffer.wrap(reply.data()).getInt() != 1) {
+          if (reply.id() != id || reply.code() != 0 || ByteBuffer.wrap(reply.data()).getInt() != 1) {
             throw BenchFailure.measured("SuspendCount: reply id " + reply.id() + " (sent " + id + "), error "
-                + reply.error());
+                + reply.code());
           }
           if (i >= 0) {
             nanos[i] = took;
@@ -1984,22 +1714,22 @@ public final class Bench {
     }
     jdwp.flush();
     for (int i = 0; i < BURST_SIZE; i++) {
-      Jdwp.RawReply reply = jdwp.readReply();
+      Jdwp.Packet reply = jdwp.readReply();
       BurstCommand c = sent.remove(reply.id());
       if (c == null) {
         throw BenchFailure.measured("burst: a reply with id " + reply.id() + " that was not asked (or twice)");
       }
-      if (reply.error() != 0) {
-        throw BenchFailure.measured("burst: " + c.name() + " answered JDWP error " + reply.error());
+      if (reply.code() != 0) {
+        throw BenchFailure.measured("burst: " + c.name() + " answered JDWP error " + reply.code());
       }
     }
   }
 
   /** The commands of one IDE stop at BenchTarget.Inspected.stop, with their data. */
-  static List<BurstCommand> burstCommands(Jdwp jdwp, long thread) throws IOException, JdwpError, BenchFailure {
-    long type = jdwp.classBySignature("L" + TARGET_CLASS + "$Inspected;");
-    long stopMethod = jdwp.methodNamed(type, "stop");
-    Reply frames = jdwp.command("ThreadReference.Frames", 11, 6, new Body().id(thread, jdwp.objectIdSize).i32(0).i32(-1));
+  static List<BurstCommand> burstCommands(Jdwp jdwp, long thread) throws IOException, Jdwp.ErrorReply, BenchFailure {
+    long type = classBySignature(jdwp, "L" + TARGET_CLASS + "$Inspected;");
+    long stopMethod = methodNamed(jdwp, type, "stop");
+    Jdwp.Reply frames = jdwp.command("ThreadReference.Frames", 11, 6, new Jdwp.Body().id(thread, jdwp.objectIdSize).i32(0).i32(-1));
     long frame = -1;
     long index = -1;
     for (int n = frames.i32(); n > 0; n--) {
@@ -2022,15 +1752,15 @@ public final class Bench {
       throw new BenchFailure("Inspected.stop shows " + visible.size() + " locals, expected this, a, b, label, boxed",
           false);
     }
-    Body locals = new Body().id(thread, jdwp.objectIdSize).id(frame, jdwp.frameIdSize).i32(visible.size());
+    Jdwp.Body locals = new Jdwp.Body().id(thread, jdwp.objectIdSize).id(frame, jdwp.frameIdSize).i32(visible.size());
     for (Variable v : visible) {
       locals.i32(v.slot()).u8(v.tag());
     }
-    Reply self = jdwp.command("StackFrame.ThisObject", 16, 3,
-        new Body().id(thread, jdwp.objectIdSize).id(frame, jdwp.frameIdSize));
+    Jdwp.Reply self = jdwp.command("StackFrame.ThisObject", 16, 3,
+        new Jdwp.Body().id(thread, jdwp.objectIdSize).id(frame, jdwp.frameIdSize));
     self.u8();
     long object = self.objectId();
-    Reply fieldList = jdwp.command("ReferenceType.Fields", 2, 4, new Body().id(type, jdwp.referenceTypeIdSize));
+    Jdwp.Reply fieldList = jdwp.command("ReferenceType.Fields", 2, 4, new Jdwp.Body().id(type, jdwp.referenceTypeIdSize));
     List<Long> instanceFields = new ArrayList<>();
     long nameField = -1;
     for (int n = fieldList.i32(); n > 0; n--) {
@@ -2045,27 +1775,27 @@ public final class Bench {
         nameField = id;
       }
     }
-    Body fieldValues = new Body().id(object, jdwp.objectIdSize).i32(instanceFields.size());
+    Jdwp.Body fieldValues = new Jdwp.Body().id(object, jdwp.objectIdSize).i32(instanceFields.size());
     instanceFields.forEach(f -> fieldValues.id(f, jdwp.fieldIdSize));
-    Reply nameValue = jdwp.command("ObjectReference.GetValues", 9, 2,
-        new Body().id(object, jdwp.objectIdSize).i32(1).id(nameField, jdwp.fieldIdSize));
+    Jdwp.Reply nameValue = jdwp.command("ObjectReference.GetValues", 9, 2,
+        new Jdwp.Body().id(object, jdwp.objectIdSize).i32(1).id(nameField, jdwp.fieldIdSize));
     nameValue.i32();
     nameValue.u8();
     long string = nameValue.objectId();
-    byte[] threadOnly = new Body().id(thread, jdwp.objectIdSize).toByteArray();
-    byte[] typeOnly = new Body().id(type, jdwp.referenceTypeIdSize).toByteArray();
-    byte[] objectOnly = new Body().id(object, jdwp.objectIdSize).toByteArray();
+    byte[] threadOnly = new Jdwp.Body().id(thread, jdwp.objectIdSize).toByteArray();
+    byte[] typeOnly = new Jdwp.Body().id(type, jdwp.referenceTypeIdSize).toByteArray();
+    byte[] objectOnly = new Jdwp.Body().id(object, jdwp.objectIdSize).toByteArray();
     return List.of(
         new BurstCommand("ThreadReference.Frames", 11, 6,
-            new Body().id(thread, jdwp.objectIdSize).i32(0).i32(-1).toByteArray()),
+            new Jdwp.Body().id(thread, jdwp.objectIdSize).i32(0).i32(-1).toByteArray()),
         new BurstCommand("ThreadReference.FrameCount", 11, 7, threadOnly),
         new BurstCommand("StackFrame.GetValues", 16, 1, locals.toByteArray()),
         new BurstCommand("StackFrame.ThisObject", 16, 3,
-            new Body().id(thread, jdwp.objectIdSize).id(frame, jdwp.frameIdSize).toByteArray()),
+            new Jdwp.Body().id(thread, jdwp.objectIdSize).id(frame, jdwp.frameIdSize).toByteArray()),
         new BurstCommand("ObjectReference.ReferenceType", 9, 1, objectOnly),
         new BurstCommand("ObjectReference.GetValues", 9, 2, fieldValues.toByteArray()),
         new BurstCommand("ReferenceType.Fields", 2, 4, typeOnly),
-        new BurstCommand("StringReference.Value", 10, 1, new Body().id(string, jdwp.objectIdSize).toByteArray()),
+        new BurstCommand("StringReference.Value", 10, 1, new Jdwp.Body().id(string, jdwp.objectIdSize).toByteArray()),
         new BurstCommand("ThreadReference.Status", 11, 4, threadOnly),
         new BurstCommand("ThreadReference.Name", 11, 1, threadOnly));
   }
@@ -2073,8 +1803,8 @@ public final class Bench {
   /** Full walks of a suspended thread BenchTarget.STACK_DEPTH frames deep. */
   Map<Metric, Double> stackWalk(Debuggee debuggee) throws Exception {
     try (Jdwp jdwp = attachRaw(debuggee)) {
-      long thread = jdwp.threadNamed("main");
-      jdwp.command("ThreadReference.Suspend", 11, 2, new Body().id(thread, jdwp.objectIdSize));
+      long thread = threadNamed(jdwp, "main");
+      jdwp.command("ThreadReference.Suspend", 11, 2, new Jdwp.Body().id(thread, jdwp.objectIdSize));
       Map<Long, List<Variable>> tables = new HashMap<>();
       // The first walk also fills the variable tables: not timed.
       int depth = measure(debuggee, "first stack walk", () -> walkStack(jdwp, thread, tables));
@@ -2094,7 +1824,7 @@ public final class Bench {
   }
 
   /** The number of classes an AllClasses or AllClassesWithGeneric reply lists (checked: over BenchTarget's). */
-  static int classCount(Reply reply) throws BenchFailure {
+  static int classCount(Jdwp.Reply reply) throws BenchFailure {
     int classes = reply.i32();
     if (classes < BenchTarget.GENERATED_CLASSES) {
       throw BenchFailure.measured("AllClasses listed " + classes + " classes, expected over "
@@ -2125,15 +1855,15 @@ public final class Bench {
       jdwp.readTimeout((int) settings.cellTimeoutMs());
       long start = System.nanoTime();
       measure(debuggee, "AllClasses, first session",
-          () -> classCount(jdwp.command("VirtualMachine.AllClasses", 1, 3, new Body())));
+          () -> classCount(jdwp.command("VirtualMachine.AllClasses", 1, 3, new Jdwp.Body())));
       out.put(ALL_CLASSES_FIRST, msSince(start));
       Timing repeated = timeCalls(debuggee, "AllClasses, first session, again", () -> {
-        classCount(jdwp.command("VirtualMachine.AllClasses", 1, 3, new Body()));
+        classCount(jdwp.command("VirtualMachine.AllClasses", 1, 3, new Jdwp.Body()));
         return null;
       });
       out.put(ALL_CLASSES_REPEATED, repeated.medianMs());
       start = System.nanoTime();
-      measure(debuggee, "ClassesBySignature, first session", () -> jdwp.classBySignature("LGen5000;"));
+      measure(debuggee, "ClassesBySignature, first session", () -> classBySignature(jdwp, "LGen5000;"));
       out.put(CLASSES_BY_SIGNATURE_FIRST, msSince(start));
     }
     port = debuggee.awaitListening(1);
@@ -2144,18 +1874,18 @@ public final class Bench {
       for (int i = 0; i < calls; i++) {
         String signature = "LGen" + (1000 + i * 997 % 9000) + ";";
         long start = System.nanoTime();
-        measure(debuggee, "ClassesBySignature " + signature + ", second session", () -> jdwp.classBySignature(signature));
+        measure(debuggee, "ClassesBySignature " + signature + ", second session", () -> classBySignature(jdwp, signature));
         nanos[i] = System.nanoTime() - start;
       }
       Arrays.sort(nanos);
       out.put(CLASSES_BY_SIGNATURE_LATER, median(nanos) / 1e6);
       long start = System.nanoTime();
       measure(debuggee, "AllClasses, second session",
-          () -> classCount(jdwp.command("VirtualMachine.AllClasses", 1, 3, new Body())));
+          () -> classCount(jdwp.command("VirtualMachine.AllClasses", 1, 3, new Jdwp.Body())));
       out.put(ALL_CLASSES_LATER, msSince(start));
       start = System.nanoTime();
       measure(debuggee, "AllClassesWithGeneric, second session",
-          () -> classCount(jdwp.command("VirtualMachine.AllClassesWithGeneric", 1, 20, new Body())));
+          () -> classCount(jdwp.command("VirtualMachine.AllClassesWithGeneric", 1, 20, new Jdwp.Body())));
       out.put(ALL_CLASSES_GENERIC_LATER, msSince(start));
     }
     return out;
@@ -2164,10 +1894,10 @@ public final class Bench {
   /** VirtualMachine.InstanceCounts of the class of BenchTarget.OBJECT_COUNT live objects. */
   Map<Metric, Double> instanceCounts(Debuggee debuggee) throws Exception {
     try (Jdwp jdwp = attachRaw(debuggee)) {
-      long item = jdwp.classBySignature("L" + TARGET_CLASS + "$Item;");
+      long item = classBySignature(jdwp, "L" + TARGET_CLASS + "$Item;");
       Timing timing = timeCalls(debuggee, "VirtualMachine.InstanceCounts", () -> {
-        Reply counts = jdwp.command("VirtualMachine.InstanceCounts", 1, 21,
-            new Body().i32(1).id(item, jdwp.referenceTypeIdSize));
+        Jdwp.Reply counts = jdwp.command("VirtualMachine.InstanceCounts", 1, 21,
+            new Jdwp.Body().i32(1).id(item, jdwp.referenceTypeIdSize));
         long counted = counts.i32() == 1 ? counts.i64() : -1;
         if (counted < BenchTarget.OBJECT_COUNT) {
           throw BenchFailure.measured("InstanceCounts says " + counted + ", expected at least "
@@ -2193,8 +1923,8 @@ public final class Bench {
       long[] read = new long[count];
       for (int from = 0; from < count; from += DISPOSE_READ_SLICE) {
         int n = Math.min(DISPOSE_READ_SLICE, count - from);
-        Reply region = jdwp.command("ArrayReference.GetValues", 13, 2,
-            new Body().id(array, jdwp.objectIdSize).i32(from).i32(n));
+        Jdwp.Reply region = jdwp.command("ArrayReference.GetValues", 13, 2,
+            new Jdwp.Body().id(array, jdwp.objectIdSize).i32(from).i32(n));
         expectRegion(region, 'L', n, (long) n * (1 + jdwp.objectIdSize));
         for (int i = from; i < from + n; i++) {
           region.u8();
@@ -2207,7 +1937,7 @@ public final class Bench {
     measure(debuggee, what, () -> {
       for (int from = 0; from < count; from += batch) {
         int n = Math.min(batch, count - from);
-        Body body = new Body().i32(n);
+        Jdwp.Body body = new Jdwp.Body().i32(n);
         for (int i = from; i < from + n; i++) {
           body.id(ids[i], jdwp.objectIdSize).i32(1);
         }
@@ -2218,10 +1948,10 @@ public final class Bench {
     double perIdUs = (System.nanoTime() - start) / 1e3 / count;
     for (long id : new long[] {ids[0], ids[count - 1]}) {
       try {
-        jdwp.command("ObjectReference.ReferenceType", 9, 1, new Body().id(id, jdwp.objectIdSize));
+        jdwp.command("ObjectReference.ReferenceType", 9, 1, new Jdwp.Body().id(id, jdwp.objectIdSize));
         throw BenchFailure.measured(what + ": ID " + id + " still valid after its dispose");
-      } catch (JdwpError e) {
-        if (e.code != JdwpError.INVALID_OBJECT) {
+      } catch (Jdwp.ErrorReply e) {
+        if (e.code != Jdwp.ErrorReply.INVALID_OBJECT) {
           throw BenchFailure.measured(what + ": a disposed ID answered " + e.getMessage());
         }
       } catch (IOException e) {
@@ -2234,7 +1964,7 @@ public final class Bench {
   /** DisposeObjects of 100k and of 1M IDs as JDI batches them, and of 1M in big batches. */
   Map<Metric, Double> disposeObjects(Debuggee debuggee) throws Exception {
     try (Jdwp jdwp = attachRaw(debuggee)) {
-      long array = jdwp.staticObject(targetClass(jdwp), "objects");
+      long array = staticObject(jdwp, targetClass(jdwp), "objects");
       // A first small round outside the figures: the command's and the table's first use.
       disposeObjects(debuggee, jdwp, array, 10_000, DISPOSE_BATCH);
       double small = disposeObjects(debuggee, jdwp, array, 100_000, DISPOSE_BATCH);

@@ -129,7 +129,8 @@ fi
 if [[ -z "$classes" ]]; then
   classes="$(mktemp -d)"
   trap 'rm -rf "$classes"' EXIT
-  "$driver_jdk/bin/javac" --release 17 -g -d "$classes" "$here/Bench.java" "$here/BenchTarget.java"
+  "$driver_jdk/bin/javac" --release 17 -g -d "$classes" "$here/Bench.java" "$here/BenchTarget.java" \
+    "$here/../integration/jdi/Jdwp.java"
 fi
 
 # The feature version of a JDK home (its release file), or 0.

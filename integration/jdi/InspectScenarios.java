@@ -66,7 +66,6 @@ import java.io.OutputStream;
 import java.net.InetAddress;
 import java.net.ServerSocket;
 import java.net.Socket;
-import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Paths;
@@ -988,13 +987,13 @@ public final class InspectScenarios {
 
     void defineRawScenarios() {
         scenarios.put("raw.allClasses", () -> {
-            ByteBuffer r = raw("VirtualMachine.AllClasses", 1, 3, new byte[0]);
+            Jdwp.Reply r = raw("VirtualMachine.AllClasses", 1, 3, new Jdwp.Body());
             Map<String, Integer> status = new HashMap<>();
-            for (int n = r.getInt(), i = 0; i < n; i++) {
-                r.get();
-                readId(r, referenceTypeIdSize);
-                String signature = readString(r);
-                status.put(signature, r.getInt());
+            for (int n = r.i32(), i = 0; i < n; i++) {
+                r.u8();
+                r.id(referenceTypeIdSize);
+                String signature = r.string();
+                status.put(signature, r.i32());
             }
             JdiKit.expect("VirtualMachine.AllClasses (status of LInspectFixture;: VERIFIED|PREPARED|INITIALIZED)", 7, status.get("LInspectFixture;"));
             JdiKit.check("VirtualMachine.AllClasses", status.containsKey("[I") && status.containsKey("Ljava/lang/String;"),
@@ -1002,12 +1001,12 @@ public final class InspectScenarios {
         });
         scenarios.put("raw.fields", () -> {
             long box = rawType("LInspectFixture$Box;");
-            ByteBuffer r = raw("ReferenceType.Fields", 2, 4, idBytes(box, referenceTypeIdSize));
+            Jdwp.Reply r = raw("ReferenceType.Fields", 2, 4, new Jdwp.Body().id(box, referenceTypeIdSize));
             List<String> fields = new ArrayList<>();
-            for (int n = r.getInt(), i = 0; i < n; i++) {
-                readId(r, fieldIdSize);
+            for (int n = r.i32(), i = 0; i < n; i++) {
+                r.id(fieldIdSize);
                 // Only the JVMS field flags: HotSpot 17 leaks its internal 0x800 (has generic signature).
-                fields.add(readString(r) + " " + readString(r) + " " + (r.getInt() & 0x50df));
+                fields.add(r.string() + " " + r.string() + " " + (r.i32() & 0x50df));
             }
             JdiKit.expect("ReferenceType.Fields (Box)", List.of("value Ljava/lang/Number; 0", "sinks Ljava/util/List; 0", "shadowed I 0"), fields);
         });
@@ -1020,17 +1019,16 @@ public final class InspectScenarios {
             long fixtureId = rawType("LInspectFixture;");
             Long method = rawMethods(fixtureId).get("genericArgs(Ljava/util/List;Ljava/lang/Comparable;[I)I 8");
             JdiKit.check("ReferenceType.Methods", method != null, "no genericArgs");
-            ByteBuffer data = ByteBuffer.allocate(referenceTypeIdSize + methodIdSize);
-            data.put(idBytes(fixtureId, referenceTypeIdSize)).put(idBytes(method, methodIdSize));
-            ByteBuffer r = raw("Method.VariableTable", 6, 2, data.array());
-            int argCount = r.getInt();
+            Jdwp.Reply r = raw("Method.VariableTable", 6, 2,
+                    new Jdwp.Body().id(fixtureId, referenceTypeIdSize).id(method, methodIdSize));
+            int argCount = r.i32();
             List<String> slots = new ArrayList<>();
-            for (int n = r.getInt(), i = 0; i < n; i++) {
-                r.getLong();
-                String name = readString(r);
-                String signature = readString(r);
-                r.getInt();
-                slots.add(r.getInt() + ":" + name + ":" + signature);
+            for (int n = r.i32(), i = 0; i < n; i++) {
+                r.i64();
+                String name = r.string();
+                String signature = r.string();
+                r.i32();
+                slots.add(r.i32() + ":" + name + ":" + signature);
             }
             slots.sort(null);
             JdiKit.expect("Method.VariableTable (argCnt)", 3, argCount);
@@ -1038,12 +1036,13 @@ public final class InspectScenarios {
                     "1:item:Ljava/lang/Comparable;", "2:counts:[I", "3:total:I"), slots);
         });
         scenarios.put("raw.nestedTypes", () -> {
-            ByteBuffer r = raw("ReferenceType.NestedTypes", 2, 8, idBytes(rawType("LInspectFixture;"), referenceTypeIdSize));
+            Jdwp.Reply r = raw("ReferenceType.NestedTypes", 2, 8,
+                    new Jdwp.Body().id(rawType("LInspectFixture;"), referenceTypeIdSize));
             List<String> nested = new ArrayList<>();
-            for (int n = r.getInt(), i = 0; i < n; i++) {
-                r.get();
-                long type = readId(r, referenceTypeIdSize);
-                nested.add(readString(raw("ReferenceType.Signature", 2, 1, idBytes(type, referenceTypeIdSize))));
+            for (int n = r.i32(), i = 0; i < n; i++) {
+                r.u8();
+                long type = r.id(referenceTypeIdSize);
+                nested.add(raw("ReferenceType.Signature", 2, 1, new Jdwp.Body().id(type, referenceTypeIdSize)).string());
             }
             for (String expected : List.of("LInspectFixture$Box;", "LInspectFixture$Inner;", "LInspectFixture$Named;")) {
                 JdiKit.check("ReferenceType.NestedTypes", nested.contains(expected), expected + " not in " + nested);
@@ -1051,59 +1050,37 @@ public final class InspectScenarios {
         });
     }
 
-    ByteBuffer raw(String name, int set, int command, byte[] data) {
+    /** A command injected through the relay (IDSizes first, once); its reply's data. */
+    Jdwp.Reply raw(String name, int set, int command, Jdwp.Body data) {
         if (objectIdSize == 0) {
-            ByteBuffer sizes = get("VirtualMachine.IDSizes", () -> relay.command("VirtualMachine.IDSizes", 1, 7, new byte[0]));
-            fieldIdSize = sizes.getInt();
-            methodIdSize = sizes.getInt();
-            objectIdSize = sizes.getInt();
-            referenceTypeIdSize = sizes.getInt();
+            Jdwp.Reply sizes = new Jdwp.Reply(get("VirtualMachine.IDSizes",
+                    () -> relay.command("VirtualMachine.IDSizes", 1, 7, new byte[0])), 0);
+            fieldIdSize = sizes.i32();
+            methodIdSize = sizes.i32();
+            objectIdSize = sizes.i32();
+            referenceTypeIdSize = sizes.i32();
         }
-        return get(name, () -> relay.command(name, set, command, data));
+        return new Jdwp.Reply(get(name, () -> relay.command(name, set, command, data.toByteArray())), objectIdSize);
     }
 
     long rawType(String signature) {
-        byte[] text = signature.getBytes(StandardCharsets.UTF_8);
-        ByteBuffer r = raw("VirtualMachine.ClassesBySignature", 1, 2,
-                ByteBuffer.allocate(4 + text.length).putInt(text.length).put(text).array());
-        JdiKit.expect("VirtualMachine.ClassesBySignature count of " + signature, 1, r.getInt());
-        r.get();
-        return readId(r, referenceTypeIdSize);
+        Jdwp.Reply r = raw("VirtualMachine.ClassesBySignature", 1, 2, new Jdwp.Body().string(signature));
+        JdiKit.expect("VirtualMachine.ClassesBySignature count of " + signature, 1, r.i32());
+        r.u8();
+        return r.id(referenceTypeIdSize);
     }
 
     /** "name signature modBits" -> methodID */
     Map<String, Long> rawMethods(long type) {
-        ByteBuffer r = raw("ReferenceType.Methods", 2, 5, idBytes(type, referenceTypeIdSize));
+        Jdwp.Reply r = raw("ReferenceType.Methods", 2, 5, new Jdwp.Body().id(type, referenceTypeIdSize));
         Map<String, Long> methods = new LinkedHashMap<>();
-        for (int n = r.getInt(), i = 0; i < n; i++) {
-            long id = readId(r, methodIdSize);
-            String name = readString(r);
-            String signature = readString(r);
-            methods.put(name + signature + " " + (r.getInt() & 0x0008), id);
+        for (int n = r.i32(), i = 0; i < n; i++) {
+            long id = r.id(methodIdSize);
+            String name = r.string();
+            String signature = r.string();
+            methods.put(name + signature + " " + (r.i32() & 0x0008), id);
         }
         return methods;
-    }
-
-    static long readId(ByteBuffer r, int size) {
-        long id = 0;
-        for (int i = 0; i < size; i++) {
-            id = (id << 8) | (r.get() & 0xff);
-        }
-        return id;
-    }
-
-    static byte[] idBytes(long id, int size) {
-        byte[] out = new byte[size];
-        for (int i = size - 1; i >= 0; i--, id >>>= 8) {
-            out[i] = (byte) id;
-        }
-        return out;
-    }
-
-    static String readString(ByteBuffer r) {
-        byte[] text = new byte[r.getInt()];
-        r.get(text);
-        return new String(text, StandardCharsets.UTF_8);
     }
 
     ObjectReference requireInstance() {
@@ -1213,26 +1190,24 @@ public final class InspectScenarios {
         private void forwardCommands(Socket client, Socket debuggee) throws IOException {
             DataInputStream in = new DataInputStream(client.getInputStream());
             OutputStream out = debuggee.getOutputStream();
-            byte[] handshake = new byte[14];
+            byte[] handshake = new byte[Jdwp.HANDSHAKE.length];
             in.readFully(handshake);
             synchronized (writeLock) {
                 out.write(handshake);
                 toDebuggee = out;
             }
-            byte[] header = new byte[11];
             try {
                 while (true) {
                     commandState = "between packets";
-                    in.readFully(header);
-                    commandState = "in the body of id=" + packetId(header) + " len=" + packetLength(header);
-                    byte[] body = new byte[Math.max(0, packetLength(header) - 11)];
-                    in.readFully(body);
-                    if ((header[8] & 0x80) == 0) {
-                        record(packetId(header), (header[9] & 0xff) + "/" + (header[10] & 0xff));
+                    Jdwp.Packet header = Jdwp.Packet.readHeader(in);
+                    commandState = "in the body of id=" + header.id() + " len=" + header.length();
+                    Jdwp.Packet packet = header.withData(in);
+                    if (!packet.isReply()) {
+                        record(packet.id(), (packet.code() >> 8) + "/" + (packet.code() & 0xff));
                     }
-                    trace("->", header);
+                    trace("->", packet);
                     synchronized (writeLock) {
-                        out.write(packet(header, body)); // one write: one segment, as the client sent it
+                        out.write(packet.bytes()); // one write: one segment, as the client sent it
                         out.flush();
                     }
                 }
@@ -1245,27 +1220,25 @@ public final class InspectScenarios {
             try {
                 DataInputStream in = new DataInputStream(debuggee.getInputStream());
                 OutputStream out = client.getOutputStream();
-                byte[] handshake = new byte[14];
+                byte[] handshake = new byte[Jdwp.HANDSHAKE.length];
                 in.readFully(handshake);
                 out.write(handshake);
                 out.flush();
-                byte[] header = new byte[11];
                 while (true) {
                     replyState = "between packets";
-                    in.readFully(header);
-                    replyState = "in the body of id=" + packetId(header) + " len=" + packetLength(header);
-                    byte[] body = new byte[Math.max(0, packetLength(header) - 11)];
-                    in.readFully(body);
-                    if ((header[8] & 0x80) != 0) {
-                        answered(packetId(header));
-                        CompletableFuture<byte[]> waiter = injected.remove(packetId(header));
+                    Jdwp.Packet header = Jdwp.Packet.readHeader(in);
+                    replyState = "in the body of id=" + header.id() + " len=" + header.length();
+                    Jdwp.Packet packet = header.withData(in);
+                    if (packet.isReply()) {
+                        answered(packet.id());
+                        CompletableFuture<Jdwp.Packet> waiter = injected.remove(packet.id());
                         if (waiter != null) { // a reply to our own command: not the client's
-                            waiter.complete(packet(header, body));
+                            waiter.complete(packet);
                             continue;
                         }
                     }
-                    trace("<-", header);
-                    out.write(packet(header, body)); // one write: one segment, as the client sent it
+                    trace("<-", packet);
+                    out.write(packet.bytes()); // one write: one segment, as the client sent it
                     out.flush();
                 }
             } catch (IOException e) {
@@ -1280,25 +1253,10 @@ public final class InspectScenarios {
         // INSPECT_RELAY_TRACE=1 prints every packet header (diagnosing a client or agent hang).
         private static final boolean TRACE = System.getenv("INSPECT_RELAY_TRACE") != null;
 
-        private static void trace(String direction, byte[] h) {
+        private static void trace(String direction, Jdwp.Packet packet) {
             if (TRACE) {
-                System.out.println("RELAY " + direction + " id=" + packetId(h) + " len=" + packetLength(h) + " flags=" + (h[8] & 0xff)
-                        + ((h[8] & 0x80) != 0 ? " error=" + (((h[9] & 0xff) << 8) | (h[10] & 0xff)) : " cmd=" + (h[9] & 0xff) + "/" + (h[10] & 0xff)));
+                System.out.println("RELAY " + direction + " " + packet.describe());
             }
-        }
-
-        private static byte[] packet(byte[] header, byte[] body) {
-            byte[] whole = Arrays.copyOf(header, header.length + body.length);
-            System.arraycopy(body, 0, whole, header.length, body.length);
-            return whole;
-        }
-
-        private static int packetLength(byte[] h) {
-            return ((h[0] & 0xff) << 24) | ((h[1] & 0xff) << 16) | ((h[2] & 0xff) << 8) | (h[3] & 0xff);
-        }
-
-        private static int packetId(byte[] h) {
-            return ((h[4] & 0xff) << 24) | ((h[5] & 0xff) << 16) | ((h[6] & 0xff) << 8) | (h[7] & 0xff);
         }
 
         private synchronized void record(int id, String command) {
@@ -1314,29 +1272,24 @@ public final class InspectScenarios {
         private final Object writeLock = new Object();
         private OutputStream toDebuggee; // guarded by writeLock
         private int nextInjectedId = 0x7f000000; // guarded by writeLock
-        private final Map<Integer, CompletableFuture<byte[]>> injected = new ConcurrentHashMap<>();
+        private final Map<Integer, CompletableFuture<Jdwp.Packet>> injected = new ConcurrentHashMap<>();
 
         /** Sends a command and returns the reply's data; an error reply fails naming the command. */
-        ByteBuffer command(String name, int set, int command, byte[] data) throws Exception {
-            CompletableFuture<byte[]> reply = new CompletableFuture<>();
+        byte[] command(String name, int set, int command, byte[] data) throws Exception {
+            CompletableFuture<Jdwp.Packet> reply = new CompletableFuture<>();
             int id;
             synchronized (writeLock) {
                 JdiKit.check(name, toDebuggee != null, "relay not connected");
                 id = nextInjectedId++;
                 injected.put(id, reply);
                 record(id, set + "/" + command);
-                ByteBuffer packet = ByteBuffer.allocate(11 + data.length);
-                packet.putInt(11 + data.length).putInt(id).put((byte) 0).put((byte) set).put((byte) command).put(data);
-                toDebuggee.write(packet.array());
+                toDebuggee.write(Jdwp.Packet.command(id, set, command, data).bytes());
                 toDebuggee.flush();
             }
-            byte[] whole = reply.get(SCENARIO_TIMEOUT_MS, java.util.concurrent.TimeUnit.MILLISECONDS);
+            Jdwp.Packet answer = reply.get(SCENARIO_TIMEOUT_MS, java.util.concurrent.TimeUnit.MILLISECONDS);
             answered(id);
-            ByteBuffer in = ByteBuffer.wrap(whole);
-            int error = in.getShort(9);
-            JdiKit.check(name, error == 0, "error " + error);
-            in.position(11);
-            return in.slice();
+            JdiKit.check(name, answer.code() == 0, "error " + answer.code());
+            return answer.data();
         }
 
         // Where each direction stands, for the watchdog's report.
