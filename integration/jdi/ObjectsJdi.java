@@ -22,8 +22,6 @@ import com.sun.jdi.event.BreakpointEvent;
 import com.sun.jdi.event.ClassPrepareEvent;
 import com.sun.jdi.event.Event;
 import com.sun.jdi.event.EventSet;
-import com.sun.jdi.event.VMDeathEvent;
-import com.sun.jdi.event.VMDisconnectEvent;
 import com.sun.jdi.request.BreakpointRequest;
 import com.sun.jdi.request.ClassPrepareRequest;
 import com.sun.jdi.request.EventRequest;
@@ -190,13 +188,10 @@ public class ObjectsJdi {
         vm.resume();
         // The fixture prints "done" and exits; the VM's end is the last event.
         while (true) {
-            EventSet set = vm.eventQueue().remove(EVENT_TIMEOUT_MS);
-            if (set == null) {
-                throw new AssertionError("VM did not end");
-            }
+            EventSet set = JdiKit.next(vm, EVENT_TIMEOUT_MS, ": the VM did not end");
             boolean end = false;
             for (Event e : set) {
-                end |= e instanceof VMDeathEvent || e instanceof VMDisconnectEvent;
+                end |= JdiKit.ends(e);
             }
             if (end) {
                 break;

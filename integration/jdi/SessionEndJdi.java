@@ -270,8 +270,7 @@ public final class SessionEndJdi {
         List<String> kinds = new ArrayList<>();
         boolean requestedSeen = false;
         while (true) {
-            EventSet set = vm.eventQueue().remove(EVENT_TIMEOUT_MS);
-            if (set == null) throw new IllegalStateException("no VMDisconnect within " + EVENT_TIMEOUT_MS + " ms; events " + kinds);
+            EventSet set = JdiKit.next(vm, EVENT_TIMEOUT_MS, " (waiting for VMDisconnect); events " + kinds);
             boolean disconnected = false;
             for (Event e : set) {
                 if (e instanceof VMStartEvent) continue;
