@@ -12,8 +12,9 @@
 #                default $JDWPX_JDK17_HOME or /usr/lib/jvm/java-17-openjdk-amd64.
 #   --quick      tiny iteration counts (smoke test); the inspection data keeps
 #                its full size.
-#   --classes    directory with Bench.class and BenchTarget.class (the build's
-#                <build>/bench); without it both are compiled into a temp dir.
+#   --classes    directory with Bench.class, BenchTarget.class and the rest of the
+#                bench (the build's <build>/bench); without it they are compiled
+#                into a temp dir.
 #   --only       run only the scenarios whose name contains TEXT
 #                (e.g. "stack walk", "values", "AllClasses"), or any of
 #                several TEXTs separated by commas ("invoke,step rate").
@@ -129,7 +130,9 @@ fi
 if [[ -z "$classes" ]]; then
   classes="$(mktemp -d)"
   trap 'rm -rf "$classes"' EXIT
-  "$driver_jdk/bin/javac" --release 17 -g -d "$classes" "$here/Bench.java" "$here/BenchTarget.java"
+  # Every bench/*.java (the driver's files, BenchTarget and the other tools) and the
+  # raw JDWP client it shares with the integration drivers.
+  "$driver_jdk/bin/javac" --release 17 -g -d "$classes" "$here"/*.java "$here/../integration/jdi/Jdwp.java"
 fi
 
 # The feature version of a JDK home (its release file), or 0.

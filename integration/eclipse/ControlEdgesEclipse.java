@@ -4,15 +4,7 @@
 // Usage: ControlEdgesEclipse <scenario> <debuggeePort> <ControlEdges.java path> [control port]
 //   (as ControlEdgesJdi)
 public final class ControlEdgesEclipse {
-    // Eclipse's default of 3 s per request is short for PopFrames or a class
-    // lookup on a loaded machine.
-    static final int REQUEST_TIMEOUT_MS = 30_000;
-
     public static void main(String[] args) {
-        System.exit(ControlEdgesJdi.run(org.eclipse.jdi.Bootstrap.virtualMachineManager(), args, vm -> {
-            if (vm instanceof org.eclipse.jdi.VirtualMachine) {
-                ((org.eclipse.jdi.VirtualMachine) vm).setRequestTimeout(REQUEST_TIMEOUT_MS);
-            }
-        }));
+        System.exit(ControlEdgesJdi.run(EclipseKit.manager(), args, EclipseKit::raiseRequestTimeout));
     }
 }

@@ -3,7 +3,7 @@
 // Usage: EventsEclipse <debuggeePort> [methods|jdi]
 public final class EventsEclipse {
     public static void main(String[] args) throws Exception {
-        System.exit(EventsJdi.run(org.eclipse.jdi.Bootstrap.virtualMachineManager(), args[0],
+        System.exit(EventsJdi.run(EclipseKit.manager(), args[0],
                 args.length > 1 ? args[1] : "methods"));
     }
 }

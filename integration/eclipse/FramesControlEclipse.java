@@ -1,13 +1,7 @@
 // The frame and thread control scenarios (jdi/FramesControlJdi.java) through
 // Eclipse's JDI implementation instead of the JDK's (see InspectEclipse.java).
 public final class FramesControlEclipse {
-    static final int REQUEST_TIMEOUT_MS = 30_000;
-
     public static void main(String[] args) {
-        System.exit(FramesControlJdi.run(org.eclipse.jdi.Bootstrap.virtualMachineManager(), "eclipse", args, vm -> {
-            if (vm instanceof org.eclipse.jdi.VirtualMachine) {
-                ((org.eclipse.jdi.VirtualMachine) vm).setRequestTimeout(REQUEST_TIMEOUT_MS);
-            }
-        }));
+        System.exit(FramesControlJdi.run(EclipseKit.manager(), "eclipse", args, EclipseKit::raiseRequestTimeout));
     }
 }

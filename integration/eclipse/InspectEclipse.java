@@ -7,17 +7,11 @@
 // org.eclipse.jdi.internal.VirtualMachineManagerImpl, which needs only
 // eclipse-osgi.jar (org.eclipse.osgi.util.NLS for its messages). Its request
 // timeout preference is read the same way and defaults to 3 s; heap walks may
-// take longer on a loaded machine, so it is raised here.
+// take longer on a loaded machine, so EclipseKit raises it.
 //
 // Usage: InspectEclipse <debuggeePort> key=value...   (as InspectScenarios)
 public final class InspectEclipse {
-    static final int REQUEST_TIMEOUT_MS = 30_000;
-
     public static void main(String[] args) {
-        System.exit(InspectScenarios.run(org.eclipse.jdi.Bootstrap.virtualMachineManager(), "eclipse", args, vm -> {
-            if (vm instanceof org.eclipse.jdi.VirtualMachine) {
-                ((org.eclipse.jdi.VirtualMachine) vm).setRequestTimeout(REQUEST_TIMEOUT_MS);
-            }
-        }));
+        System.exit(InspectScenarios.run(EclipseKit.manager(), "eclipse", args, EclipseKit::raiseRequestTimeout));
     }
 }

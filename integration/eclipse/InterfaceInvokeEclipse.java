@@ -4,6 +4,6 @@
 // Usage: InterfaceInvokeEclipse <debuggeePort> <bpLine>
 public final class InterfaceInvokeEclipse {
     public static void main(String[] args) throws Exception {
-        InterfaceInvokeJdi.run(org.eclipse.jdi.Bootstrap.virtualMachineManager(), args);
+        InterfaceInvokeJdi.run(EclipseKit.manager(), args);
     }
 }

@@ -4,13 +4,7 @@
 //
 // Usage: InvokeEclipse <debuggeePort> <bpLine>
 public final class InvokeEclipse {
-    static final int REQUEST_TIMEOUT_MS = 30_000;
-
     public static void main(String[] args) throws Exception {
-        System.exit(InvokeJdi.run(org.eclipse.jdi.Bootstrap.virtualMachineManager(), args, vm -> {
-            if (vm instanceof org.eclipse.jdi.VirtualMachine) {
-                ((org.eclipse.jdi.VirtualMachine) vm).setRequestTimeout(REQUEST_TIMEOUT_MS);
-            }
-        }));
+        System.exit(InvokeJdi.run(EclipseKit.manager(), args, EclipseKit::raiseRequestTimeout));
     }
 }

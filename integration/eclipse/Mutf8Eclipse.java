@@ -3,13 +3,7 @@
 //
 // Usage: Mutf8Eclipse <debuggeePort> <agent encoding: standard|modified>
 public final class Mutf8Eclipse {
-    static final int REQUEST_TIMEOUT_MS = 30_000;
-
     public static void main(String[] args) {
-        System.exit(Mutf8Jdi.run(org.eclipse.jdi.Bootstrap.virtualMachineManager(), "modified", args, vm -> {
-            if (vm instanceof org.eclipse.jdi.VirtualMachine) {
-                ((org.eclipse.jdi.VirtualMachine) vm).setRequestTimeout(REQUEST_TIMEOUT_MS);
-            }
-        }));
+        System.exit(Mutf8Jdi.run(EclipseKit.manager(), "modified", args, EclipseKit::raiseRequestTimeout));
     }
 }

@@ -30,8 +30,6 @@ import com.sun.jdi.event.EventSet;
 import com.sun.jdi.event.MethodEntryEvent;
 import com.sun.jdi.event.ModificationWatchpointEvent;
 import com.sun.jdi.event.StepEvent;
-import com.sun.jdi.event.VMDeathEvent;
-import com.sun.jdi.event.VMDisconnectEvent;
 import com.sun.jdi.event.VMStartEvent;
 import com.sun.jdi.request.BreakpointRequest;
 import com.sun.jdi.request.ClassPrepareRequest;
@@ -107,10 +105,6 @@ public final class ControlEdgesJdi {
         return n;
     }
 
-    static void check(boolean ok, String what) {
-        if (!ok) throw new AssertionError(what);
-    }
-
     // Eclipse's JDI hands out a live view of its request list, and its
     // deleteEventRequests iterates the list it is given while deleting.
     static <T> List<T> copy(List<T> requests) {
@@ -122,18 +116,8 @@ public final class ControlEdgesJdi {
     }
 
     void attach(VirtualMachineManager vmm, int port) throws Exception {
-        vm = SocketAttach.attach(vmm, port);
+        vm = JdiKit.attach(vmm, port);
         erm = vm.eventRequestManager();
-    }
-
-    EventSet next() throws InterruptedException {
-        EventSet set = vm.eventQueue().remove(EVENT_TIMEOUT_MS);
-        if (set == null) throw new IllegalStateException("no JDI event within " + EVENT_TIMEOUT_MS + " ms");
-        return set;
-    }
-
-    static boolean ends(Event e) {
-        return e instanceof VMDeathEvent || e instanceof VMDisconnectEvent;
     }
 
     // Resumes a set (the VMStart set was resumed with the VM already).
@@ -150,13 +134,13 @@ public final class ControlEdgesJdi {
         prepare.enable();
         vm.resume();
         while (true) {
-            EventSet set = next();
+            EventSet set = JdiKit.next(vm, EVENT_TIMEOUT_MS);
             for (Event e : set) {
                 if (e instanceof ClassPrepareEvent) {
                     prepare.disable();
                     return (ClassType) ((ClassPrepareEvent) e).referenceType();
                 }
-                check(!ends(e), "the VM ended before ControlEdges was prepared");
+                JdiKit.check(!JdiKit.ends(e), "the VM ended before ControlEdges was prepared");
             }
             resume(set);
         }
@@ -165,7 +149,7 @@ public final class ControlEdgesJdi {
     // A SUSPEND_EVENT_THREAD breakpoint at the tagged line; hits > 0: only that many times.
     BreakpointRequest breakpoint(ReferenceType type, String tag, int hits) throws Exception {
         List<Location> at = type.locationsOfLine(line(tag));
-        check(!at.isEmpty(), "no code at @" + tag);
+        JdiKit.check(!at.isEmpty(), "no code at @" + tag);
         BreakpointRequest bp = erm.createBreakpointRequest(at.get(0));
         bp.setSuspendPolicy(EventRequest.SUSPEND_EVENT_THREAD);
         if (hits > 0) bp.addCountFilter(hits);
@@ -184,13 +168,13 @@ public final class ControlEdgesJdi {
         vm.resume();
         boolean done = false;
         while (!done) {
-            EventSet set = next();
+            EventSet set = JdiKit.next(vm, EVENT_TIMEOUT_MS);
             for (Event e : set) {
                 if (e instanceof ClassPrepareEvent) {
                     ReferenceType t = ((ClassPrepareEvent) e).referenceType();
                     if (!t.name().equals("ControlEdges$A") && !t.name().equals("ControlEdges$B")) continue;
                     List<Field> fields = t.fields();
-                    check(fields.size() == 1, t.name() + " has fields " + fields);
+                    JdiKit.check(fields.size() == 1, t.name() + " has fields " + fields);
                     ModificationWatchpointRequest w = erm.createModificationWatchpointRequest(fields.get(0));
                     w.setSuspendPolicy(EventRequest.SUSPEND_EVENT_THREAD);
                     w.enable();
@@ -198,23 +182,23 @@ public final class ControlEdgesJdi {
                 } else if (e instanceof ModificationWatchpointEvent) {
                     ModificationWatchpointEvent m = (ModificationWatchpointEvent) e;
                     String field = m.field().declaringType().name() + "." + m.field().name();
-                    check(field.equals(watched.get((ModificationWatchpointRequest) m.request())),
+                    JdiKit.check(field.equals(watched.get((ModificationWatchpointRequest) m.request())),
                           "the watch of " + watched.get(m.request()) + " reported " + field);
-                    check(m.object().referenceType().equals(m.field().declaringType()),
+                    JdiKit.check(m.object().referenceType().equals(m.field().declaringType()),
                           field + " reported on an object of " + m.object().referenceType().name());
                     seen.computeIfAbsent(field, k -> new ArrayList<>()).add(m.valueToBe().toString());
-                } else if (ends(e)) {
+                } else if (JdiKit.ends(e)) {
                     done = true;
                 }
             }
             if (!done) resume(set);
         }
         detail("modifications " + seen);
-        check(watched.size() == 2, "watches set: " + watched.values());
+        JdiKit.check(watched.size() == 2, "watches set: " + watched.values());
         Map<String, List<String>> want = new TreeMap<>();
         want.put("ControlEdges$A.a", List.of("1", "2", "3"));
         want.put("ControlEdges$B.b", List.of("10", "20"));
-        check(seen.equals(want), "modifications " + seen + ", expected " + want);
+        JdiKit.check(seen.equals(want), "modifications " + seen + ", expected " + want);
     }
 
     // ---- sleep: MethodEntry of Thread's (native) sleep while stepping over it ----
@@ -228,7 +212,7 @@ public final class ControlEdgesJdi {
         int stepLine = -1;
         boolean done = false;
         while (!done) {
-            EventSet set = next();
+            EventSet set = JdiKit.next(vm, EVENT_TIMEOUT_MS);
             for (Event e : set) {
                 if (e instanceof BreakpointEvent) {
                     thread = ((BreakpointEvent) e).thread();
@@ -247,25 +231,25 @@ public final class ControlEdgesJdi {
                     entries.add(m.method().name() + (m.method().isNative() ? "(native)" : "") + "@top=" + top.name());
                     // Reported on entry: the thread is still in the method entered
                     // (for the native sleep: sleeping, not back in the caller).
-                    check(top.equals(m.method()), "MethodEntry of " + m.method() + " read with " + top
+                    JdiKit.check(top.equals(m.method()), "MethodEntry of " + m.method() + " read with " + top
                           + " on top; entries so far " + entries);
                     if (m.method().isNative() && m.method().name().startsWith("sleep")) sawNativeSleep = true;
                 } else if (e instanceof StepEvent) {
                     StepEvent s = (StepEvent) e;
                     stepLine = s.location().lineNumber();
-                    check(s.location().method().name().equals("sleep")
+                    JdiKit.check(s.location().method().name().equals("sleep")
                           && s.location().declaringType().name().equals("ControlEdges"),
                           "step ended in " + s.location());
                     erm.deleteEventRequests(copy(erm.methodEntryRequests()));
-                } else if (ends(e)) {
+                } else if (JdiKit.ends(e)) {
                     done = true;
                 }
             }
             if (!done) resume(set);
         }
         detail("entries " + entries + " step line " + stepLine);
-        check(sawNativeSleep, "no MethodEntry of a native Thread.sleep*: " + entries);
-        check(stepLine == line("after-sleep"), "step over the sleep ended at line " + stepLine);
+        JdiKit.check(sawNativeSleep, "no MethodEntry of a native Thread.sleep*: " + entries);
+        JdiKit.check(stepLine == line("after-sleep"), "step over the sleep ended at line " + stepLine);
     }
 
     // ---- pop: a step request outlives a PopFrames at its first event ----
@@ -277,7 +261,7 @@ public final class ControlEdgesJdi {
         boolean popped = false;
         boolean done = false;
         while (!done) {
-            EventSet set = next();
+            EventSet set = JdiKit.next(vm, EVENT_TIMEOUT_MS);
             for (Event e : set) {
                 if (e instanceof BreakpointEvent) {
                     ThreadReference t = ((BreakpointEvent) e).thread();
@@ -285,19 +269,19 @@ public final class ControlEdgesJdi {
                 } else if (e instanceof StepEvent) {
                     StepEvent s = (StepEvent) e;
                     if (!popped) {
-                        check(s.location().lineNumber() == line("popped-second-line"), "first step at " + s.location());
+                        JdiKit.check(s.location().lineNumber() == line("popped-second-line"), "first step at " + s.location());
                         ThreadReference t = s.thread();
                         t.popFrames(t.frame(0));
                         popped = true;
                         StackFrame top = t.frame(0);
-                        check(top.location().method().name().equals("pop")
+                        JdiKit.check(top.location().method().name().equals("pop")
                               && top.location().lineNumber() == line("pop-first-call"),
                               "after the pop the thread is at " + top.location());
                     } else {
                         after.add(s.location().method().name() + ":" + s.location().lineNumber());
                         if (after.size() == 3) erm.deleteEventRequests(copy(erm.stepRequests()));
                     }
-                } else if (ends(e)) {
+                } else if (JdiKit.ends(e)) {
                     done = true;
                 }
             }
@@ -306,7 +290,7 @@ public final class ControlEdgesJdi {
         detail("steps after the pop " + after);
         // popped(1) runs again (stepped over), then the rest of pop().
         List<String> want = List.of("pop:" + line("pop-second-call"), "pop:" + line("pop-print"), "pop:" + line("pop-end"));
-        check(after.equals(want), "steps after the pop " + after + ", expected " + want);
+        JdiKit.check(after.equals(want), "steps after the pop " + after + ", expected " + want);
     }
 
     // ---- unload ----
@@ -322,7 +306,7 @@ public final class ControlEdgesJdi {
         unload.setSuspendPolicy(EventRequest.SUSPEND_NONE);
         unload.enable();
         List<ReferenceType> found = vm.classesByName("ControlEdges");
-        check(found.size() == 1, "ControlEdges loaded " + found.size() + " times");
+        JdiKit.check(found.size() == 1, "ControlEdges loaded " + found.size() + " times");
         ClassType fixture = (ClassType) found.get(0);
         breakpoint(fixture, "bp-after-unload", 0);
         try (Socket control = new Socket("127.0.0.1", controlPort); OutputStream out = control.getOutputStream()) {
@@ -331,20 +315,20 @@ public final class ControlEdgesJdi {
         List<String> unloaded = new ArrayList<>();
         int carriers = 0;
         while (unloaded.isEmpty()) {
-            EventSet set = next();
+            EventSet set = JdiKit.next(vm, EVENT_TIMEOUT_MS);
             for (Event e : set) {
                 if (e instanceof ClassUnloadEvent) {
                     unloaded.add(((ClassUnloadEvent) e).className());
                 } else if (e instanceof BreakpointEvent) {
                     carriers++;
                 }
-                check(!ends(e), "the VM ended without a ClassUnload; carriers " + carriers);
+                JdiKit.check(!JdiKit.ends(e), "the VM ended without a ClassUnload; carriers " + carriers);
             }
             if (!unloaded.isEmpty()) fixture.setValue(fixture.fieldByName("stopCarrying"), vm.mirrorOf(true));
             set.resume();
         }
         detail("unloaded " + unloaded + " after " + carriers + " carrier breakpoints");
-        check(unloaded.equals(List.of("ControlEdgesUnloadable")), "unloaded " + unloaded);
+        JdiKit.check(unloaded.equals(List.of("ControlEdgesUnloadable")), "unloaded " + unloaded);
         // The fixture ends as soon as it reads stopCarrying, so the VM may be gone
         // before these two are answered (the test checks its exit code).
         try {

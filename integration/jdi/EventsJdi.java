@@ -16,8 +16,6 @@ import com.sun.jdi.ThreadReference;
 import com.sun.jdi.VirtualMachine;
 import com.sun.jdi.VMDisconnectedException;
 import com.sun.jdi.VirtualMachineManager;
-import com.sun.jdi.connect.AttachingConnector;
-import com.sun.jdi.connect.Connector;
 import com.sun.jdi.event.BreakpointEvent;
 import com.sun.jdi.event.ClassPrepareEvent;
 import com.sun.jdi.event.ClassUnloadEvent;
@@ -45,7 +43,6 @@ import com.sun.jdi.request.MonitorContendedEnterRequest;
 import com.sun.jdi.request.MonitorContendedEnteredRequest;
 import com.sun.jdi.request.MonitorWaitRequest;
 import com.sun.jdi.request.MonitorWaitedRequest;
-import java.util.Map;
 
 public final class EventsJdi {
     public static void main(String[] args) throws Exception {
@@ -62,14 +59,7 @@ public final class EventsJdi {
     }
 
     public static int run(VirtualMachineManager vmm, String port, String scenario) throws Exception {
-        AttachingConnector attach = null;
-        for (AttachingConnector c : vmm.attachingConnectors()) {
-            if (c.transport().name().equals("dt_socket")) attach = c;
-        }
-        Map<String, Connector.Argument> arguments = attach.defaultArguments();
-        arguments.get("hostname").setValue("127.0.0.1");
-        arguments.get("port").setValue(port);
-        VirtualMachine vm = attach.attach(arguments);
+        VirtualMachine vm = JdiKit.attach(vmm, Integer.parseInt(port));
         if (scenario.equals("jdi")) return new Phases(vm).run();
         EventRequestManager erm = vm.eventRequestManager();
         ClassPrepareRequest prepare = erm.createClassPrepareRequest();

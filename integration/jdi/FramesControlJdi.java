@@ -14,13 +14,11 @@
 import com.sun.jdi.Bootstrap;
 import com.sun.jdi.ClassType;
 import com.sun.jdi.Field;
-import com.sun.jdi.IncompatibleThreadStateException;
 import com.sun.jdi.LocalVariable;
 import com.sun.jdi.Location;
 import com.sun.jdi.ObjectReference;
 import com.sun.jdi.ReferenceType;
 import com.sun.jdi.StackFrame;
-import com.sun.jdi.StringReference;
 import com.sun.jdi.ThreadReference;
 import com.sun.jdi.Value;
 import com.sun.jdi.VirtualMachine;
@@ -90,12 +88,8 @@ public final class FramesControlJdi {
         System.out.println("SCENARIO " + name + " FAIL " + detail);
     }
 
-    static void check(boolean ok, String what) {
-        if (!ok) throw new AssertionError(what);
-    }
-
     void attach(VirtualMachineManager vmm, int port, Consumer<VirtualMachine> configure) throws Exception {
-        vm = SocketAttach.attach(vmm, port);
+        vm = JdiKit.attach(vmm, port);
         configure.accept(vm);
         ClassPrepareRequest prepare = vm.eventRequestManager().createClassPrepareRequest();
         prepare.addClassFilter("FramesControl");
@@ -105,8 +99,7 @@ public final class FramesControlJdi {
 
     void loop() throws Exception {
         while (true) {
-            EventSet set = vm.eventQueue().remove(60_000);
-            if (set == null) throw new IllegalStateException("no JDI event within 60 s");
+            EventSet set = JdiKit.next(vm, 60_000);
             for (Event event : set) {
                 if (event instanceof ClassPrepareEvent) {
                     ReferenceType type = ((ClassPrepareEvent) event).referenceType();
@@ -159,7 +152,7 @@ public final class FramesControlJdi {
                 StackFrame again = t.frame(0);
                 for (Map.Entry<String, Value> e : want.entrySet()) {
                     Value got = again.getValue(again.visibleVariableByName(e.getKey()));
-                    check(got.equals(e.getValue()), e.getKey() + " reads back " + got + ", set " + e.getValue());
+                    JdiKit.check(got.equals(e.getValue()), e.getKey() + " reads back " + got + ", set " + e.getValue());
                 }
                 pass("set-values");
                 return;
@@ -185,25 +178,25 @@ public final class FramesControlJdi {
                 int before = t.frameCount();
                 if (leafHits == 1) {
                     t.popFrames(t.frame(0));
-                    check(t.frameCount() == before - 1, "frame count " + t.frameCount() + " after popping 1 of " + before);
+                    JdiKit.check(t.frameCount() == before - 1, "frame count " + t.frameCount() + " after popping 1 of " + before);
                     StackFrame top = t.frame(0);
-                    check(top.location().method().name().equals("popMiddle"), "top is " + top.location().method());
-                    check(line(top) == lines.get("call-leaf"), "top line " + line(top));
-                    check(t.suspendCount() == 1, "suspend count " + t.suspendCount());
-                    check(t.isSuspended(), "not suspended after the pop");
+                    JdiKit.check(top.location().method().name().equals("popMiddle"), "top is " + top.location().method());
+                    JdiKit.check(line(top) == lines.get("call-leaf"), "top line " + line(top));
+                    JdiKit.check(t.suspendCount() == 1, "suspend count " + t.suspendCount());
+                    JdiKit.check(t.isSuspended(), "not suspended after the pop");
                     pass("pop-top-frame");
                 } else if (leafHits == 2) {
                     t.popFrames(t.frame(1));
-                    check(t.frameCount() == before - 2, "frame count " + t.frameCount() + " after popping 2 of " + before);
+                    JdiKit.check(t.frameCount() == before - 2, "frame count " + t.frameCount() + " after popping 2 of " + before);
                     StackFrame top = t.frame(0);
-                    check(top.location().method().name().equals("popOuter"), "top is " + top.location().method());
-                    check(line(top) == lines.get("call-middle"), "top line " + line(top));
-                    check(t.suspendCount() == 1, "suspend count " + t.suspendCount());
+                    JdiKit.check(top.location().method().name().equals("popOuter"), "top is " + top.location().method());
+                    JdiKit.check(line(top) == lines.get("call-middle"), "top line " + line(top));
+                    JdiKit.check(t.suspendCount() == 1, "suspend count " + t.suspendCount());
                     // The popped thread's locals read fine at its new top.
-                    check(top.visibleVariables().isEmpty() || top.getValues(top.visibleVariables()) != null, "locals");
+                    JdiKit.check(top.visibleVariables().isEmpty() || top.getValues(top.visibleVariables()) != null, "locals");
                     pass("pop-two-frames");
                 } else {
-                    check(leafHits == 3, "leaf hit " + leafHits + " times");
+                    JdiKit.check(leafHits == 3, "leaf hit " + leafHits + " times");
                     pass("pop-reentered");
                 }
                 return;
@@ -221,12 +214,12 @@ public final class FramesControlJdi {
                     error = e.getClass().getName() + ": " + e.getMessage();
                 }
                 // OPAQUE_FRAME (32) on the wire: Eclipse's JDI maps it, the JDK 17's does not.
-                check(error.startsWith("com.sun.jdi.NativeMethodException")
+                JdiKit.check(error.startsWith("com.sun.jdi.NativeMethodException")
                         || error.equals("com.sun.jdi.InternalException: Unexpected JDWP Error: 32"),
                         "popFrames threw " + error);
-                check(t.frameCount() == before, "frame count " + t.frameCount() + ", was " + before);
-                check(line(t.frame(0)) == lines.get("bp-reflected"), "top line " + line(t.frame(0)));
-                check(t.suspendCount() == 1, "suspend count " + t.suspendCount());
+                JdiKit.check(t.frameCount() == before, "frame count " + t.frameCount() + ", was " + before);
+                JdiKit.check(line(t.frame(0)) == lines.get("bp-reflected"), "top line " + line(t.frame(0)));
+                JdiKit.check(t.suspendCount() == 1, "suspend count " + t.suspendCount());
                 pass("pop-native-caller");
                 return;
             }

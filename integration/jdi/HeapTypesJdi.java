@@ -22,7 +22,7 @@ public class HeapTypesJdi {
     public static void main(String[] args) throws Exception {
         VirtualMachine vm = null;
         try {
-            vm = SocketAttach.attach(Bootstrap.virtualMachineManager(), Integer.parseInt(args[0]));
+            vm = JdiKit.attach(Bootstrap.virtualMachineManager(), Integer.parseInt(args[0]));
             vm.suspend();
             run(vm);
             System.out.println("RESULT ok");

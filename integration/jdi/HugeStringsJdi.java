@@ -31,7 +31,7 @@ public class HugeStringsJdi {
     }
 
     static void run(int port, List<String> fields) throws Exception {
-        VirtualMachine vm = SocketAttach.attach(Bootstrap.virtualMachineManager(), port);
+        VirtualMachine vm = JdiKit.attach(Bootstrap.virtualMachineManager(), port);
         vm.suspend();
         ReferenceType fixture = vm.classesByName("ObjectsFixture").get(0);
         for (String spec : fields) {
@@ -44,7 +44,7 @@ public class HugeStringsJdi {
                 throw new AssertionError(parts[0] + ": " + actual.length() + " chars, SHA-256 of its UTF-8 " + digest
                         + ", expected " + parts[1]);
             }
-            System.out.println("CHECK " + parts[0] + " value() equals the fixture's string (" + actual.length() + " chars)");
+            JdiKit.report(parts[0] + " value() equals the fixture's string (" + actual.length() + " chars)");
         }
         vm.resume();
         vm.dispose();

@@ -52,7 +52,6 @@ import com.sun.jdi.Value;
 import com.sun.jdi.VirtualMachine;
 import com.sun.jdi.VirtualMachineManager;
 import com.sun.jdi.connect.AttachingConnector;
-import com.sun.jdi.connect.Connector;
 import com.sun.jdi.event.BreakpointEvent;
 import com.sun.jdi.event.ClassPrepareEvent;
 import com.sun.jdi.event.Event;
@@ -67,7 +66,6 @@ import java.io.OutputStream;
 import java.net.InetAddress;
 import java.net.ServerSocket;
 import java.net.Socket;
-import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Paths;
@@ -78,7 +76,6 @@ import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
-import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CompletableFuture;
@@ -156,24 +153,10 @@ public final class InspectScenarios {
     }
 
     void attachAndStop(VirtualMachineManager vmm, Consumer<VirtualMachine> configure) throws Exception {
-        AttachingConnector attach = null;
-        for (AttachingConnector c : vmm.attachingConnectors()) {
-            if (c.name().equals("com.sun.jdi.SocketAttach")) {
-                attach = c;
-            }
-        }
-        if (attach == null) {
-            throw new IllegalStateException("no com.sun.jdi.SocketAttach connector in " + vmm.getClass().getName());
-        }
-        Map<String, Connector.Argument> a = attach.defaultArguments();
-        a.get("hostname").setValue("127.0.0.1");
-        // INSPECT_DIRECT=1 bypasses the relay (to rule it out when diagnosing); no command record then.
-        a.get("port").setValue(String.valueOf(System.getenv("INSPECT_DIRECT") != null ? debuggeePort : relay.port()));
-        if (a.containsKey("timeout")) {
-            a.get("timeout").setValue(String.valueOf(SCENARIO_TIMEOUT_MS));
-        }
+        AttachingConnector attach = JdiKit.socketConnector(vmm);
         System.out.println("CLIENT " + client + " " + vmm.getClass().getName() + " " + attach.getClass().getName());
-        vm = attach.attach(a);
+        // INSPECT_DIRECT=1 bypasses the relay (to rule it out when diagnosing); no command record then.
+        vm = JdiKit.attach(attach, System.getenv("INSPECT_DIRECT") != null ? debuggeePort : relay.port(), SCENARIO_TIMEOUT_MS);
         configure.accept(vm);
 
         ClassPrepareRequest prepare = vm.eventRequestManager().createClassPrepareRequest();
@@ -183,10 +166,7 @@ public final class InspectScenarios {
         // suspend=y: the VM waits in its VMStart event set, resumed by the loop below (an
         // extra vm.resume() would later undo the ClassPrepare's suspension instead).
         while (true) {
-            EventSet set = vm.eventQueue().remove(60_000);
-            if (set == null) {
-                throw new IllegalStateException("no JDI event within 60 s");
-            }
+            EventSet set = JdiKit.next(vm, 60_000);
             for (Event event : set) {
                 if (event instanceof ClassPrepareEvent) {
                     ReferenceType type = ((ClassPrepareEvent) event).referenceType();
@@ -224,10 +204,7 @@ public final class InspectScenarios {
             return;
         }
         while (true) {
-            EventSet set = vm.eventQueue().remove(60_000);
-            if (set == null) {
-                throw new IllegalStateException("debuggee did not exit within 60 s of the last resume");
-            }
+            EventSet set = JdiKit.next(vm, 60_000);
             for (Event event : set) {
                 if (event instanceof VMDisconnectEvent) {
                     return;
@@ -342,33 +319,6 @@ public final class InspectScenarios {
         }
     }
 
-    static void expect(String command, Object expected, Object actual) {
-        if (!Objects.equals(expected, actual)) {
-            throw new AssertionError(command + ": expected <" + show(expected) + "> but was <" + show(actual) + ">");
-        }
-    }
-
-    static void check(String command, boolean ok, String detail) {
-        if (!ok) {
-            throw new AssertionError(command + ": " + detail);
-        }
-    }
-
-    static String show(Object o) {
-        if (o instanceof String) {
-            StringBuilder b = new StringBuilder();
-            for (char c : ((String) o).toCharArray()) {
-                if (c < 0x20 || c > 0x7e) {
-                    b.append(String.format("\\u%04x", (int) c));
-                } else {
-                    b.append(c);
-                }
-            }
-            return b.toString();
-        }
-        return String.valueOf(o);
-    }
-
     /** Primitive and string mirrors as plain Java values; other objects as themselves. */
     static Object plain(Value v) {
         if (v instanceof BooleanValue) return ((BooleanValue) v).value();
@@ -401,13 +351,13 @@ public final class InspectScenarios {
 
     ReferenceType type(String name) {
         List<ReferenceType> found = get("VirtualMachine.ClassesBySignature", () -> vm.classesByName(name));
-        expect("VirtualMachine.ClassesBySignature count of " + name, 1, found.size());
+        JdiKit.expect("VirtualMachine.ClassesBySignature count of " + name, 1, found.size());
         return found.get(0);
     }
 
     Field field(ReferenceType type, String name) {
         Field f = get("ReferenceType.Fields", () -> type.fieldByName(name));
-        check("ReferenceType.Fields", f != null, "no field " + name + " in " + type.name());
+        JdiKit.check("ReferenceType.Fields", f != null, "no field " + name + " in " + type.name());
         return f;
     }
 
@@ -418,7 +368,7 @@ public final class InspectScenarios {
 
     ObjectReference staticObject(String name) {
         Value v = fixtureStatic(name);
-        check("ReferenceType.GetValues", v instanceof ObjectReference, name + " is " + v);
+        JdiKit.check("ReferenceType.GetValues", v instanceof ObjectReference, name + " is " + v);
         return (ObjectReference) v;
     }
 
@@ -438,7 +388,7 @@ public final class InspectScenarios {
 
     ArrayReference array(String field) {
         Value v = instanceField(fixtureInstance, field);
-        check("ObjectReference.GetValues", v instanceof ArrayReference, field + " is " + v);
+        JdiKit.check("ObjectReference.GetValues", v instanceof ArrayReference, field + " is " + v);
         return (ArrayReference) v;
     }
 
@@ -447,40 +397,40 @@ public final class InspectScenarios {
     void defineScenarios() {
         // VirtualMachine
         scenarios.put("vm.version", () -> {
-            expect("VirtualMachine.Version (version)", System.getProperty("java.version"), get("VirtualMachine.Version", vm::version));
-            expect("VirtualMachine.Version (name)", System.getProperty("java.vm.name"), get("VirtualMachine.Version", vm::name));
+            JdiKit.expect("VirtualMachine.Version (version)", System.getProperty("java.version"), get("VirtualMachine.Version", vm::version));
+            JdiKit.expect("VirtualMachine.Version (name)", System.getProperty("java.vm.name"), get("VirtualMachine.Version", vm::name));
             String description = get("VirtualMachine.Version", vm::description);
-            check("VirtualMachine.Version (description)", description.contains(System.getProperty("java.version")),
-                    "description lacks the VM version: " + show(description));
+            JdiKit.check("VirtualMachine.Version (description)", description.contains(System.getProperty("java.version")),
+                    "description lacks the VM version: " + JdiKit.show(description));
         });
         scenarios.put("vm.classesByName", () -> {
             // Before any allClasses(): the JDK's JDI answers from its cache once it has all classes.
             List<ReferenceType> strings = get("VirtualMachine.ClassesBySignature", () -> vm.classesByName("java.lang.String"));
-            expect("VirtualMachine.ClassesBySignature (java.lang.String)", List.of("java.lang.String"), names(strings));
-            expect("VirtualMachine.ClassesBySignature (InspectFixture$Box)", List.of("InspectFixture$Box"),
+            JdiKit.expect("VirtualMachine.ClassesBySignature (java.lang.String)", List.of("java.lang.String"), names(strings));
+            JdiKit.expect("VirtualMachine.ClassesBySignature (InspectFixture$Box)", List.of("InspectFixture$Box"),
                     names(get("VirtualMachine.ClassesBySignature", () -> vm.classesByName("InspectFixture$Box"))));
-            expect("VirtualMachine.ClassesBySignature (int[])", List.of("int[]"),
+            JdiKit.expect("VirtualMachine.ClassesBySignature (int[])", List.of("int[]"),
                     names(get("VirtualMachine.ClassesBySignature", () -> vm.classesByName("int[]"))));
-            expect("VirtualMachine.ClassesBySignature (absent)", List.of(),
+            JdiKit.expect("VirtualMachine.ClassesBySignature (absent)", List.of(),
                     names(get("VirtualMachine.ClassesBySignature", () -> vm.classesByName("no.such.Type"))));
         });
         scenarios.put("vm.allClasses", () -> {
             List<String> all = names(get("VirtualMachine.AllClasses", vm::allClasses));
             for (String expected : List.of("InspectFixture", "java.lang.String", "InspectFixture$Box", "InspectSmap",
                     "InspectFixture$NotInitialized", "int[]", "java.lang.String[]")) {
-                check("VirtualMachine.AllClasses", all.contains(expected), "no " + expected + " among " + all.size());
+                JdiKit.check("VirtualMachine.AllClasses", all.contains(expected), "no " + expected + " among " + all.size());
             }
-            expect("VirtualMachine.AllClasses (InspectFixture once)", 1L, all.stream().filter("InspectFixture"::equals).count());
+            JdiKit.expect("VirtualMachine.AllClasses (InspectFixture once)", 1L, all.stream().filter("InspectFixture"::equals).count());
         });
         scenarios.put("vm.allThreads", () -> {
             List<String> threads = threadNames(get("VirtualMachine.AllThreads", vm::allThreads));
             for (String expected : List.of("main", "inspect-owner", "inspect-blocked", "inspect-waiter")) {
-                check("VirtualMachine.AllThreads", threads.contains(expected), "no " + expected + " in " + threads);
+                JdiKit.check("VirtualMachine.AllThreads", threads.contains(expected), "no " + expected + " in " + threads);
             }
         });
         scenarios.put("vm.topLevelThreadGroups", () -> {
             List<ThreadGroupReference> top = get("VirtualMachine.TopLevelThreadGroups", vm::topLevelThreadGroups);
-            expect("VirtualMachine.TopLevelThreadGroups", List.of("system"),
+            JdiKit.expect("VirtualMachine.TopLevelThreadGroups", List.of("system"),
                     top.stream().map(ThreadGroupReference::name).collect(Collectors.toList()));
         });
         scenarios.put("vm.capabilities", this::capabilities);
@@ -488,7 +438,7 @@ public final class InspectScenarios {
             ReferenceType counted = type("InspectFixture$Counted");
             ReferenceType box = type("InspectFixture$Box");
             long[] counts = get("VirtualMachine.InstanceCounts", () -> vm.instanceCounts(List.of(counted, box)));
-            expect("VirtualMachine.InstanceCounts", "[3, 1]", Arrays.toString(counts));
+            JdiKit.expect("VirtualMachine.InstanceCounts", "[3, 1]", Arrays.toString(counts));
         });
         scenarios.put("vm.classPaths", () -> {
             if (!(vm instanceof PathSearchingVirtualMachine)) {
@@ -497,9 +447,9 @@ public final class InspectScenarios {
             PathSearchingVirtualMachine paths = (PathSearchingVirtualMachine) vm;
             List<String> classPath = get("VirtualMachine.ClassPaths", paths::classPath);
             String classes = Paths.get(options.get("classes")).toAbsolutePath().toString();
-            check("VirtualMachine.ClassPaths (classpaths)", classPath.contains(classes), classPath + " lacks " + classes);
+            JdiKit.check("VirtualMachine.ClassPaths (classpaths)", classPath.contains(classes), classPath + " lacks " + classes);
             String base = get("VirtualMachine.ClassPaths", paths::baseDirectory);
-            check("VirtualMachine.ClassPaths (baseDir)", base != null && !base.isEmpty(), "empty base directory");
+            JdiKit.check("VirtualMachine.ClassPaths (baseDir)", base != null && !base.isEmpty(), "empty base directory");
         });
         scenarios.put("vm.allModules", () -> {
             List<ModuleReference> modules = modulesOrSkip(() -> vm.allModules());
@@ -513,92 +463,92 @@ public final class InspectScenarios {
                     named.add(name);
                 }
             }
-            check("VirtualMachine.AllModules", named.contains("java.base") && named.contains("java.logging"),
+            JdiKit.check("VirtualMachine.AllModules", named.contains("java.base") && named.contains("java.logging"),
                     "java.base or java.logging missing from " + named);
-            check("VirtualMachine.AllModules", unnamed >= 1, "no unnamed module (the fixture's)");
+            JdiKit.check("VirtualMachine.AllModules", unnamed >= 1, "no unnamed module (the fixture's)");
         });
 
         // ReferenceType
         scenarios.put("type.identity", () -> {
             ReferenceType box = type("InspectFixture$Box");
-            expect("ReferenceType.Signature (name)", "InspectFixture", get("ReferenceType.Signature", fixture::name));
-            expect("ReferenceType.Signature", "LInspectFixture;", get("ReferenceType.Signature", fixture::signature));
-            expect("ReferenceType.SignatureWithGeneric (non-generic)", null, get("ReferenceType.SignatureWithGeneric", fixture::genericSignature));
-            expect("ReferenceType.SignatureWithGeneric",
+            JdiKit.expect("ReferenceType.Signature (name)", "InspectFixture", get("ReferenceType.Signature", fixture::name));
+            JdiKit.expect("ReferenceType.Signature", "LInspectFixture;", get("ReferenceType.Signature", fixture::signature));
+            JdiKit.expect("ReferenceType.SignatureWithGeneric (non-generic)", null, get("ReferenceType.SignatureWithGeneric", fixture::genericSignature));
+            JdiKit.expect("ReferenceType.SignatureWithGeneric",
                     "<T:Ljava/lang/Number;>LInspectFixture$Base;LInspectFixture$Named;Ljava/io/Serializable;",
                     get("ReferenceType.SignatureWithGeneric", box::genericSignature));
-            expect("ReferenceType.SourceFile", "InspectFixture.java", get("ReferenceType.SourceFile", fixture::sourceName));
-            check("ReferenceType.Modifiers (InspectFixture public, not final)",
+            JdiKit.expect("ReferenceType.SourceFile", "InspectFixture.java", get("ReferenceType.SourceFile", fixture::sourceName));
+            JdiKit.check("ReferenceType.Modifiers (InspectFixture public, not final)",
                     get("ReferenceType.Modifiers", fixture::isPublic) && !fixture.isFinal() && !fixture.isAbstract(),
                     "modifiers " + fixture.modifiers());
-            check("ReferenceType.Modifiers (Box static final)", get("ReferenceType.Modifiers", box::isFinal) && box.isStatic(),
+            JdiKit.check("ReferenceType.Modifiers (Box static final)", get("ReferenceType.Modifiers", box::isFinal) && box.isStatic(),
                     "modifiers " + box.modifiers());
             ReferenceType named = type("InspectFixture$Named");
-            check("ReferenceType.Modifiers (Named interface abstract)", get("ReferenceType.Modifiers", named::isAbstract),
+            JdiKit.check("ReferenceType.Modifiers (Named interface abstract)", get("ReferenceType.Modifiers", named::isAbstract),
                     "modifiers " + named.modifiers());
         });
         scenarios.put("type.classLoader", () -> {
             ClassLoaderReference loader = get("ReferenceType.ClassLoader", fixture::classLoader);
-            check("ReferenceType.ClassLoader", loader != null, "InspectFixture has the boot loader");
-            expect("ReferenceType.ClassLoader (type of loader)", "jdk.internal.loader.ClassLoaders$AppClassLoader",
+            JdiKit.check("ReferenceType.ClassLoader", loader != null, "InspectFixture has the boot loader");
+            JdiKit.expect("ReferenceType.ClassLoader (type of loader)", "jdk.internal.loader.ClassLoaders$AppClassLoader",
                     get("ObjectReference.ReferenceType", () -> loader.referenceType().name()));
             ReferenceType string = type("java.lang.String");
-            expect("ReferenceType.ClassLoader (java.lang.String)", null, get("ReferenceType.ClassLoader", string::classLoader));
+            JdiKit.expect("ReferenceType.ClassLoader (java.lang.String)", null, get("ReferenceType.ClassLoader", string::classLoader));
         });
         scenarios.put("type.status", () -> {
-            check("ReferenceType.Status (InspectFixture)", get("ReferenceType.Status", fixture::isPrepared)
+            JdiKit.check("ReferenceType.Status (InspectFixture)", get("ReferenceType.Status", fixture::isPrepared)
                     && fixture.isVerified() && fixture.isInitialized() && !fixture.failedToInitialize(),
                     "prepared=" + fixture.isPrepared() + " verified=" + fixture.isVerified() + " initialized=" + fixture.isInitialized());
             ReferenceType lazy = type("InspectFixture$NotInitialized");
-            check("ReferenceType.Status (NotInitialized)", !get("ReferenceType.Status", lazy::isInitialized),
+            JdiKit.check("ReferenceType.Status (NotInitialized)", !get("ReferenceType.Status", lazy::isInitialized),
                     "a class never initialized reports initialized");
         });
         scenarios.put("type.fields", () -> {
             ReferenceType box = type("InspectFixture$Box");
             List<String> declared = get("ReferenceType.FieldsWithGeneric", box::fields).stream()
                     .map(Field::name).collect(Collectors.toList());
-            expect("ReferenceType.FieldsWithGeneric (Box.fields)", List.of("value", "sinks", "shadowed"), declared);
+            JdiKit.expect("ReferenceType.FieldsWithGeneric (Box.fields)", List.of("value", "sinks", "shadowed"), declared);
             Field value = field(box, "value");
-            expect("ReferenceType.FieldsWithGeneric (Box.value signature)", "Ljava/lang/Number;", value.signature());
-            expect("ReferenceType.FieldsWithGeneric (Box.value generic)", "TT;", value.genericSignature());
-            expect("ReferenceType.FieldsWithGeneric (Box.sinks generic)", "Ljava/util/List<-TT;>;", field(box, "sinks").genericSignature());
-            expect("ReferenceType.FieldsWithGeneric (sNames generic)", "Ljava/util/List<Ljava/lang/String;>;",
+            JdiKit.expect("ReferenceType.FieldsWithGeneric (Box.value signature)", "Ljava/lang/Number;", value.signature());
+            JdiKit.expect("ReferenceType.FieldsWithGeneric (Box.value generic)", "TT;", value.genericSignature());
+            JdiKit.expect("ReferenceType.FieldsWithGeneric (Box.sinks generic)", "Ljava/util/List<-TT;>;", field(box, "sinks").genericSignature());
+            JdiKit.expect("ReferenceType.FieldsWithGeneric (sNames generic)", "Ljava/util/List<Ljava/lang/String;>;",
                     field(fixture, "sNames").genericSignature());
-            expect("ReferenceType.FieldsWithGeneric (sInt generic)", null, field(fixture, "sInt").genericSignature());
+            JdiKit.expect("ReferenceType.FieldsWithGeneric (sInt generic)", null, field(fixture, "sInt").genericSignature());
             List<String> all = get("ReferenceType.FieldsWithGeneric", box::allFields).stream()
                     .map(f -> f.declaringType().name() + "." + f.name()).sorted().collect(Collectors.toList());
-            expect("ReferenceType.FieldsWithGeneric (Box.allFields)", List.of("InspectFixture$Base.baseField",
+            JdiKit.expect("ReferenceType.FieldsWithGeneric (Box.allFields)", List.of("InspectFixture$Base.baseField",
                     "InspectFixture$Base.shadowed", "InspectFixture$Box.shadowed", "InspectFixture$Box.sinks",
                     "InspectFixture$Box.value"), all);
             List<String> visible = get("ReferenceType.FieldsWithGeneric", box::visibleFields).stream()
                     .map(f -> f.declaringType().name() + "." + f.name()).sorted().collect(Collectors.toList());
-            expect("ReferenceType.FieldsWithGeneric (Box.visibleFields)", List.of("InspectFixture$Base.baseField",
+            JdiKit.expect("ReferenceType.FieldsWithGeneric (Box.visibleFields)", List.of("InspectFixture$Base.baseField",
                     "InspectFixture$Box.shadowed", "InspectFixture$Box.sinks", "InspectFixture$Box.value"), visible);
             Field outer = field(type("InspectFixture$Inner"), "this$0");
-            check("ReferenceType.FieldsWithGeneric (Inner.this$0 synthetic)", outer.isSynthetic(), "not synthetic");
+            JdiKit.check("ReferenceType.FieldsWithGeneric (Inner.this$0 synthetic)", outer.isSynthetic(), "not synthetic");
             Field marker = field(fixture, "CP_MARKER");
-            check("ReferenceType.FieldsWithGeneric (CP_MARKER modifiers)", marker.isStatic() && marker.isFinal(),
+            JdiKit.check("ReferenceType.FieldsWithGeneric (CP_MARKER modifiers)", marker.isStatic() && marker.isFinal(),
                     "modifiers " + marker.modifiers());
         });
         scenarios.put("type.methods", () -> {
             ReferenceType box = type("InspectFixture$Box");
             List<String> declared = get("ReferenceType.MethodsWithGeneric", box::methods).stream()
                     .map(Method::name).sorted().collect(Collectors.toList());
-            expect("ReferenceType.MethodsWithGeneric (Box.methods)", List.of("<init>", "label", "pick"), declared);
+            JdiKit.expect("ReferenceType.MethodsWithGeneric (Box.methods)", List.of("<init>", "label", "pick"), declared);
             Method pick = box.methodsByName("pick").get(0);
-            expect("ReferenceType.MethodsWithGeneric (pick signature)",
+            JdiKit.expect("ReferenceType.MethodsWithGeneric (pick signature)",
                     "(Ljava/lang/Comparable;Ljava/lang/Number;)Ljava/lang/Comparable;", pick.signature());
-            expect("ReferenceType.MethodsWithGeneric (pick generic)", "<U::Ljava/lang/Comparable<TU;>;>(TU;TT;)TU;",
+            JdiKit.expect("ReferenceType.MethodsWithGeneric (pick generic)", "<U::Ljava/lang/Comparable<TU;>;>(TU;TT;)TU;",
                     pick.genericSignature());
             Method generic = fixture.methodsByName("genericArgs").get(0);
-            expect("ReferenceType.MethodsWithGeneric (genericArgs generic)",
+            JdiKit.expect("ReferenceType.MethodsWithGeneric (genericArgs generic)",
                     "<T::Ljava/lang/Comparable<TT;>;>(Ljava/util/List<Ljava/lang/String;>;TT;[I)I", generic.genericSignature());
             Method answer = fixture.methodsByName("answer").get(0);
-            check("ReferenceType.MethodsWithGeneric (answer modifiers)", answer.isStatic() && !answer.isAbstract()
+            JdiKit.check("ReferenceType.MethodsWithGeneric (answer modifiers)", answer.isStatic() && !answer.isAbstract()
                     && answer.signature().equals("()I"), answer.signature() + " " + answer.modifiers());
             List<String> all = get("ReferenceType.MethodsWithGeneric", box::allMethods).stream()
                     .map(m -> m.declaringType().name() + "." + m.name()).collect(Collectors.toList());
-            check("ReferenceType.MethodsWithGeneric (Box.allMethods)", all.contains("java.lang.Object.hashCode")
+            JdiKit.check("ReferenceType.MethodsWithGeneric (Box.allMethods)", all.contains("java.lang.Object.hashCode")
                     && all.contains("InspectFixture$Named.label"), "inherited methods missing: " + all);
         });
         scenarios.put("type.getValues", () -> {
@@ -611,80 +561,80 @@ public final class InspectScenarios {
             for (Field f : statics) {
                 actual.add(plain(values.get(f)));
             }
-            expect("ReferenceType.GetValues (statics of every tag)", Arrays.asList(true, (byte) -7, '\u00e9', (short) -300,
+            JdiKit.expect("ReferenceType.GetValues (statics of every tag)", Arrays.asList(true, (byte) -7, '\u00e9', (short) -300,
                     123456789, 1234567890123L, 1.5f, -2.25, NON_ASCII, null), actual);
-            expect("ReferenceType.GetValues (int[])", "int[]", staticObject("sInts").referenceType().name());
-            check("ReferenceType.GetValues (Class)", fixtureStatic("sClass") instanceof ClassObjectReference, "sClass not a class object");
-            check("ReferenceType.GetValues (Thread)", fixtureStatic("sOwner") instanceof ThreadReference, "sOwner not a thread");
-            check("ReferenceType.GetValues (ThreadGroup)", fixtureStatic("sGroup") instanceof ThreadGroupReference, "sGroup not a group");
-            expect("ReferenceType.GetValues (interface constant)", "inspect-cp-marker", plain(fixtureStatic("CP_MARKER")));
+            JdiKit.expect("ReferenceType.GetValues (int[])", "int[]", staticObject("sInts").referenceType().name());
+            JdiKit.check("ReferenceType.GetValues (Class)", fixtureStatic("sClass") instanceof ClassObjectReference, "sClass not a class object");
+            JdiKit.check("ReferenceType.GetValues (Thread)", fixtureStatic("sOwner") instanceof ThreadReference, "sOwner not a thread");
+            JdiKit.check("ReferenceType.GetValues (ThreadGroup)", fixtureStatic("sGroup") instanceof ThreadGroupReference, "sGroup not a group");
+            JdiKit.expect("ReferenceType.GetValues (interface constant)", "inspect-cp-marker", plain(fixtureStatic("CP_MARKER")));
         });
         scenarios.put("type.sourceDebugExtension", () -> {
             try {
                 String sde = fixture.sourceDebugExtension();
-                throw new AssertionError("ReferenceType.SourceDebugExtension: expected ABSENT_INFORMATION for InspectFixture, got " + show(sde));
+                throw new AssertionError("ReferenceType.SourceDebugExtension: expected ABSENT_INFORMATION for InspectFixture, got " + JdiKit.show(sde));
             } catch (AbsentInformationException expected) {
                 // the class file has no such attribute
             } catch (UnsupportedOperationException e) {
                 throw new AssertionError("ReferenceType.SourceDebugExtension: unsupported: " + e);
             }
             ReferenceType smapped = type("InspectSmap");
-            expect("ReferenceType.SourceDebugExtension (InspectSmap)", SMAP,
+            JdiKit.expect("ReferenceType.SourceDebugExtension (InspectSmap)", SMAP,
                     get("ReferenceType.SourceDebugExtension", smapped::sourceDebugExtension));
         });
         scenarios.put("type.hierarchy", () -> {
             ClassType box = (ClassType) type("InspectFixture$Box");
             ClassType base = get("ClassType.Superclass", box::superclass);
-            expect("ClassType.Superclass (Box)", "InspectFixture$Base", base == null ? null : base.name());
+            JdiKit.expect("ClassType.Superclass (Box)", "InspectFixture$Base", base == null ? null : base.name());
             ClassType object = get("ClassType.Superclass", base::superclass);
-            expect("ClassType.Superclass (Base)", "java.lang.Object", object == null ? null : object.name());
-            expect("ClassType.Superclass (Object)", null, get("ClassType.Superclass", object::superclass));
-            expect("ReferenceType.Interfaces (Box)", List.of("InspectFixture$Named", "java.io.Serializable"),
+            JdiKit.expect("ClassType.Superclass (Base)", "java.lang.Object", object == null ? null : object.name());
+            JdiKit.expect("ClassType.Superclass (Object)", null, get("ClassType.Superclass", object::superclass));
+            JdiKit.expect("ReferenceType.Interfaces (Box)", List.of("InspectFixture$Named", "java.io.Serializable"),
                     names(get("ReferenceType.Interfaces", box::interfaces)));
             InterfaceType named = (InterfaceType) type("InspectFixture$Named");
-            expect("ReferenceType.Interfaces (Named)", List.of(), names(get("ReferenceType.Interfaces", named::superinterfaces)));
-            expect("ReferenceType.Interfaces (Base)", List.of(), names(get("ReferenceType.Interfaces", base::interfaces)));
+            JdiKit.expect("ReferenceType.Interfaces (Named)", List.of(), names(get("ReferenceType.Interfaces", named::superinterfaces)));
+            JdiKit.expect("ReferenceType.Interfaces (Base)", List.of(), names(get("ReferenceType.Interfaces", base::interfaces)));
         });
         scenarios.put("type.nestedTypes", () -> {
             List<String> nested = names(get("ReferenceType.NestedTypes", fixture::nestedTypes));
             for (String expected : List.of("InspectFixture$Box", "InspectFixture$Inner", "InspectFixture$Counted")) {
-                check("ReferenceType.NestedTypes", nested.contains(expected), expected + " not in " + nested);
+                JdiKit.check("ReferenceType.NestedTypes", nested.contains(expected), expected + " not in " + nested);
             }
-            check("ReferenceType.NestedTypes", !nested.contains("InspectFixture"), "contains itself: " + nested);
+            JdiKit.check("ReferenceType.NestedTypes", !nested.contains("InspectFixture"), "contains itself: " + nested);
         });
         scenarios.put("type.classObject", () -> {
             ClassObjectReference object = get("ReferenceType.ClassObject", fixture::classObject);
-            expect("ReferenceType.ClassObject", staticObject("sClass"), object);
-            expect("ClassObjectReference.ReflectedType", fixture, get("ClassObjectReference.ReflectedType", object::reflectedType));
+            JdiKit.expect("ReferenceType.ClassObject", staticObject("sClass"), object);
+            JdiKit.expect("ClassObjectReference.ReflectedType", fixture, get("ClassObjectReference.ReflectedType", object::reflectedType));
         });
         scenarios.put("type.instances", () -> {
             ReferenceType counted = type("InspectFixture$Counted");
             List<ObjectReference> all = get("ReferenceType.Instances", () -> counted.instances(0));
             Field id = field(counted, "id");
             List<Object> ids = all.stream().map(o -> plain(o.getValue(id))).sorted(java.util.Comparator.comparing(String::valueOf)).collect(Collectors.toList());
-            expect("ReferenceType.Instances (max 0 = all)", List.of(1, 2, 3), ids);
-            expect("ReferenceType.Instances (max 2)", 2, get("ReferenceType.Instances", () -> counted.instances(2)).size());
+            JdiKit.expect("ReferenceType.Instances (max 0 = all)", List.of(1, 2, 3), ids);
+            JdiKit.expect("ReferenceType.Instances (max 2)", 2, get("ReferenceType.Instances", () -> counted.instances(2)).size());
         });
         scenarios.put("type.classFileVersion", () -> {
-            expect("ReferenceType.ClassFileVersion (major)", 61, get("ReferenceType.ClassFileVersion", fixture::majorVersion));
-            expect("ReferenceType.ClassFileVersion (minor)", 0, get("ReferenceType.ClassFileVersion", fixture::minorVersion));
+            JdiKit.expect("ReferenceType.ClassFileVersion (major)", 61, get("ReferenceType.ClassFileVersion", fixture::majorVersion));
+            JdiKit.expect("ReferenceType.ClassFileVersion (minor)", 0, get("ReferenceType.ClassFileVersion", fixture::minorVersion));
         });
         scenarios.put("type.constantPool", () -> {
             int count = get("ReferenceType.ConstantPool", fixture::constantPoolCount);
             byte[] pool = get("ReferenceType.ConstantPool", fixture::constantPool);
             byte[] classFile = Files.readAllBytes(Paths.get(options.get("classes"), "InspectFixture.class"));
             int fileCount = ((classFile[8] & 0xff) << 8) | (classFile[9] & 0xff);
-            check("ReferenceType.ConstantPool (count)", count >= fileCount, "count " + count + " < class file's " + fileCount);
-            check("ReferenceType.ConstantPool (bytes)", indexOf(pool, "inspect-cp-marker".getBytes(StandardCharsets.UTF_8)) >= 0,
+            JdiKit.check("ReferenceType.ConstantPool (count)", count >= fileCount, "count " + count + " < class file's " + fileCount);
+            JdiKit.check("ReferenceType.ConstantPool (bytes)", indexOf(pool, "inspect-cp-marker".getBytes(StandardCharsets.UTF_8)) >= 0,
                     "no inspect-cp-marker Utf8 in " + pool.length + " bytes");
-            check("ReferenceType.ConstantPool (first entry)", pool.length > 0 && pool[0] >= 1 && pool[0] <= 20,
+            JdiKit.check("ReferenceType.ConstantPool (first entry)", pool.length > 0 && pool[0] >= 1 && pool[0] <= 20,
                     "first byte is no constant tag: " + (pool.length > 0 ? pool[0] : -1));
         });
         scenarios.put("type.module", () -> {
             ModuleReference mine = modulesOrSkip(() -> fixture.module());
-            expect("ReferenceType.Module (InspectFixture is in the unnamed module)", null, get("ModuleReference.Name", mine::name));
+            JdiKit.expect("ReferenceType.Module (InspectFixture is in the unnamed module)", null, get("ModuleReference.Name", mine::name));
             ModuleReference base = get("ReferenceType.Module", () -> type("java.lang.String").module());
-            expect("ReferenceType.Module (java.lang.String)", "java.base", get("ModuleReference.Name", base::name));
+            JdiKit.expect("ReferenceType.Module (java.lang.String)", "java.base", get("ModuleReference.Name", base::name));
         });
 
         // Method
@@ -692,49 +642,49 @@ public final class InspectScenarios {
             Method answer = fixture.methodsByName("answer").get(0);
             List<Integer> lines = get("Method.LineTable", answer::allLineLocations).stream()
                     .map(Location::lineNumber).collect(Collectors.toList());
-            expect("Method.LineTable (answer)", List.of(line("answer")), lines);
-            expect("Method.LineTable (locationOfCodeIndex 0)", line("answer"), answer.locationOfCodeIndex(0).lineNumber());
-            expect("Method.LineTable (location)", 0L, answer.location().codeIndex());
+            JdiKit.expect("Method.LineTable (answer)", List.of(line("answer")), lines);
+            JdiKit.expect("Method.LineTable (locationOfCodeIndex 0)", line("answer"), answer.locationOfCodeIndex(0).lineNumber());
+            JdiKit.expect("Method.LineTable (location)", 0L, answer.location().codeIndex());
             Method generic = fixture.methodsByName("genericArgs").get(0);
-            check("Method.LineTable (locationsOfLine)", !get("Method.LineTable", () -> generic.locationsOfLine(line("generic"))).isEmpty(),
+            JdiKit.check("Method.LineTable (locationsOfLine)", !get("Method.LineTable", () -> generic.locationsOfLine(line("generic"))).isEmpty(),
                     "no code at line " + line("generic"));
             List<Integer> classLines = get("Method.LineTable", fixture::allLineLocations).stream()
                     .map(Location::lineNumber).collect(Collectors.toList());
-            check("Method.LineTable (type's allLineLocations)", classLines.contains(line("bp")) && classLines.contains(line("call")),
+            JdiKit.check("Method.LineTable (type's allLineLocations)", classLines.contains(line("bp")) && classLines.contains(line("call")),
                     "lines " + line("bp") + "/" + line("call") + " missing");
         });
         scenarios.put("method.variableTable", () -> {
             Method generic = fixture.methodsByName("genericArgs").get(0);
             List<LocalVariable> arguments = get("Method.VariableTableWithGeneric", generic::arguments);
-            expect("Method.VariableTableWithGeneric (arguments)", List.of("names", "item", "counts"),
+            JdiKit.expect("Method.VariableTableWithGeneric (arguments)", List.of("names", "item", "counts"),
                     arguments.stream().map(LocalVariable::name).collect(Collectors.toList()));
-            expect("Method.VariableTableWithGeneric (names generic)", "Ljava/util/List<Ljava/lang/String;>;", arguments.get(0).genericSignature());
-            expect("Method.VariableTableWithGeneric (item generic)", "TT;", arguments.get(1).genericSignature());
-            expect("Method.VariableTableWithGeneric (item signature)", "Ljava/lang/Comparable;", arguments.get(1).signature());
-            expect("Method.VariableTableWithGeneric (counts generic)", null, arguments.get(2).genericSignature());
-            check("Method.VariableTableWithGeneric (isArgument)", arguments.stream().allMatch(LocalVariable::isArgument), "an argument is not one");
+            JdiKit.expect("Method.VariableTableWithGeneric (names generic)", "Ljava/util/List<Ljava/lang/String;>;", arguments.get(0).genericSignature());
+            JdiKit.expect("Method.VariableTableWithGeneric (item generic)", "TT;", arguments.get(1).genericSignature());
+            JdiKit.expect("Method.VariableTableWithGeneric (item signature)", "Ljava/lang/Comparable;", arguments.get(1).signature());
+            JdiKit.expect("Method.VariableTableWithGeneric (counts generic)", null, arguments.get(2).genericSignature());
+            JdiKit.check("Method.VariableTableWithGeneric (isArgument)", arguments.stream().allMatch(LocalVariable::isArgument), "an argument is not one");
             List<LocalVariable> total = get("Method.VariableTableWithGeneric", () -> generic.variablesByName("total"));
-            expect("Method.VariableTableWithGeneric (local total)", 1, total.size());
-            check("Method.VariableTableWithGeneric (total not argument)", !total.get(0).isArgument(), "total is an argument");
-            expect("Method.VariableTableWithGeneric (all variables)", 4, get("Method.VariableTableWithGeneric", generic::variables).size());
+            JdiKit.expect("Method.VariableTableWithGeneric (local total)", 1, total.size());
+            JdiKit.check("Method.VariableTableWithGeneric (total not argument)", !total.get(0).isArgument(), "total is an argument");
+            JdiKit.expect("Method.VariableTableWithGeneric (all variables)", 4, get("Method.VariableTableWithGeneric", generic::variables).size());
             try {
                 List<LocalVariable> none = type("InspectFixture$NotInitialized").methodsByName("<clinit>").get(0).variables();
-                expect("Method.VariableTable (method without locals)", 0, none.size());
+                JdiKit.expect("Method.VariableTable (method without locals)", 0, none.size());
             } catch (AbsentInformationException fine) {
                 // javac emits no LocalVariableTable for a method without locals: both answers are correct
             }
         });
         scenarios.put("method.bytecodes", () -> {
             Method answer = fixture.methodsByName("answer").get(0);
-            expect("Method.Bytecodes (answer)", "[16, 42, -84]", Arrays.toString(get("Method.Bytecodes", answer::bytecodes)));
-            expect("Method.IsObsolete", false, get("Method.IsObsolete", answer::isObsolete));
+            JdiKit.expect("Method.Bytecodes (answer)", "[16, 42, -84]", Arrays.toString(get("Method.Bytecodes", answer::bytecodes)));
+            JdiKit.expect("Method.IsObsolete", false, get("Method.IsObsolete", answer::isObsolete));
         });
 
         // ObjectReference
         scenarios.put("object.referenceType", () -> {
             fixtureInstance = staticObject("sInstance");
-            expect("ObjectReference.ReferenceType", fixture, get("ObjectReference.ReferenceType", fixtureInstance::referenceType));
-            expect("ObjectReference.ReferenceType (Box)", "InspectFixture$Box",
+            JdiKit.expect("ObjectReference.ReferenceType", fixture, get("ObjectReference.ReferenceType", fixtureInstance::referenceType));
+            JdiKit.expect("ObjectReference.ReferenceType (Box)", "InspectFixture$Box",
                     get("ObjectReference.ReferenceType", () -> ((ObjectReference) instanceField(fixtureInstance, "fBox")).referenceType().name()));
         });
         scenarios.put("object.getValues", () -> {
@@ -748,32 +698,32 @@ public final class InspectScenarios {
             for (Field f : fields) {
                 actual.add(plain(values.get(f)));
             }
-            expect("ObjectReference.GetValues (fields of every tag)", Arrays.asList(false, (byte) 42, 'Z', (short) 31000, -1,
+            JdiKit.expect("ObjectReference.GetValues (fields of every tag)", Arrays.asList(false, (byte) 42, 'Z', (short) 31000, -1,
                     Long.MIN_VALUE, -0.25f, 6.5e300, "instance \u00fc"), actual);
-            expect("ObjectReference.GetValues (Thread field)", mainThread, instanceField(fixtureInstance, "fThread"));
+            JdiKit.expect("ObjectReference.GetValues (Thread field)", mainThread, instanceField(fixtureInstance, "fThread"));
             ObjectReference box = (ObjectReference) instanceField(fixtureInstance, "fBox");
             ClassType boxType = (ClassType) box.referenceType();
             ObjectReference boxed = (ObjectReference) instanceField(box, "value");
-            expect("ObjectReference.GetValues (Integer in Box.value)", 7, plain(instanceField(boxed, "value")));
-            expect("ObjectReference.GetValues (Box.shadowed)", 300, plain(get("ObjectReference.GetValues", () -> box.getValue(boxType.fieldByName("shadowed")))));
+            JdiKit.expect("ObjectReference.GetValues (Integer in Box.value)", 7, plain(instanceField(boxed, "value")));
+            JdiKit.expect("ObjectReference.GetValues (Box.shadowed)", 300, plain(get("ObjectReference.GetValues", () -> box.getValue(boxType.fieldByName("shadowed")))));
             Field hidden = field(boxType.superclass(), "shadowed");
-            expect("ObjectReference.GetValues (Base.shadowed on a Box)", 200, plain(get("ObjectReference.GetValues", () -> box.getValue(hidden))));
-            expect("ObjectReference.GetValues (Inner.this$0)", fixtureInstance,
+            JdiKit.expect("ObjectReference.GetValues (Base.shadowed on a Box)", 200, plain(get("ObjectReference.GetValues", () -> box.getValue(hidden))));
+            JdiKit.expect("ObjectReference.GetValues (Inner.this$0)", fixtureInstance,
                     instanceField((ObjectReference) instanceField(fixtureInstance, "fInner"), "this$0"));
         });
         scenarios.put("object.monitorInfo", () -> {
             ObjectReference held = staticObject("HELD");
             ThreadReference owner = get("ObjectReference.MonitorInfo (owner)", held::owningThread);
-            expect("ObjectReference.MonitorInfo (owner of HELD)", "inspect-owner", owner == null ? null : owner.name());
-            expect("ObjectReference.MonitorInfo (entryCount of HELD)", 2, get("ObjectReference.MonitorInfo", held::entryCount));
-            expect("ObjectReference.MonitorInfo (waiters of HELD)", List.of("inspect-blocked"),
+            JdiKit.expect("ObjectReference.MonitorInfo (owner of HELD)", "inspect-owner", owner == null ? null : owner.name());
+            JdiKit.expect("ObjectReference.MonitorInfo (entryCount of HELD)", 2, get("ObjectReference.MonitorInfo", held::entryCount));
+            JdiKit.expect("ObjectReference.MonitorInfo (waiters of HELD)", List.of("inspect-blocked"),
                     threadNames(get("ObjectReference.MonitorInfo", held::waitingThreads)));
             ObjectReference mainLock = staticObject("MAIN_LOCK");
-            expect("ObjectReference.MonitorInfo (owner of MAIN_LOCK)", mainThread, get("ObjectReference.MonitorInfo", mainLock::owningThread));
-            expect("ObjectReference.MonitorInfo (entryCount of MAIN_LOCK)", 1, get("ObjectReference.MonitorInfo", mainLock::entryCount));
+            JdiKit.expect("ObjectReference.MonitorInfo (owner of MAIN_LOCK)", mainThread, get("ObjectReference.MonitorInfo", mainLock::owningThread));
+            JdiKit.expect("ObjectReference.MonitorInfo (entryCount of MAIN_LOCK)", 1, get("ObjectReference.MonitorInfo", mainLock::entryCount));
             ObjectReference waitLock = staticObject("WAIT_LOCK");
-            expect("ObjectReference.MonitorInfo (owner of WAIT_LOCK)", null, get("ObjectReference.MonitorInfo", waitLock::owningThread));
-            expect("ObjectReference.MonitorInfo (entryCount of WAIT_LOCK)", 0, get("ObjectReference.MonitorInfo", waitLock::entryCount));
+            JdiKit.expect("ObjectReference.MonitorInfo (owner of WAIT_LOCK)", null, get("ObjectReference.MonitorInfo", waitLock::owningThread));
+            JdiKit.expect("ObjectReference.MonitorInfo (entryCount of WAIT_LOCK)", 0, get("ObjectReference.MonitorInfo", waitLock::entryCount));
             // Whether a thread in Object.wait counts as a waiter is the VM's call: print only.
             System.out.println("NOTE WAIT_LOCK waitingThreads=" + threadNames(waitLock.waitingThreads()));
         });
@@ -781,8 +731,8 @@ public final class InspectScenarios {
             ArrayReference counted = (ArrayReference) staticObject("COUNTED");
             ObjectReference second = (ObjectReference) get("ArrayReference.GetValues", () -> counted.getValue(1));
             List<ObjectReference> referrers = get("ObjectReference.ReferringObjects", () -> second.referringObjects(0));
-            check("ObjectReference.ReferringObjects", referrers.contains(counted), "COUNTED array not among " + referrers);
-            expect("ObjectReference.ReferringObjects (max 1)", 1, get("ObjectReference.ReferringObjects", () -> second.referringObjects(1)).size());
+            JdiKit.check("ObjectReference.ReferringObjects", referrers.contains(counted), "COUNTED array not among " + referrers);
+            JdiKit.expect("ObjectReference.ReferringObjects (max 1)", 1, get("ObjectReference.ReferringObjects", () -> second.referringObjects(1)).size());
         });
         scenarios.put("object.collection", () -> {
             ArrayReference counted = (ArrayReference) staticObject("COUNTED");
@@ -791,91 +741,91 @@ public final class InspectScenarios {
                 first.disableCollection();
                 return null;
             });
-            expect("ObjectReference.IsCollected (disabled)", false, get("ObjectReference.IsCollected", first::isCollected));
+            JdiKit.expect("ObjectReference.IsCollected (disabled)", false, get("ObjectReference.IsCollected", first::isCollected));
             get("ObjectReference.EnableCollection", () -> {
                 first.enableCollection();
                 return null;
             });
-            expect("ObjectReference.IsCollected (enabled, reachable)", false, get("ObjectReference.IsCollected", first::isCollected));
+            JdiKit.expect("ObjectReference.IsCollected (enabled, reachable)", false, get("ObjectReference.IsCollected", first::isCollected));
             ObjectReference again = (ObjectReference) instanceField(requireInstance(), "fObject");
-            expect("ObjectReference uniqueID (same object by two paths)", first.uniqueID(), again.uniqueID());
-            expect("ObjectReference equality (same object by two paths)", first, again);
-            expect("ObjectReference uniqueID (HELD read twice)", staticObject("HELD").uniqueID(), staticObject("HELD").uniqueID());
+            JdiKit.expect("ObjectReference uniqueID (same object by two paths)", first.uniqueID(), again.uniqueID());
+            JdiKit.expect("ObjectReference equality (same object by two paths)", first, again);
+            JdiKit.expect("ObjectReference uniqueID (HELD read twice)", staticObject("HELD").uniqueID(), staticObject("HELD").uniqueID());
         });
         scenarios.put("string.value", () -> {
             StringReference s = (StringReference) fixtureStatic("sString");
-            expect("StringReference.Value (non-ASCII, NUL)", NON_ASCII, get("StringReference.Value", s::value));
+            JdiKit.expect("StringReference.Value (non-ASCII, NUL)", NON_ASCII, get("StringReference.Value", s::value));
             StringReference grin = (StringReference) fixtureStatic("sSupplementary");
             String grinValue = get("StringReference.Value", grin::value);
             if (client.equals("eclipse")) {
                 // Eclipse's JDI decodes the (standard UTF-8) reply as modified UTF-8, which
                 // has no four-byte form: a client limitation, so only printed here.
-                System.out.println("NOTE eclipse sSupplementary=" + show(grinValue));
+                System.out.println("NOTE eclipse sSupplementary=" + JdiKit.show(grinValue));
             } else {
-                expect("StringReference.Value (supplementary character)", SUPPLEMENTARY, grinValue);
+                JdiKit.expect("StringReference.Value (supplementary character)", SUPPLEMENTARY, grinValue);
             }
             StringReference fs = (StringReference) instanceField(requireInstance(), "fString");
-            expect("StringReference.Value (instance field)", "instance \u00fc", get("StringReference.Value", fs::value));
-            expect("StringReference.Value (type)", "java.lang.String", s.referenceType().name());
+            JdiKit.expect("StringReference.Value (instance field)", "instance \u00fc", get("StringReference.Value", fs::value));
+            JdiKit.expect("StringReference.Value (type)", "java.lang.String", s.referenceType().name());
         });
 
         // ThreadReference
         scenarios.put("thread.basics", () -> {
-            expect("ThreadReference.Name", "main", get("ThreadReference.Name", mainThread::name));
-            expect("ThreadReference.Status (main at breakpoint)", THREAD_STATUS_RUNNING, get("ThreadReference.Status", mainThread::status));
-            expect("ThreadReference.Status (isSuspended)", true, get("ThreadReference.Status", mainThread::isSuspended));
-            expect("ThreadReference.Status (isAtBreakpoint)", true, get("ThreadReference.Status", mainThread::isAtBreakpoint));
-            expect("ThreadReference.SuspendCount (main)", 1, get("ThreadReference.SuspendCount", mainThread::suspendCount));
+            JdiKit.expect("ThreadReference.Name", "main", get("ThreadReference.Name", mainThread::name));
+            JdiKit.expect("ThreadReference.Status (main at breakpoint)", THREAD_STATUS_RUNNING, get("ThreadReference.Status", mainThread::status));
+            JdiKit.expect("ThreadReference.Status (isSuspended)", true, get("ThreadReference.Status", mainThread::isSuspended));
+            JdiKit.expect("ThreadReference.Status (isAtBreakpoint)", true, get("ThreadReference.Status", mainThread::isAtBreakpoint));
+            JdiKit.expect("ThreadReference.SuspendCount (main)", 1, get("ThreadReference.SuspendCount", mainThread::suspendCount));
             ThreadReference blocked = thread("inspect-blocked");
-            expect("ThreadReference.Status (blocked on HELD)", THREAD_STATUS_MONITOR, get("ThreadReference.Status", blocked::status));
-            expect("ThreadReference.Status (in Object.wait)", THREAD_STATUS_WAIT, get("ThreadReference.Status", () -> thread("inspect-waiter").status()));
-            expect("ThreadReference.Status (parked)", THREAD_STATUS_WAIT, get("ThreadReference.Status", () -> thread("inspect-owner").status()));
-            expect("ThreadReference.SuspendCount (blocked)", 1, get("ThreadReference.SuspendCount", blocked::suspendCount));
-            expect("ThreadReference.ThreadGroup (main)", "main", get("ThreadReference.ThreadGroup", () -> mainThread.threadGroup().name()));
-            expect("ThreadReference.ThreadGroup (owner)", "inspect-group", get("ThreadReference.ThreadGroup", () -> thread("inspect-owner").threadGroup().name()));
-            expect("ThreadReference.ThreadGroup (waiter)", "inspect-subgroup", get("ThreadReference.ThreadGroup", () -> thread("inspect-waiter").threadGroup().name()));
+            JdiKit.expect("ThreadReference.Status (blocked on HELD)", THREAD_STATUS_MONITOR, get("ThreadReference.Status", blocked::status));
+            JdiKit.expect("ThreadReference.Status (in Object.wait)", THREAD_STATUS_WAIT, get("ThreadReference.Status", () -> thread("inspect-waiter").status()));
+            JdiKit.expect("ThreadReference.Status (parked)", THREAD_STATUS_WAIT, get("ThreadReference.Status", () -> thread("inspect-owner").status()));
+            JdiKit.expect("ThreadReference.SuspendCount (blocked)", 1, get("ThreadReference.SuspendCount", blocked::suspendCount));
+            JdiKit.expect("ThreadReference.ThreadGroup (main)", "main", get("ThreadReference.ThreadGroup", () -> mainThread.threadGroup().name()));
+            JdiKit.expect("ThreadReference.ThreadGroup (owner)", "inspect-group", get("ThreadReference.ThreadGroup", () -> thread("inspect-owner").threadGroup().name()));
+            JdiKit.expect("ThreadReference.ThreadGroup (waiter)", "inspect-subgroup", get("ThreadReference.ThreadGroup", () -> thread("inspect-waiter").threadGroup().name()));
         });
         scenarios.put("thread.frames", () -> {
-            expect("ThreadReference.FrameCount", 3, get("ThreadReference.FrameCount", mainThread::frameCount));
+            JdiKit.expect("ThreadReference.FrameCount", 3, get("ThreadReference.FrameCount", mainThread::frameCount));
             List<String> methods = get("ThreadReference.Frames", mainThread::frames).stream()
                     .map(f -> f.location().method().name()).collect(Collectors.toList());
-            expect("ThreadReference.Frames (all)", List.of("inspectHere", "runInspection", "main"), methods);
+            JdiKit.expect("ThreadReference.Frames (all)", List.of("inspectHere", "runInspection", "main"), methods);
             List<String> tail = get("ThreadReference.Frames", () -> mainThread.frames(1, 2)).stream()
                     .map(f -> f.location().method().name()).collect(Collectors.toList());
-            expect("ThreadReference.Frames (start 1, length 2)", List.of("runInspection", "main"), tail);
-            expect("ThreadReference.Frames (line of frame 0)", line("bp"), mainThread.frame(0).location().lineNumber());
-            expect("ThreadReference.Frames (line of frame 1)", line("call"), mainThread.frame(1).location().lineNumber());
+            JdiKit.expect("ThreadReference.Frames (start 1, length 2)", List.of("runInspection", "main"), tail);
+            JdiKit.expect("ThreadReference.Frames (line of frame 0)", line("bp"), mainThread.frame(0).location().lineNumber());
+            JdiKit.expect("ThreadReference.Frames (line of frame 1)", line("call"), mainThread.frame(1).location().lineNumber());
             List<String> ownerMethods = get("ThreadReference.Frames (owner)", () -> thread("inspect-owner").frames()).stream()
                     .map(f -> f.location().method().name()).collect(Collectors.toList());
-            check("ThreadReference.Frames (owner)", ownerMethods.contains("holdAgain") && ownerMethods.get(0).equals("park"),
+            JdiKit.check("ThreadReference.Frames (owner)", ownerMethods.contains("holdAgain") && ownerMethods.get(0).equals("park"),
                     "owner stack " + ownerMethods);
         });
         scenarios.put("thread.monitors", () -> {
             ObjectReference held = staticObject("HELD");
             ObjectReference mainLock = staticObject("MAIN_LOCK");
-            expect("ThreadReference.OwnedMonitors (main)", List.of(mainLock), get("ThreadReference.OwnedMonitors", mainThread::ownedMonitors));
+            JdiKit.expect("ThreadReference.OwnedMonitors (main)", List.of(mainLock), get("ThreadReference.OwnedMonitors", mainThread::ownedMonitors));
             ThreadReference owner = thread("inspect-owner");
-            check("ThreadReference.OwnedMonitors (owner)", get("ThreadReference.OwnedMonitors", owner::ownedMonitors).contains(held),
+            JdiKit.check("ThreadReference.OwnedMonitors (owner)", get("ThreadReference.OwnedMonitors", owner::ownedMonitors).contains(held),
                     "HELD not in " + owner.ownedMonitors());
-            expect("ThreadReference.CurrentContendedMonitor (blocked)", held,
+            JdiKit.expect("ThreadReference.CurrentContendedMonitor (blocked)", held,
                     get("ThreadReference.CurrentContendedMonitor", () -> thread("inspect-blocked").currentContendedMonitor()));
             // HotSpot's GetCurrentContendedMonitor returned the object of an Object.wait() on JDK 17
             // and returns null on JDK 25 (only a monitor being entered counts); taken as changed in 23.
             Object waited = Integer.parseInt(options.get("jdk")) >= 23 ? null : staticObject("WAIT_LOCK");
-            expect("ThreadReference.CurrentContendedMonitor (in Object.wait)", waited,
+            JdiKit.expect("ThreadReference.CurrentContendedMonitor (in Object.wait)", waited,
                     get("ThreadReference.CurrentContendedMonitor", () -> thread("inspect-waiter").currentContendedMonitor()));
-            expect("ThreadReference.CurrentContendedMonitor (main)", null,
+            JdiKit.expect("ThreadReference.CurrentContendedMonitor (main)", null,
                     get("ThreadReference.CurrentContendedMonitor", mainThread::currentContendedMonitor));
             List<MonitorInfo> mainInfo = get("ThreadReference.OwnedMonitorsStackDepthInfo", mainThread::ownedMonitorsAndFrames);
-            expect("ThreadReference.OwnedMonitorsStackDepthInfo (main)", List.of(mainLock + "@0"),
+            JdiKit.expect("ThreadReference.OwnedMonitorsStackDepthInfo (main)", List.of(mainLock + "@0"),
                     mainInfo.stream().map(m -> m.monitor() + "@" + m.stackDepth()).collect(Collectors.toList()));
             List<MonitorInfo> ownerInfo = get("ThreadReference.OwnedMonitorsStackDepthInfo", owner::ownedMonitorsAndFrames);
             List<String> ownerDepths = new ArrayList<>();
             for (MonitorInfo m : ownerInfo) {
-                check("ThreadReference.OwnedMonitorsStackDepthInfo (owner monitor)", m.monitor().equals(held), "monitor " + m.monitor());
+                JdiKit.check("ThreadReference.OwnedMonitorsStackDepthInfo (owner monitor)", m.monitor().equals(held), "monitor " + m.monitor());
                 ownerDepths.add(owner.frame(m.stackDepth()).location().method().name());
             }
-            check("ThreadReference.OwnedMonitorsStackDepthInfo (owner frames)", ownerDepths.contains("holdAgain"),
+            JdiKit.check("ThreadReference.OwnedMonitorsStackDepthInfo (owner frames)", ownerDepths.contains("holdAgain"),
                     "HELD not locked in holdAgain: " + ownerDepths);
         });
         scenarios.put("thread.isVirtual", () -> {
@@ -891,27 +841,27 @@ public final class InspectScenarios {
             for (String name : List.of("main", "inspect-owner")) {
                 ThreadReference t = thread(name);
                 Object virtual = get("ThreadReference.IsVirtual", () -> isVirtual.invoke(t));
-                expect("ThreadReference.IsVirtual (" + name + ")", false, virtual);
+                JdiKit.expect("ThreadReference.IsVirtual (" + name + ")", false, virtual);
             }
         });
 
         // ThreadGroupReference
         scenarios.put("threadGroup", () -> {
             ThreadGroupReference group = (ThreadGroupReference) fixtureStatic("sGroup");
-            expect("ThreadGroupReference.Name", "inspect-group", get("ThreadGroupReference.Name", group::name));
+            JdiKit.expect("ThreadGroupReference.Name", "inspect-group", get("ThreadGroupReference.Name", group::name));
             ThreadGroupReference parent = get("ThreadGroupReference.Parent", group::parent);
-            expect("ThreadGroupReference.Parent", "main", parent == null ? null : parent.name());
+            JdiKit.expect("ThreadGroupReference.Parent", "main", parent == null ? null : parent.name());
             ThreadGroupReference system = get("ThreadGroupReference.Parent", parent::parent);
-            expect("ThreadGroupReference.Parent (of main)", "system", system == null ? null : system.name());
-            expect("ThreadGroupReference.Parent (of system)", null, get("ThreadGroupReference.Parent", system::parent));
-            expect("ThreadGroupReference.Children (threads)", List.of("inspect-blocked", "inspect-owner"),
+            JdiKit.expect("ThreadGroupReference.Parent (of main)", "system", system == null ? null : system.name());
+            JdiKit.expect("ThreadGroupReference.Parent (of system)", null, get("ThreadGroupReference.Parent", system::parent));
+            JdiKit.expect("ThreadGroupReference.Children (threads)", List.of("inspect-blocked", "inspect-owner"),
                     threadNames(get("ThreadGroupReference.Children", group::threads)).stream().sorted().collect(Collectors.toList()));
             List<ThreadGroupReference> subgroups = get("ThreadGroupReference.Children", group::threadGroups);
-            expect("ThreadGroupReference.Children (groups)", List.of("inspect-subgroup"),
+            JdiKit.expect("ThreadGroupReference.Children (groups)", List.of("inspect-subgroup"),
                     subgroups.stream().map(ThreadGroupReference::name).collect(Collectors.toList()));
-            expect("ThreadGroupReference.Children (subgroup threads)", List.of("inspect-waiter"),
+            JdiKit.expect("ThreadGroupReference.Children (subgroup threads)", List.of("inspect-waiter"),
                     threadNames(get("ThreadGroupReference.Children", () -> subgroups.get(0).threads())));
-            check("ThreadGroupReference.Children (main group)", parent.threads().contains(mainThread), "main thread not in group main");
+            JdiKit.check("ThreadGroupReference.Children (main group)", parent.threads().contains(mainThread), "main thread not in group main");
         });
 
         // ArrayReference
@@ -929,63 +879,63 @@ public final class InspectScenarios {
             expected.put("aString", Arrays.asList("x", null, "\u65e5\u672c"));
             for (Map.Entry<String, List<Object>> e : expected.entrySet()) {
                 ArrayReference a = array(e.getKey());
-                expect("ArrayReference.Length (" + e.getKey() + ")", 3, get("ArrayReference.Length", a::length));
-                expect("ArrayReference.GetValues (" + e.getKey() + ")", e.getValue(), plainList(get("ArrayReference.GetValues", a::getValues)));
-                expect("ArrayReference.GetValues (" + e.getKey() + " [1, 2])", e.getValue().subList(1, 3),
+                JdiKit.expect("ArrayReference.Length (" + e.getKey() + ")", 3, get("ArrayReference.Length", a::length));
+                JdiKit.expect("ArrayReference.GetValues (" + e.getKey() + ")", e.getValue(), plainList(get("ArrayReference.GetValues", a::getValues)));
+                JdiKit.expect("ArrayReference.GetValues (" + e.getKey() + " [1, 2])", e.getValue().subList(1, 3),
                         plainList(get("ArrayReference.GetValues (" + e.getKey() + " [1, 2])", () -> a.getValues(1, 2))));
-                expect("ArrayReference.GetValues (" + e.getKey() + " [2, to end])", e.getValue().subList(2, 3),
+                JdiKit.expect("ArrayReference.GetValues (" + e.getKey() + " [2, to end])", e.getValue().subList(2, 3),
                         plainList(get("ArrayReference.GetValues (" + e.getKey() + " [2, -1])", () -> a.getValues(2, -1))));
-                expect("ArrayReference.GetValues (" + e.getKey() + " [0])", e.getValue().get(0),
+                JdiKit.expect("ArrayReference.GetValues (" + e.getKey() + " [0])", e.getValue().get(0),
                         plain(get("ArrayReference.GetValues (" + e.getKey() + " [0])", () -> a.getValue(0))));
             }
             ArrayReference objects = array("aObject");
             List<Value> mixed = get("ArrayReference.GetValues", objects::getValues);
-            expect("ArrayReference.GetValues (aObject[0])", "s", plain(mixed.get(0)));
-            expect("ArrayReference.GetValues (aObject[1] type)", "java.lang.Integer", ((ObjectReference) mixed.get(1)).referenceType().name());
-            expect("ArrayReference.GetValues (aObject[2])", null, mixed.get(2));
-            expect("ArrayReference.GetValues (aObject[3])", staticObject("sInts"), mixed.get(3));
+            JdiKit.expect("ArrayReference.GetValues (aObject[0])", "s", plain(mixed.get(0)));
+            JdiKit.expect("ArrayReference.GetValues (aObject[1] type)", "java.lang.Integer", ((ObjectReference) mixed.get(1)).referenceType().name());
+            JdiKit.expect("ArrayReference.GetValues (aObject[2])", null, mixed.get(2));
+            JdiKit.expect("ArrayReference.GetValues (aObject[3])", staticObject("sInts"), mixed.get(3));
             ArrayReference nested = array("aNested");
-            expect("ArrayReference type (int[][])", "int[][]", nested.referenceType().name());
-            expect("ArrayType component (int[][])", "int[]", ((ArrayType) nested.referenceType()).componentTypeName());
+            JdiKit.expect("ArrayReference type (int[][])", "int[][]", nested.referenceType().name());
+            JdiKit.expect("ArrayType component (int[][])", "int[]", ((ArrayType) nested.referenceType()).componentTypeName());
             ArrayReference row = (ArrayReference) get("ArrayReference.GetValues", () -> nested.getValue(1));
-            expect("ArrayReference.GetValues (aNested[1])", List.of(2, 3), plainList(get("ArrayReference.GetValues", row::getValues)));
+            JdiKit.expect("ArrayReference.GetValues (aNested[1])", List.of(2, 3), plainList(get("ArrayReference.GetValues", row::getValues)));
             ArrayReference single = (ArrayReference) get("ArrayReference.GetValues", () -> nested.getValue(0));
-            expect("ArrayReference.GetValues (aNested[0] [0, 0])", List.of(), plainList(get("ArrayReference.GetValues (aNested[0] [0, 0])", () -> single.getValues(0, 0))));
+            JdiKit.expect("ArrayReference.GetValues (aNested[0] [0, 0])", List.of(), plainList(get("ArrayReference.GetValues (aNested[0] [0, 0])", () -> single.getValues(0, 0))));
         });
 
         // ClassLoaderReference, ClassObjectReference, ModuleReference
         scenarios.put("classLoader", () -> {
             ClassLoaderReference app = fixture.classLoader();
             List<String> visible = names(get("ClassLoaderReference.VisibleClasses", app::visibleClasses));
-            check("ClassLoaderReference.VisibleClasses (app)", visible.contains("InspectFixture") && visible.contains("java.lang.String"),
+            JdiKit.check("ClassLoaderReference.VisibleClasses (app)", visible.contains("InspectFixture") && visible.contains("java.lang.String"),
                     "InspectFixture or java.lang.String missing among " + visible.size());
             List<String> defined = names(get("ClassLoaderReference.VisibleClasses (definedClasses)", app::definedClasses));
-            check("ClassLoaderReference definedClasses (app)", defined.contains("InspectFixture") && !defined.contains("java.lang.String"),
+            JdiKit.check("ClassLoaderReference definedClasses (app)", defined.contains("InspectFixture") && !defined.contains("java.lang.String"),
                     "defined " + defined);
             ReferenceType smapped = type("InspectSmap");
             ClassLoaderReference custom = get("ReferenceType.ClassLoader", smapped::classLoader);
-            expect("ReferenceType.ClassLoader (InspectSmap)", "InspectFixture$SmapLoader", custom.referenceType().name());
-            check("ClassLoaderReference.VisibleClasses (custom)", names(custom.visibleClasses()).contains("InspectSmap"),
+            JdiKit.expect("ReferenceType.ClassLoader (InspectSmap)", "InspectFixture$SmapLoader", custom.referenceType().name());
+            JdiKit.check("ClassLoaderReference.VisibleClasses (custom)", names(custom.visibleClasses()).contains("InspectSmap"),
                     "InspectSmap not visible to its loader");
-            expect("ClassLoaderReference definedClasses (custom)", List.of("InspectSmap"), names(custom.definedClasses()));
+            JdiKit.expect("ClassLoaderReference definedClasses (custom)", List.of("InspectSmap"), names(custom.definedClasses()));
         });
         scenarios.put("classObject.reflectedType", () -> {
             ClassObjectReference klass = (ClassObjectReference) fixtureStatic("sClass");
-            expect("ClassObjectReference.ReflectedType (InspectFixture.class)", fixture,
+            JdiKit.expect("ClassObjectReference.ReflectedType (InspectFixture.class)", fixture,
                     get("ClassObjectReference.ReflectedType", klass::reflectedType));
             ClassObjectReference lazy = (ClassObjectReference) fixtureStatic("sNotInitialized");
-            expect("ClassObjectReference.ReflectedType (NotInitialized.class)", "InspectFixture$NotInitialized",
+            JdiKit.expect("ClassObjectReference.ReflectedType (NotInitialized.class)", "InspectFixture$NotInitialized",
                     get("ClassObjectReference.ReflectedType", () -> lazy.reflectedType().name()));
             ClassObjectReference ints = get("ReferenceType.ClassObject", () -> staticObject("sInts").referenceType().classObject());
-            expect("ClassObjectReference.ReflectedType (int[].class)", "int[]", get("ClassObjectReference.ReflectedType", () -> ints.reflectedType().name()));
+            JdiKit.expect("ClassObjectReference.ReflectedType (int[].class)", "int[]", get("ClassObjectReference.ReflectedType", () -> ints.reflectedType().name()));
         });
         scenarios.put("module.reference", () -> {
             ModuleReference base = modulesOrSkip(() -> type("java.lang.String").module());
-            expect("ModuleReference.Name (java.base)", "java.base", get("ModuleReference.Name", base::name));
-            expect("ModuleReference.ClassLoader (java.base)", null, get("ModuleReference.ClassLoader", base::classLoader));
+            JdiKit.expect("ModuleReference.Name (java.base)", "java.base", get("ModuleReference.Name", base::name));
+            JdiKit.expect("ModuleReference.ClassLoader (java.base)", null, get("ModuleReference.ClassLoader", base::classLoader));
             ModuleReference unnamed = fixture.module();
-            expect("ModuleReference.Name (unnamed)", null, get("ModuleReference.Name", unnamed::name));
-            expect("ModuleReference.ClassLoader (unnamed)", fixture.classLoader(), get("ModuleReference.ClassLoader", unnamed::classLoader));
+            JdiKit.expect("ModuleReference.Name (unnamed)", null, get("ModuleReference.Name", unnamed::name));
+            JdiKit.expect("ModuleReference.ClassLoader (unnamed)", fixture.classLoader(), get("ModuleReference.ClassLoader", unnamed::classLoader));
         });
 
         // StackFrame
@@ -994,7 +944,7 @@ public final class InspectScenarios {
             List<LocalVariable> visible = get("Method.VariableTableWithGeneric (visibleVariables)", frame::visibleVariables);
             List<String> localNames = visible.stream().map(LocalVariable::name).collect(Collectors.toList());
             List<String> wanted = List.of("lBoolean", "lByte", "lChar", "lShort", "lInt", "lLong", "lFloat", "lDouble", "lString");
-            check("Method.VariableTableWithGeneric (visible locals)", localNames.containsAll(wanted)
+            JdiKit.check("Method.VariableTableWithGeneric (visible locals)", localNames.containsAll(wanted)
                     && localNames.containsAll(List.of("names", "count", "lObject", "lArray")), "visible " + localNames);
             List<LocalVariable> locals = new ArrayList<>();
             for (String n : wanted) {
@@ -1005,25 +955,25 @@ public final class InspectScenarios {
             for (LocalVariable v : locals) {
                 actual.add(plain(values.get(v)));
             }
-            expect("StackFrame.GetValues (locals of every tag)", Arrays.asList(true, (byte) 1, '\u65e5', (short) 2, 3, 4L, 5.5f, 6.25,
+            JdiKit.expect("StackFrame.GetValues (locals of every tag)", Arrays.asList(true, (byte) 1, '\u65e5', (short) 2, 3, 4L, 5.5f, 6.25,
                     "local \u00e9"), actual);
             ArrayReference counted = (ArrayReference) staticObject("COUNTED");
-            expect("StackFrame.GetValues (lObject)", counted.getValue(2),
+            JdiKit.expect("StackFrame.GetValues (lObject)", counted.getValue(2),
                     get("StackFrame.GetValues", () -> frame.getValue(frame.visibleVariableByName("lObject"))));
             ArrayReference lArray = (ArrayReference) get("StackFrame.GetValues", () -> frame.getValue(frame.visibleVariableByName("lArray")));
-            expect("StackFrame.GetValues (lArray)", List.of(9, 8), plainList(lArray.getValues()));
+            JdiKit.expect("StackFrame.GetValues (lArray)", List.of(9, 8), plainList(lArray.getValues()));
             List<Value> args = get("StackFrame.GetValues (arguments)", frame::getArgumentValues);
-            expect("StackFrame.GetValues (arguments)", Arrays.asList(staticObject("sNames"), 10), Arrays.asList(args.get(0), plain(args.get(1))));
+            JdiKit.expect("StackFrame.GetValues (arguments)", Arrays.asList(staticObject("sNames"), 10), Arrays.asList(args.get(0), plain(args.get(1))));
         });
         scenarios.put("frame.thisObject", () -> {
             StackFrame top = mainThread.frame(0);
-            expect("StackFrame.ThisObject (instance frame)", staticObject("sInstance"), get("StackFrame.ThisObject", top::thisObject));
-            expect("StackFrame location (frame 0)", "InspectFixture.inspectHere:" + line("bp"),
+            JdiKit.expect("StackFrame.ThisObject (instance frame)", staticObject("sInstance"), get("StackFrame.ThisObject", top::thisObject));
+            JdiKit.expect("StackFrame location (frame 0)", "InspectFixture.inspectHere:" + line("bp"),
                     top.location().declaringType().name() + "." + top.location().method().name() + ":" + top.location().lineNumber());
             StackFrame caller = mainThread.frame(1);
-            expect("StackFrame.ThisObject (static frame)", null, get("StackFrame.ThisObject", caller::thisObject));
-            expect("StackFrame.ThisObject (main)", null, get("StackFrame.ThisObject", () -> mainThread.frame(2).thisObject()));
-            expect("StackFrame thread", mainThread, top.thread());
+            JdiKit.expect("StackFrame.ThisObject (static frame)", null, get("StackFrame.ThisObject", caller::thisObject));
+            JdiKit.expect("StackFrame.ThisObject (main)", null, get("StackFrame.ThisObject", () -> mainThread.frame(2).thisObject()));
+            JdiKit.expect("StackFrame thread", mainThread, top.thread());
         });
     }
 
@@ -1037,122 +987,100 @@ public final class InspectScenarios {
 
     void defineRawScenarios() {
         scenarios.put("raw.allClasses", () -> {
-            ByteBuffer r = raw("VirtualMachine.AllClasses", 1, 3, new byte[0]);
+            Jdwp.Reply r = raw("VirtualMachine.AllClasses", 1, 3, new Jdwp.Body());
             Map<String, Integer> status = new HashMap<>();
-            for (int n = r.getInt(), i = 0; i < n; i++) {
-                r.get();
-                readId(r, referenceTypeIdSize);
-                String signature = readString(r);
-                status.put(signature, r.getInt());
+            for (int n = r.i32(), i = 0; i < n; i++) {
+                r.u8();
+                r.id(referenceTypeIdSize);
+                String signature = r.string();
+                status.put(signature, r.i32());
             }
-            expect("VirtualMachine.AllClasses (status of LInspectFixture;: VERIFIED|PREPARED|INITIALIZED)", 7, status.get("LInspectFixture;"));
-            check("VirtualMachine.AllClasses", status.containsKey("[I") && status.containsKey("Ljava/lang/String;"),
+            JdiKit.expect("VirtualMachine.AllClasses (status of LInspectFixture;: VERIFIED|PREPARED|INITIALIZED)", 7, status.get("LInspectFixture;"));
+            JdiKit.check("VirtualMachine.AllClasses", status.containsKey("[I") && status.containsKey("Ljava/lang/String;"),
                     "no [I or Ljava/lang/String; among " + status.size());
         });
         scenarios.put("raw.fields", () -> {
             long box = rawType("LInspectFixture$Box;");
-            ByteBuffer r = raw("ReferenceType.Fields", 2, 4, idBytes(box, referenceTypeIdSize));
+            Jdwp.Reply r = raw("ReferenceType.Fields", 2, 4, new Jdwp.Body().id(box, referenceTypeIdSize));
             List<String> fields = new ArrayList<>();
-            for (int n = r.getInt(), i = 0; i < n; i++) {
-                readId(r, fieldIdSize);
+            for (int n = r.i32(), i = 0; i < n; i++) {
+                r.id(fieldIdSize);
                 // Only the JVMS field flags: HotSpot 17 leaks its internal 0x800 (has generic signature).
-                fields.add(readString(r) + " " + readString(r) + " " + (r.getInt() & 0x50df));
+                fields.add(r.string() + " " + r.string() + " " + (r.i32() & 0x50df));
             }
-            expect("ReferenceType.Fields (Box)", List.of("value Ljava/lang/Number; 0", "sinks Ljava/util/List; 0", "shadowed I 0"), fields);
+            JdiKit.expect("ReferenceType.Fields (Box)", List.of("value Ljava/lang/Number; 0", "sinks Ljava/util/List; 0", "shadowed I 0"), fields);
         });
         scenarios.put("raw.methods", () -> {
             Map<String, Long> methods = rawMethods(rawType("LInspectFixture;"));
-            check("ReferenceType.Methods", methods.containsKey("answer()I 8") && methods.containsKey("<clinit>()V 8"),
+            JdiKit.check("ReferenceType.Methods", methods.containsKey("answer()I 8") && methods.containsKey("<clinit>()V 8"),
                     "answer()I or <clinit> missing (name signature modBits): " + methods.keySet());
         });
         scenarios.put("raw.variableTable", () -> {
             long fixtureId = rawType("LInspectFixture;");
             Long method = rawMethods(fixtureId).get("genericArgs(Ljava/util/List;Ljava/lang/Comparable;[I)I 8");
-            check("ReferenceType.Methods", method != null, "no genericArgs");
-            ByteBuffer data = ByteBuffer.allocate(referenceTypeIdSize + methodIdSize);
-            data.put(idBytes(fixtureId, referenceTypeIdSize)).put(idBytes(method, methodIdSize));
-            ByteBuffer r = raw("Method.VariableTable", 6, 2, data.array());
-            int argCount = r.getInt();
+            JdiKit.check("ReferenceType.Methods", method != null, "no genericArgs");
+            Jdwp.Reply r = raw("Method.VariableTable", 6, 2,
+                    new Jdwp.Body().id(fixtureId, referenceTypeIdSize).id(method, methodIdSize));
+            int argCount = r.i32();
             List<String> slots = new ArrayList<>();
-            for (int n = r.getInt(), i = 0; i < n; i++) {
-                r.getLong();
-                String name = readString(r);
-                String signature = readString(r);
-                r.getInt();
-                slots.add(r.getInt() + ":" + name + ":" + signature);
+            for (int n = r.i32(), i = 0; i < n; i++) {
+                r.i64();
+                String name = r.string();
+                String signature = r.string();
+                r.i32();
+                slots.add(r.i32() + ":" + name + ":" + signature);
             }
             slots.sort(null);
-            expect("Method.VariableTable (argCnt)", 3, argCount);
-            expect("Method.VariableTable (slot:name:signature)", List.of("0:names:Ljava/util/List;",
+            JdiKit.expect("Method.VariableTable (argCnt)", 3, argCount);
+            JdiKit.expect("Method.VariableTable (slot:name:signature)", List.of("0:names:Ljava/util/List;",
                     "1:item:Ljava/lang/Comparable;", "2:counts:[I", "3:total:I"), slots);
         });
         scenarios.put("raw.nestedTypes", () -> {
-            ByteBuffer r = raw("ReferenceType.NestedTypes", 2, 8, idBytes(rawType("LInspectFixture;"), referenceTypeIdSize));
+            Jdwp.Reply r = raw("ReferenceType.NestedTypes", 2, 8,
+                    new Jdwp.Body().id(rawType("LInspectFixture;"), referenceTypeIdSize));
             List<String> nested = new ArrayList<>();
-            for (int n = r.getInt(), i = 0; i < n; i++) {
-                r.get();
-                long type = readId(r, referenceTypeIdSize);
-                nested.add(readString(raw("ReferenceType.Signature", 2, 1, idBytes(type, referenceTypeIdSize))));
+            for (int n = r.i32(), i = 0; i < n; i++) {
+                r.u8();
+                long type = r.id(referenceTypeIdSize);
+                nested.add(raw("ReferenceType.Signature", 2, 1, new Jdwp.Body().id(type, referenceTypeIdSize)).string());
             }
             for (String expected : List.of("LInspectFixture$Box;", "LInspectFixture$Inner;", "LInspectFixture$Named;")) {
-                check("ReferenceType.NestedTypes", nested.contains(expected), expected + " not in " + nested);
+                JdiKit.check("ReferenceType.NestedTypes", nested.contains(expected), expected + " not in " + nested);
             }
         });
     }
 
-    ByteBuffer raw(String name, int set, int command, byte[] data) {
+    /** A command injected through the relay (IDSizes first, once); its reply's data. */
+    Jdwp.Reply raw(String name, int set, int command, Jdwp.Body data) {
         if (objectIdSize == 0) {
-            ByteBuffer sizes = get("VirtualMachine.IDSizes", () -> relay.command("VirtualMachine.IDSizes", 1, 7, new byte[0]));
-            fieldIdSize = sizes.getInt();
-            methodIdSize = sizes.getInt();
-            objectIdSize = sizes.getInt();
-            referenceTypeIdSize = sizes.getInt();
+            Jdwp.Reply sizes = new Jdwp.Reply(get("VirtualMachine.IDSizes",
+                    () -> relay.command("VirtualMachine.IDSizes", 1, 7, new byte[0])), 0);
+            fieldIdSize = sizes.i32();
+            methodIdSize = sizes.i32();
+            objectIdSize = sizes.i32();
+            referenceTypeIdSize = sizes.i32();
         }
-        return get(name, () -> relay.command(name, set, command, data));
+        return new Jdwp.Reply(get(name, () -> relay.command(name, set, command, data.toByteArray())), objectIdSize);
     }
 
     long rawType(String signature) {
-        byte[] text = signature.getBytes(StandardCharsets.UTF_8);
-        ByteBuffer r = raw("VirtualMachine.ClassesBySignature", 1, 2,
-                ByteBuffer.allocate(4 + text.length).putInt(text.length).put(text).array());
-        expect("VirtualMachine.ClassesBySignature count of " + signature, 1, r.getInt());
-        r.get();
-        return readId(r, referenceTypeIdSize);
+        Jdwp.Reply r = raw("VirtualMachine.ClassesBySignature", 1, 2, new Jdwp.Body().string(signature));
+        JdiKit.expect("VirtualMachine.ClassesBySignature count of " + signature, 1, r.i32());
+        r.u8();
+        return r.id(referenceTypeIdSize);
     }
 
     /** "name signature modBits" -> methodID */
     Map<String, Long> rawMethods(long type) {
-        ByteBuffer r = raw("ReferenceType.Methods", 2, 5, idBytes(type, referenceTypeIdSize));
+        Jdwp.Reply r = raw("ReferenceType.Methods", 2, 5, new Jdwp.Body().id(type, referenceTypeIdSize));
         Map<String, Long> methods = new LinkedHashMap<>();
-        for (int n = r.getInt(), i = 0; i < n; i++) {
-            long id = readId(r, methodIdSize);
-            String name = readString(r);
-            String signature = readString(r);
-            methods.put(name + signature + " " + (r.getInt() & 0x0008), id);
+        for (int n = r.i32(), i = 0; i < n; i++) {
+            long id = r.id(methodIdSize);
+            String name = r.string();
+            String signature = r.string();
+            methods.put(name + signature + " " + (r.i32() & 0x0008), id);
         }
         return methods;
-    }
-
-    static long readId(ByteBuffer r, int size) {
-        long id = 0;
-        for (int i = 0; i < size; i++) {
-            id = (id << 8) | (r.get() & 0xff);
-        }
-        return id;
-    }
-
-    static byte[] idBytes(long id, int size) {
-        byte[] out = new byte[size];
-        for (int i = size - 1; i >= 0; i--, id >>>= 8) {
-            out[i] = (byte) id;
-        }
-        return out;
-    }
-
-    static String readString(ByteBuffer r) {
-        byte[] text = new byte[r.getInt()];
-        r.get(text);
-        return new String(text, StandardCharsets.UTF_8);
     }
 
     ObjectReference requireInstance() {
@@ -1211,7 +1139,7 @@ public final class InspectScenarios {
         if ("jdk".equals(client) && !vm.canGetModuleInfo()) {
             missing.add("canGetModuleInfo");
         }
-        check("VirtualMachine.CapabilitiesNew", missing.isEmpty(), "false: " + missing);
+        JdiKit.check("VirtualMachine.CapabilitiesNew", missing.isEmpty(), "false: " + missing);
     }
 
     // ---- the JDWP relay ---------------------------------------------------------
@@ -1262,26 +1190,24 @@ public final class InspectScenarios {
         private void forwardCommands(Socket client, Socket debuggee) throws IOException {
             DataInputStream in = new DataInputStream(client.getInputStream());
             OutputStream out = debuggee.getOutputStream();
-            byte[] handshake = new byte[14];
+            byte[] handshake = new byte[Jdwp.HANDSHAKE.length];
             in.readFully(handshake);
             synchronized (writeLock) {
                 out.write(handshake);
                 toDebuggee = out;
             }
-            byte[] header = new byte[11];
             try {
                 while (true) {
                     commandState = "between packets";
-                    in.readFully(header);
-                    commandState = "in the body of id=" + packetId(header) + " len=" + packetLength(header);
-                    byte[] body = new byte[Math.max(0, packetLength(header) - 11)];
-                    in.readFully(body);
-                    if ((header[8] & 0x80) == 0) {
-                        record(packetId(header), (header[9] & 0xff) + "/" + (header[10] & 0xff));
+                    Jdwp.Packet header = Jdwp.Packet.readHeader(in);
+                    commandState = "in the body of id=" + header.id() + " len=" + header.length();
+                    Jdwp.Packet packet = header.withData(in);
+                    if (!packet.isReply()) {
+                        record(packet.id(), (packet.code() >> 8) + "/" + (packet.code() & 0xff));
                     }
-                    trace("->", header);
+                    trace("->", packet);
                     synchronized (writeLock) {
-                        out.write(packet(header, body)); // one write: one segment, as the client sent it
+                        out.write(packet.bytes()); // one write: one segment, as the client sent it
                         out.flush();
                     }
                 }
@@ -1294,27 +1220,25 @@ public final class InspectScenarios {
             try {
                 DataInputStream in = new DataInputStream(debuggee.getInputStream());
                 OutputStream out = client.getOutputStream();
-                byte[] handshake = new byte[14];
+                byte[] handshake = new byte[Jdwp.HANDSHAKE.length];
                 in.readFully(handshake);
                 out.write(handshake);
                 out.flush();
-                byte[] header = new byte[11];
                 while (true) {
                     replyState = "between packets";
-                    in.readFully(header);
-                    replyState = "in the body of id=" + packetId(header) + " len=" + packetLength(header);
-                    byte[] body = new byte[Math.max(0, packetLength(header) - 11)];
-                    in.readFully(body);
-                    if ((header[8] & 0x80) != 0) {
-                        answered(packetId(header));
-                        CompletableFuture<byte[]> waiter = injected.remove(packetId(header));
+                    Jdwp.Packet header = Jdwp.Packet.readHeader(in);
+                    replyState = "in the body of id=" + header.id() + " len=" + header.length();
+                    Jdwp.Packet packet = header.withData(in);
+                    if (packet.isReply()) {
+                        answered(packet.id());
+                        CompletableFuture<Jdwp.Packet> waiter = injected.remove(packet.id());
                         if (waiter != null) { // a reply to our own command: not the client's
-                            waiter.complete(packet(header, body));
+                            waiter.complete(packet);
                             continue;
                         }
                     }
-                    trace("<-", header);
-                    out.write(packet(header, body)); // one write: one segment, as the client sent it
+                    trace("<-", packet);
+                    out.write(packet.bytes()); // one write: one segment, as the client sent it
                     out.flush();
                 }
             } catch (IOException e) {
@@ -1329,25 +1253,10 @@ public final class InspectScenarios {
         // INSPECT_RELAY_TRACE=1 prints every packet header (diagnosing a client or agent hang).
         private static final boolean TRACE = System.getenv("INSPECT_RELAY_TRACE") != null;
 
-        private static void trace(String direction, byte[] h) {
+        private static void trace(String direction, Jdwp.Packet packet) {
             if (TRACE) {
-                System.out.println("RELAY " + direction + " id=" + packetId(h) + " len=" + packetLength(h) + " flags=" + (h[8] & 0xff)
-                        + ((h[8] & 0x80) != 0 ? " error=" + (((h[9] & 0xff) << 8) | (h[10] & 0xff)) : " cmd=" + (h[9] & 0xff) + "/" + (h[10] & 0xff)));
+                System.out.println("RELAY " + direction + " " + packet.describe());
             }
-        }
-
-        private static byte[] packet(byte[] header, byte[] body) {
-            byte[] whole = Arrays.copyOf(header, header.length + body.length);
-            System.arraycopy(body, 0, whole, header.length, body.length);
-            return whole;
-        }
-
-        private static int packetLength(byte[] h) {
-            return ((h[0] & 0xff) << 24) | ((h[1] & 0xff) << 16) | ((h[2] & 0xff) << 8) | (h[3] & 0xff);
-        }
-
-        private static int packetId(byte[] h) {
-            return ((h[4] & 0xff) << 24) | ((h[5] & 0xff) << 16) | ((h[6] & 0xff) << 8) | (h[7] & 0xff);
         }
 
         private synchronized void record(int id, String command) {
@@ -1363,29 +1272,24 @@ public final class InspectScenarios {
         private final Object writeLock = new Object();
         private OutputStream toDebuggee; // guarded by writeLock
         private int nextInjectedId = 0x7f000000; // guarded by writeLock
-        private final Map<Integer, CompletableFuture<byte[]>> injected = new ConcurrentHashMap<>();
+        private final Map<Integer, CompletableFuture<Jdwp.Packet>> injected = new ConcurrentHashMap<>();
 
         /** Sends a command and returns the reply's data; an error reply fails naming the command. */
-        ByteBuffer command(String name, int set, int command, byte[] data) throws Exception {
-            CompletableFuture<byte[]> reply = new CompletableFuture<>();
+        byte[] command(String name, int set, int command, byte[] data) throws Exception {
+            CompletableFuture<Jdwp.Packet> reply = new CompletableFuture<>();
             int id;
             synchronized (writeLock) {
-                check(name, toDebuggee != null, "relay not connected");
+                JdiKit.check(name, toDebuggee != null, "relay not connected");
                 id = nextInjectedId++;
                 injected.put(id, reply);
                 record(id, set + "/" + command);
-                ByteBuffer packet = ByteBuffer.allocate(11 + data.length);
-                packet.putInt(11 + data.length).putInt(id).put((byte) 0).put((byte) set).put((byte) command).put(data);
-                toDebuggee.write(packet.array());
+                toDebuggee.write(Jdwp.Packet.command(id, set, command, data).bytes());
                 toDebuggee.flush();
             }
-            byte[] whole = reply.get(SCENARIO_TIMEOUT_MS, java.util.concurrent.TimeUnit.MILLISECONDS);
+            Jdwp.Packet answer = reply.get(SCENARIO_TIMEOUT_MS, java.util.concurrent.TimeUnit.MILLISECONDS);
             answered(id);
-            ByteBuffer in = ByteBuffer.wrap(whole);
-            int error = in.getShort(9);
-            check(name, error == 0, "error " + error);
-            in.position(11);
-            return in.slice();
+            JdiKit.check(name, answer.code() == 0, "error " + answer.code());
+            return answer.data();
         }
 
         // Where each direction stands, for the watchdog's report.

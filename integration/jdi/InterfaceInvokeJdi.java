@@ -23,21 +23,13 @@ public final class InterfaceInvokeJdi {
     }
 
     public static void run(VirtualMachineManager vmm, String[] args) throws Exception {
-        VirtualMachine vm = SocketAttach.attach(vmm, Integer.parseInt(args[0]));
+        VirtualMachine vm = JdiKit.attach(vmm, Integer.parseInt(args[0]));
         ClassType fixture = (ClassType) vm.classesByName("InterfaceInvoke").get(0);
         BreakpointRequest bp = vm.eventRequestManager().createBreakpointRequest(
             fixture.locationsOfLine(Integer.parseInt(args[1])).get(0));
         bp.setSuspendPolicy(EventRequest.SUSPEND_EVENT_THREAD);
         bp.enable();
-        ThreadReference thread = null;
-        while (thread == null) {
-            EventSet set = vm.eventQueue().remove(60_000);
-            if (set == null) throw new IllegalStateException("no breakpoint event in 60 s");
-            for (Event e : set) {
-                if (e instanceof BreakpointEvent) thread = ((BreakpointEvent) e).thread();
-            }
-            if (thread == null) set.resume();
-        }
+        ThreadReference thread = JdiKit.await(vm, BreakpointEvent.class, 60_000).thread();
         bp.disable();
         InterfaceType top = (InterfaceType) vm.classesByName("InterfaceInvoke$Top").get(0);
         InterfaceType sub = (InterfaceType) vm.classesByName("InterfaceInvoke$Sub").get(0);

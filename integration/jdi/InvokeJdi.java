@@ -35,7 +35,7 @@ public final class InvokeJdi {
     }
 
     void attach(VirtualMachineManager vmm, int port, int line, Consumer<VirtualMachine> configure) throws Exception {
-        vm = SocketAttach.attach(vmm, port);
+        vm = JdiKit.attach(vmm, port);
         configure.accept(vm);
         fixture = (ClassType) vm.classesByName("InvokeFixture").get(0);
         Location at = fixture.locationsOfLine(line).get(0);
@@ -43,8 +43,7 @@ public final class InvokeJdi {
         bp.setSuspendPolicy(EventRequest.SUSPEND_ALL);
         bp.enable();
         while (thread == null) {
-            EventSet set = vm.eventQueue().remove(60_000);
-            if (set == null) throw new IllegalStateException("no breakpoint event in 60 s");
+            EventSet set = JdiKit.next(vm, 60_000);
             for (Event e : set) {
                 if (e instanceof BreakpointEvent) thread = ((BreakpointEvent) e).thread();
             }
@@ -71,16 +70,6 @@ public final class InvokeJdi {
         }
     }
 
-    static void check(boolean ok, String what) {
-        if (!ok) throw new AssertionError(what);
-    }
-
-    static void equal(Object expected, Object actual, String what) {
-        if (expected == null ? actual != null : !expected.equals(actual)) {
-            throw new AssertionError(what + ": expected " + expected + ", got " + actual);
-        }
-    }
-
     Method method(ReferenceType type, String name) {
         return type.methodsByName(name).get(0);
     }
@@ -100,73 +89,73 @@ public final class InvokeJdi {
             instance.setValue(fixture.fieldByName("f"), vm.mirrorOf(2.75f));
             instance.setValue(fixture.fieldByName("d"), vm.mirrorOf(1e-3));
             instance.setValue(fixture.fieldByName("str"), vm.mirrorOf("jdi text"));
-            equal(vm.mirrorOf(true), instance.getValue(fixture.fieldByName("z")), "z");
-            equal(vm.mirrorOf((byte) -9), instance.getValue(fixture.fieldByName("b")), "b");
-            equal(vm.mirrorOf('Q'), instance.getValue(fixture.fieldByName("c")), "c");
-            equal(vm.mirrorOf((short) 1234), instance.getValue(fixture.fieldByName("s")), "s");
-            equal(vm.mirrorOf(-5), instance.getValue(fixture.fieldByName("i")), "i");
-            equal(vm.mirrorOf(1L << 50), instance.getValue(fixture.fieldByName("j")), "j");
-            equal(vm.mirrorOf(2.75f), instance.getValue(fixture.fieldByName("f")), "f");
-            equal(vm.mirrorOf(1e-3), instance.getValue(fixture.fieldByName("d")), "d");
-            equal("jdi text", ((StringReference) instance.getValue(fixture.fieldByName("str"))).value(), "str");
+            JdiKit.expect("z", vm.mirrorOf(true), instance.getValue(fixture.fieldByName("z")));
+            JdiKit.expect("b", vm.mirrorOf((byte) -9), instance.getValue(fixture.fieldByName("b")));
+            JdiKit.expect("c", vm.mirrorOf('Q'), instance.getValue(fixture.fieldByName("c")));
+            JdiKit.expect("s", vm.mirrorOf((short) 1234), instance.getValue(fixture.fieldByName("s")));
+            JdiKit.expect("i", vm.mirrorOf(-5), instance.getValue(fixture.fieldByName("i")));
+            JdiKit.expect("j", vm.mirrorOf(1L << 50), instance.getValue(fixture.fieldByName("j")));
+            JdiKit.expect("f", vm.mirrorOf(2.75f), instance.getValue(fixture.fieldByName("f")));
+            JdiKit.expect("d", vm.mirrorOf(1e-3), instance.getValue(fixture.fieldByName("d")));
+            JdiKit.expect("str", "jdi text", ((StringReference) instance.getValue(fixture.fieldByName("str"))).value());
         });
         scenario("set.statics", () -> {
             fixture.setValue(fixture.fieldByName("staticInt"), vm.mirrorOf(4321));
-            equal(vm.mirrorOf(4321), fixture.getValue(fixture.fieldByName("staticInt")), "staticInt");
+            JdiKit.expect("staticInt", vm.mirrorOf(4321), fixture.getValue(fixture.fieldByName("staticInt")));
         });
         scenario("set.array", () -> {
             ArrayReference ints = (ArrayReference) fixture.getValue(fixture.fieldByName("is"));
             ints.setValues(List.of(vm.mirrorOf(5), vm.mirrorOf(6), vm.mirrorOf(7), vm.mirrorOf(8)));
-            equal(List.of(vm.mirrorOf(5), vm.mirrorOf(6), vm.mirrorOf(7), vm.mirrorOf(8)), ints.getValues(), "is");
+            JdiKit.expect("is", List.of(vm.mirrorOf(5), vm.mirrorOf(6), vm.mirrorOf(7), vm.mirrorOf(8)), ints.getValues());
             ArrayReference strs = (ArrayReference) fixture.getValue(fixture.fieldByName("strs"));
             strs.setValue(1, vm.mirrorOf("one"));
-            equal("one", ((StringReference) strs.getValue(1)).value(), "strs[1]");
+            JdiKit.expect("strs[1]", "one", ((StringReference) strs.getValue(1)).value());
         });
         scenario("array-type.new-instance", () -> {
             ArrayType type = (ArrayType) vm.classesByName("long[]").get(0);
             ArrayReference a = type.newInstance(3);
-            equal(3, a.length(), "length");
-            equal(vm.mirrorOf(0L), a.getValue(2), "element");
+            JdiKit.expect("length", 3, a.length());
+            JdiKit.expect("element", vm.mirrorOf(0L), a.getValue(2));
         });
         scenario("invoke.static-returns", () -> {
-            equal(vm.mirrorOf(42), callStatic("retI", vm.mirrorOf(41)), "retI");
-            equal(vm.mirrorOf(11L), callStatic("retJ", vm.mirrorOf(10L)), "retJ");
-            equal(vm.mirrorOf(3.0), callStatic("retD", vm.mirrorOf(1.5)), "retD");
-            equal(vm.mirrorOf(false), callStatic("retZ", vm.mirrorOf(true)), "retZ");
-            equal("x7", ((StringReference) callStatic("retString", vm.mirrorOf("x"), vm.mirrorOf(7))).value(), "retString");
-            equal(null, callStatic("retNull"), "retNull");
-            equal(vm.mirrorOfVoid(), callStatic("retVoid"), "retVoid");
+            JdiKit.expect("retI", vm.mirrorOf(42), callStatic("retI", vm.mirrorOf(41)));
+            JdiKit.expect("retJ", vm.mirrorOf(11L), callStatic("retJ", vm.mirrorOf(10L)));
+            JdiKit.expect("retD", vm.mirrorOf(3.0), callStatic("retD", vm.mirrorOf(1.5)));
+            JdiKit.expect("retZ", vm.mirrorOf(false), callStatic("retZ", vm.mirrorOf(true)));
+            JdiKit.expect("retString", "x7", ((StringReference) callStatic("retString", vm.mirrorOf("x"), vm.mirrorOf(7))).value());
+            JdiKit.expect("retNull", null, callStatic("retNull"));
+            JdiKit.expect("retVoid", vm.mirrorOfVoid(), callStatic("retVoid"));
             ArrayReference a = (ArrayReference) callStatic("retArray", vm.mirrorOf(3));
-            equal(List.of(vm.mirrorOf(0), vm.mirrorOf(1), vm.mirrorOf(4)), a.getValues(), "retArray");
+            JdiKit.expect("retArray", List.of(vm.mirrorOf(0), vm.mirrorOf(1), vm.mirrorOf(4)), a.getValues());
         });
         scenario("invoke.exception", () -> {
             try {
                 callStatic("thrower", vm.mirrorOf(1));
                 throw new AssertionError("no InvocationException");
             } catch (InvocationException e) {
-                equal("java.lang.IllegalArgumentException", e.exception().referenceType().name(), "exception type");
+                JdiKit.expect("exception type", "java.lang.IllegalArgumentException", e.exception().referenceType().name());
             }
         });
         scenario("invoke.virtual-nonvirtual", () -> {
             ObjectReference derived = (ObjectReference) fixture.getValue(fixture.fieldByName("derived"));
             ClassType base = (ClassType) vm.classesByName("InvokeFixture$Base").get(0);
             Method who = method(base, "who");
-            equal("Derived.who", ((StringReference) derived.invokeMethod(thread, who, List.of(), 0)).value(), "virtual");
-            equal("Base.who", ((StringReference) derived.invokeMethod(thread, who, List.of(),
-                    ObjectReference.INVOKE_NONVIRTUAL)).value(), "nonvirtual");
+            JdiKit.expect("virtual", "Derived.who", ((StringReference) derived.invokeMethod(thread, who, List.of(), 0)).value());
+            JdiKit.expect("nonvirtual", "Base.who", ((StringReference) derived.invokeMethod(thread, who, List.of(),
+                    ObjectReference.INVOKE_NONVIRTUAL)).value());
         });
         scenario("invoke.new-instance", () -> {
             callStatic("retObject");  // loads Point
             ClassType point = (ClassType) vm.classesByName("InvokeFixture$Point").get(0);
             Method ctor = point.concreteMethodByName("<init>", "(II)V");
             ObjectReference p = point.newInstance(thread, ctor, List.of(vm.mirrorOf(8), vm.mirrorOf(9)), 0);
-            equal(vm.mirrorOf(8), p.getValue(point.fieldByName("x")), "x");
-            equal(vm.mirrorOf(9), p.getValue(point.fieldByName("y")), "y");
+            JdiKit.expect("x", vm.mirrorOf(8), p.getValue(point.fieldByName("x")));
+            JdiKit.expect("y", vm.mirrorOf(9), p.getValue(point.fieldByName("y")));
         });
         scenario("invoke.interface-static", () -> {
             InterfaceType greeter = (InterfaceType) vm.classesByName("InvokeFixture$Greeter").get(0);
             Value v = greeter.invokeMethod(thread, method(greeter, "hello"), List.of(vm.mirrorOf("jdi")), 0);
-            equal("hello jdi", ((StringReference) v).value(), "hello");
+            JdiKit.expect("hello", "hello jdi", ((StringReference) v).value());
         });
         scenario("invoke.single-threaded", () -> {
             Value before = callStatic("spinsSeen");
@@ -174,11 +163,11 @@ public final class InvokeJdi {
                     ClassType.INVOKE_SINGLE_THREADED);
             Value b = fixture.invokeMethod(thread, method(fixture, "spinsSeen"), List.of(),
                     ClassType.INVOKE_SINGLE_THREADED);
-            equal(a, b, "the worker did not run");
+            JdiKit.expect("the worker did not run", a, b);
             ThreadReference worker = null;
             for (ThreadReference t : vm.allThreads()) if (t.name().equals("worker")) worker = t;
-            equal(1, worker.suspendCount(), "worker suspend count");
-            equal(1, thread.suspendCount(), "main suspend count");
+            JdiKit.expect("worker suspend count", 1, worker.suspendCount());
+            JdiKit.expect("main suspend count", 1, thread.suspendCount());
         });
     }
 }

@@ -109,10 +109,7 @@ public class JdiLaunch {
         prepare.setSuspendPolicy(EventRequest.SUSPEND_ALL);
         prepare.enable();
         while (!done) {
-            EventSet set = vm.eventQueue().remove(60_000);
-            if (set == null) {
-                throw new IllegalStateException("no JDI event within 60 s");
-            }
+            EventSet set = JdiKit.next(vm, 60_000);
             for (Event event : set) {
                 if (event instanceof VMStartEvent) {
                     sawStart = true;

@@ -44,14 +44,14 @@ public final class Mutf8Jdi {
                           Consumer<VirtualMachine> configure) {
         VirtualMachine vm = null;
         try {
-            vm = SocketAttach.attach(vmm, Integer.parseInt(args[0]));
+            vm = JdiKit.attach(vmm, Integer.parseInt(args[0]));
             configure.accept(vm);
             String agentEncoding = args[1];
             boolean sameEncoding = clientEncoding.equals(agentEncoding);
-            check(vm, "bmp", BMP, true);
-            check(vm, "nul-and-supplementary", NUL_AND_SUPPLEMENTARY, sameEncoding);
+            checkString(vm, "bmp", BMP, true);
+            checkString(vm, "nul-and-supplementary", NUL_AND_SUPPLEMENTARY, sameEncoding);
             List<ReferenceType> string = vm.classesByName("java.lang.String");
-            System.out.println("CHECK signature " + (string.size() == 1 && string.get(0).signature().equals("Ljava/lang/String;")
+            JdiKit.report("signature " + (string.size() == 1 && string.get(0).signature().equals("Ljava/lang/String;")
                                                      ? "ok" : string.toString()));
             System.out.println("RESULT ok");
             return 0;
@@ -74,7 +74,7 @@ public final class Mutf8Jdi {
     // and CHECK <name>-back (what StringReference.Value brings back), each "ok" or
     // what differs; readBack false: the client cannot decode what the agent
     // sends, so the read back is only shown (SKIP).
-    static void check(VirtualMachine vm, String name, String s, boolean readBack) {
+    static void checkString(VirtualMachine vm, String name, String s, boolean readBack) {
         String inJvm;
         String back;
         try {
@@ -82,13 +82,13 @@ public final class Mutf8Jdi {
             inJvm = jvmUnits(mirror);
             back = mirror.value();
         } catch (RuntimeException e) {
-            System.out.println("CHECK " + name + "-jvm threw " + e);
+            JdiKit.report(name + "-jvm threw " + e);
             return;
         }
-        System.out.println("CHECK " + name + "-jvm " + (inJvm.equals(s) ? "ok" : "got " + escape(inJvm) + " sent " + escape(s)));
+        JdiKit.report(name + "-jvm " + (inJvm.equals(s) ? "ok" : "got " + escape(inJvm) + " sent " + escape(s)));
         String verdict = back.equals(s) ? "ok" : "got " + escape(back) + " sent " + escape(s);
         if (readBack) {
-            System.out.println("CHECK " + name + "-back " + verdict);
+            JdiKit.report(name + "-back " + verdict);
         } else {
             System.out.println("SKIP " + name + "-back: client limitation: this JDI reads the other UTF-8 (" + verdict + ")");
         }

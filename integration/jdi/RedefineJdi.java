@@ -75,12 +75,8 @@ public final class RedefineJdi {
         }
     }
 
-    static void check(boolean ok, String what) {
-        if (!ok) throw new AssertionError(what);
-    }
-
     void attach(VirtualMachineManager vmm, int port, Consumer<VirtualMachine> configure) throws Exception {
-        vm = SocketAttach.attach(vmm, port);
+        vm = JdiKit.attach(vmm, port);
         configure.accept(vm);
         ClassPrepareRequest prepare = vm.eventRequestManager().createClassPrepareRequest();
         prepare.addClassFilter("RedefineTarget");
@@ -91,7 +87,7 @@ public final class RedefineJdi {
     BreakpointRequest breakpoint(int line) throws Exception {
         // Looked up again each time: Eclipse's JDI keeps the old lines in the type it gave first.
         List<Location> at = vm.classesByName("RedefineTarget").get(0).locationsOfLine(line);
-        check(!at.isEmpty(), "no code at line " + line);
+        JdiKit.check(!at.isEmpty(), "no code at line " + line);
         BreakpointRequest bp = vm.eventRequestManager().createBreakpointRequest(at.get(0));
         bp.setSuspendPolicy(EventRequest.SUSPEND_EVENT_THREAD);
         bp.enable();
@@ -117,8 +113,7 @@ public final class RedefineJdi {
 
     void loop() throws Exception {
         while (true) {
-            EventSet set = vm.eventQueue().remove(60_000);
-            if (set == null) throw new IllegalStateException("no JDI event within 60 s");
+            EventSet set = JdiKit.next(vm, 60_000);
             for (Event event : set) {
                 if (event instanceof ClassPrepareEvent) {
                     target = ((ClassPrepareEvent) event).referenceType();
@@ -131,10 +126,10 @@ public final class RedefineJdi {
                     if (method.equals("greet")) {
                         greetHits++;
                         if (greetHits == 1) {
-                            check(line == lines.get("greet-first"), "greet stopped at " + line);
+                            JdiKit.check(line == lines.get("greet-first"), "greet stopped at " + line);
                         } else {
-                            check(line == newFirst, "redefined greet stopped at " + line + ", not " + newFirst);
-                            check(!hit.location().method().isObsolete(), "greet is obsolete");
+                            JdiKit.check(line == newFirst, "redefined greet stopped at " + line + ", not " + newFirst);
+                            JdiKit.check(!hit.location().method().isObsolete(), "greet is obsolete");
                             System.out.println("SCENARIO breakpoint-after-redefine PASS");
                             stepsAfterRedefine = 0;
                         }
@@ -148,13 +143,13 @@ public final class RedefineJdi {
                     int line = step.location().lineNumber();
                     String method = step.location().method().name();
                     if (greetHits == 1) {
-                        check(method.equals("greet") && line == lines.get("greet-return"),
+                        JdiKit.check(method.equals("greet") && line == lines.get("greet-return"),
                                 "step before the redefine ended at " + method + ":" + line);
                         System.out.println("SCENARIO step-before-redefine PASS");
                     } else if (greetHits == 2) {
                         // The new code's lines, not the old ones' (the agent's line tables are fresh).
                         stepsAfterRedefine++;
-                        check(method.equals("greet") && line == newFirst + stepsAfterRedefine,
+                        JdiKit.check(method.equals("greet") && line == newFirst + stepsAfterRedefine,
                                 "step " + stepsAfterRedefine + " after the redefine ended at " + method + ":" + line);
                         if (stepsAfterRedefine < 2) {
                             stepOver(step.thread());
@@ -172,23 +167,23 @@ public final class RedefineJdi {
 
     void onRound(BreakpointEvent hit) throws Exception {
         if (greetHits != 1) return;  // round 0 only: redefine once
-        check(vm.canRedefineClasses(), "canRedefineClasses is false");
-        check(!vm.canAddMethod() && !vm.canUnrestrictedlyRedefineClasses(), "more than HotSpot can do");
+        JdiKit.check(vm.canRedefineClasses(), "canRedefineClasses is false");
+        JdiKit.check(!vm.canAddMethod() && !vm.canUnrestrictedlyRedefineClasses(), "more than HotSpot can do");
         String added = redefineFails("added-method", Files.readAllBytes(Paths.get(args[3])));
         String field = redefineFails("added-field", Files.readAllBytes(Paths.get(args[4])));
         String name = redefineFails("other-name", Files.readAllBytes(Paths.get(args[5])));
         String garbage = redefineFails("garbage", Files.readAllBytes(Paths.get(args[6])));
         String version = redefineFails("bad-version", Files.readAllBytes(Paths.get(args[8])));
-        check(added.equals("java.lang.UnsupportedOperationException"), "added method: " + added);
-        check(field.equals("java.lang.UnsupportedOperationException"), "added field: " + field);
-        check(name.equals("java.lang.NoClassDefFoundError"), "other name: " + name);
-        check(garbage.equals("java.lang.ClassFormatError"), "garbage: " + garbage);
-        check(version.equals("java.lang.UnsupportedClassVersionError"), "bad version: " + version);
+        JdiKit.check(added.equals("java.lang.UnsupportedOperationException"), "added method: " + added);
+        JdiKit.check(field.equals("java.lang.UnsupportedOperationException"), "added field: " + field);
+        JdiKit.check(name.equals("java.lang.NoClassDefFoundError"), "other name: " + name);
+        JdiKit.check(garbage.equals("java.lang.ClassFormatError"), "garbage: " + garbage);
+        JdiKit.check(version.equals("java.lang.UnsupportedClassVersionError"), "bad version: " + version);
         System.out.println("SCENARIO refused-redefinitions PASS");
         vm.redefineClasses(Map.of(target, Files.readAllBytes(Paths.get(args[2]))));
         // Looked up again: Eclipse's JDI keeps the old Method objects (and their lines) of `target`.
         Method greet = vm.classesByName("RedefineTarget").get(0).methodsByName("greet").get(0);
-        check(greet.location().lineNumber() == newFirst, "greet now starts at " + greet.location().lineNumber());
+        JdiKit.check(greet.location().lineNumber() == newFirst, "greet now starts at " + greet.location().lineNumber());
         // The JDK's JDI deletes its breakpoint requests in the redefined class (Eclipse's keeps
         // them; the agent forgets them either way, as JVMTI cleared them): set again at the
         // same place (greet, index 0), it must fire.

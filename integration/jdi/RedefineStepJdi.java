@@ -17,14 +17,13 @@ import com.sun.jdi.event.*;
 import com.sun.jdi.request.*;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.List;
 import java.util.Map;
 
 public final class RedefineStepJdi {
     static VirtualMachine vm;
 
     public static void main(String[] args) throws Exception {
-        vm = SocketAttach.attach(Bootstrap.virtualMachineManager(), Integer.parseInt(args[0]));
+        vm = JdiKit.attach(Bootstrap.virtualMachineManager(), Integer.parseInt(args[0]));
         byte[] variant1 = Files.readAllBytes(Path.of(args[1]));
         byte[] variant2 = Files.readAllBytes(Path.of(args[2]));
         int firstLine = Integer.parseInt(args[3]);
@@ -36,18 +35,18 @@ public final class RedefineStepJdi {
         BreakpointRequest bp = erm.createBreakpointRequest(fixture.locationsOfLine(firstLine).get(0));
         bp.enable();
         fixture.setValue(fixture.fieldByName("go"), vm.mirrorOf(true));
-        ThreadReference thread = ((BreakpointEvent) next(BreakpointEvent.class)).thread();
+        ThreadReference thread = JdiKit.await(vm, BreakpointEvent.class, 60_000).thread();
         bp.disable();
         erm.deleteEventRequest(bp);
-        check("a-before", describe(thread.frame(0).location()));
+        JdiKit.report("a-before", describe(thread.frame(0).location()));
         vm.redefineClasses(Map.of(fixture, variant1));
-        check("a-frame0", describe(thread.frame(0).location()));
-        check("a-frame1", describe(thread.frame(1).location()));
+        JdiKit.report("a-frame0", describe(thread.frame(0).location()));
+        JdiKit.report("a-frame1", describe(thread.frame(1).location()));
         StepRequest step = erm.createStepRequest(thread, StepRequest.STEP_LINE, StepRequest.STEP_OVER);
         step.addCountFilter(1);
         step.enable();
         vm.resume();
-        check("a-step", describe(((StepEvent) next(StepEvent.class)).location()));
+        JdiKit.report("a-step", describe(JdiKit.await(vm, StepEvent.class, 60_000).location()));
         erm.deleteEventRequest(step);
         fixture.setValue(fixture.fieldByName("releases"), vm.mirrorOf(1));
 
@@ -55,9 +54,9 @@ public final class RedefineStepJdi {
         bp = erm.createBreakpointRequest(fixture.locationsOfLine(blockLine).get(0));
         bp.enable();
         vm.resume();
-        thread = ((BreakpointEvent) next(BreakpointEvent.class)).thread();
+        thread = JdiKit.await(vm, BreakpointEvent.class, 60_000).thread();
         erm.deleteEventRequest(bp);
-        check("b-before", describe(thread.frame(0).location()));
+        JdiKit.report("b-before", describe(thread.frame(0).location()));
         step = erm.createStepRequest(thread, StepRequest.STEP_LINE, StepRequest.STEP_OVER);
         step.addCountFilter(1);
         step.enable();
@@ -68,29 +67,29 @@ public final class RedefineStepJdi {
         entry.setSuspendPolicy(EventRequest.SUSPEND_NONE);
         entry.enable();
         vm.resume();
-        next(BreakpointEvent.class);
+        JdiKit.await(vm, BreakpointEvent.class, 60_000);
         erm.deleteEventRequest(entry);
         vm.redefineClasses(Map.of(fixture, variant2));
         fixture.setValue(fixture.fieldByName("releases"), vm.mirrorOf(2));
-        StepEvent stepped = (StepEvent) next(StepEvent.class);
-        check("b-step", describe(stepped.location()));
-        check("b-step-frame1", describe(stepped.thread().frame(1).location()));
+        StepEvent stepped = JdiKit.await(vm, StepEvent.class, 60_000);
+        JdiKit.report("b-step", describe(stepped.location()));
+        JdiKit.report("b-step-frame1", describe(stepped.thread().frame(1).location()));
         erm.deleteEventRequest(step);
 
         // C: a step over pending at @work-block, redefined before the thread runs.
         bp = erm.createBreakpointRequest(fixture.locationsOfLine(blockLine).get(0));
         bp.enable();
         vm.resume();
-        thread = ((BreakpointEvent) next(BreakpointEvent.class)).thread();
+        thread = JdiKit.await(vm, BreakpointEvent.class, 60_000).thread();
         erm.deleteEventRequest(bp);
-        check("c-before", describe(thread.frame(0).location()));
+        JdiKit.report("c-before", describe(thread.frame(0).location()));
         step = erm.createStepRequest(thread, StepRequest.STEP_LINE, StepRequest.STEP_OVER);
         step.addCountFilter(1);
         step.enable();
         vm.redefineClasses(Map.of(fixture, variant1));
         fixture.setValue(fixture.fieldByName("releases"), vm.mirrorOf(3));
         vm.resume();
-        check("c-step", describe(((StepEvent) next(StepEvent.class)).location()));
+        JdiKit.report("c-step", describe(JdiKit.await(vm, StepEvent.class, 60_000).location()));
         erm.deleteEventRequest(step);
         vm.resume();
         vm.eventQueue().remove(60_000);  // VMDeath / disconnect as the program ends
@@ -103,18 +102,4 @@ public final class RedefineStepJdi {
                             : m.name() + ":" + l.lineNumber();
     }
 
-    static void check(String name, String value) {
-        System.out.println("CHECK " + name + " " + value);
-    }
-
-    static Event next(Class<? extends Event> kind) throws InterruptedException {
-        while (true) {
-            EventSet set = vm.eventQueue().remove(60_000);
-            if (set == null) throw new IllegalStateException("no " + kind.getSimpleName() + " in 60 s");
-            for (Event e : set) {
-                if (kind.isInstance(e)) return e;
-            }
-            set.resume();
-        }
-    }
 }

@@ -24,8 +24,6 @@ import com.sun.jdi.ThreadReference;
 import com.sun.jdi.Value;
 import com.sun.jdi.VirtualMachine;
 import com.sun.jdi.event.BreakpointEvent;
-import com.sun.jdi.event.Event;
-import com.sun.jdi.event.EventSet;
 import com.sun.jdi.event.StepEvent;
 import com.sun.jdi.request.BreakpointRequest;
 import com.sun.jdi.request.EventRequest;
@@ -67,7 +65,7 @@ public final class SessionCyclesJdi {
     }
 
     static void cycle(int port, int bpLine, int stepLine, boolean soak) throws Exception {
-        VirtualMachine vm = SocketAttach.attach(com.sun.jdi.Bootstrap.virtualMachineManager(), port);
+        VirtualMachine vm = JdiKit.attach(com.sun.jdi.Bootstrap.virtualMachineManager(), port);
         try {
             List<ReferenceType> types = vm.classesByName("SessionCycles");
             if (types.size() != 1) throw new AssertionError("classesByName: " + types);
@@ -76,7 +74,7 @@ public final class SessionCyclesJdi {
             BreakpointRequest bp = vm.eventRequestManager().createBreakpointRequest(at);
             bp.setSuspendPolicy(EventRequest.SUSPEND_EVENT_THREAD);
             bp.enable();
-            BreakpointEvent hit = (BreakpointEvent) next(vm, BreakpointEvent.class);
+            BreakpointEvent hit = JdiKit.await(vm, BreakpointEvent.class, EVENT_TIMEOUT_MS);
             ThreadReference thread = hit.thread();
             StackFrame frame = thread.frame(0);
             LocalVariable n = frame.visibleVariableByName("n");
@@ -92,7 +90,7 @@ public final class SessionCyclesJdi {
                 step.addCountFilter(1);
                 step.enable();
                 thread.resume();
-                StepEvent stepped = (StepEvent) next(vm, StepEvent.class);
+                StepEvent stepped = JdiKit.await(vm, StepEvent.class, EVENT_TIMEOUT_MS);
                 if (stepped.location().lineNumber() != stepLine) throw new AssertionError("step ended at " + stepped.location());
                 Method twice = fixture.methodsByName("twice").get(0);
                 Value r = fixture.invokeMethod(stepped.thread(), twice, List.of(vm.mirrorOf(21)), 0);
@@ -103,18 +101,4 @@ public final class SessionCyclesJdi {
         }
     }
 
-    // The next event of the given kind; the sets before it (none are expected) are resumed.
-    static Event next(VirtualMachine vm, Class<? extends Event> kind) throws Exception {
-        long deadline = System.currentTimeMillis() + EVENT_TIMEOUT_MS;
-        while (true) {
-            long left = deadline - System.currentTimeMillis();
-            if (left <= 0) throw new AssertionError("no " + kind.getSimpleName() + " within " + EVENT_TIMEOUT_MS + " ms");
-            EventSet set = vm.eventQueue().remove(left);
-            if (set == null) continue;
-            for (Event e : set) {
-                if (kind.isInstance(e)) return e;
-            }
-            set.resume();
-        }
-    }
 }

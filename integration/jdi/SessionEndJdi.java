@@ -53,7 +53,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Consumer;
-import java.util.function.Predicate;
 
 public final class SessionEndJdi {
     static final long EVENT_TIMEOUT_MS = 30_000;
@@ -74,7 +73,7 @@ public final class SessionEndJdi {
         String scenario = args[0];
         try {
             s.source = Files.readAllLines(Paths.get(args[2]));
-            s.vm = SocketAttach.attach(vmm, Integer.parseInt(args[1]));
+            s.vm = JdiKit.attach(vmm, Integer.parseInt(args[1]));
             configure.accept(s.vm);
             s.erm = s.vm.eventRequestManager();
             s.client = args.length > 3 ? args[3] : "jdk";
@@ -98,10 +97,6 @@ public final class SessionEndJdi {
         }
     }
 
-    static void check(boolean ok, String what) {
-        if (!ok) throw new AssertionError(what);
-    }
-
     static void detail(String text) {
         System.out.println("DETAIL " + text);
     }
@@ -111,7 +106,7 @@ public final class SessionEndJdi {
         switch (name) {
             case "bp-dispose": {
                 ThreadReference main = stopAtBreakpoint();
-                check(main.suspendCount() == 1, "main's count at the breakpoint " + main.suspendCount());
+                JdiKit.check(main.suspendCount() == 1, "main's count at the breakpoint " + main.suspendCount());
                 return true;
             }
             case "bp-disconnect":
@@ -122,15 +117,15 @@ public final class SessionEndJdi {
                 ThreadReference worker = thread("worker");
                 for (int i = 0; i < 3; i++) worker.suspend();
                 for (int i = 0; i < 2; i++) vm.suspend();
-                check(worker.suspendCount() == 5, "worker's count " + worker.suspendCount());
-                check(thread("main").suspendCount() == 2, "main's count " + thread("main").suspendCount());
+                JdiKit.check(worker.suspendCount() == 5, "worker's count " + worker.suspendCount());
+                JdiKit.check(thread("main").suspendCount() == 2, "main's count " + thread("main").suspendCount());
                 return true;
             }
             case "nested-event-disconnect": {
                 ThreadReference main = stopAtBreakpoint();
                 main.suspend();
                 vm.suspend();
-                check(main.suspendCount() == 3, "main's count " + main.suspendCount());
+                JdiKit.check(main.suspendCount() == 3, "main's count " + main.suspendCount());
                 return false;
             }
             case "step-dispose": {
@@ -140,9 +135,9 @@ public final class SessionEndJdi {
                 step.setSuspendPolicy(EventRequest.SUSPEND_ALL);
                 step.enable();
                 vm.resume();
-                EventSet set = await(e -> e instanceof StepEvent);
-                check(set.suspendPolicy() == EventRequest.SUSPEND_ALL, "step's policy " + set.suspendPolicy());
-                check(main.suspendCount() == 1, "main's count at the step " + main.suspendCount());
+                EventSet set = JdiKit.awaitSet(vm, e -> e instanceof StepEvent, EVENT_TIMEOUT_MS);
+                JdiKit.check(set.suspendPolicy() == EventRequest.SUSPEND_ALL, "step's policy " + set.suspendPolicy());
+                JdiKit.check(main.suspendCount() == 1, "main's count at the step " + main.suspendCount());
                 return true; // stopped by the step, its request still set
             }
             case "step-pending-disconnect": {
@@ -176,7 +171,7 @@ public final class SessionEndJdi {
 
     ClassType loadedFixture() {
         List<com.sun.jdi.ReferenceType> found = vm.classesByName("SessionEnd");
-        check(found.size() == 1, "SessionEnd loaded " + found.size() + " times");
+        JdiKit.check(found.size() == 1, "SessionEnd loaded " + found.size() + " times");
         return (ClassType) found.get(0);
     }
 
@@ -191,45 +186,32 @@ public final class SessionEndJdi {
         int found = -1;
         for (int i = 0; i < source.size(); i++) {
             if (source.get(i).contains(marker)) {
-                check(found < 0, marker + " twice in the fixture");
+                JdiKit.check(found < 0, marker + " twice in the fixture");
                 found = i + 1;
             }
         }
-        check(found > 0, "no " + marker + " in the fixture");
+        JdiKit.check(found > 0, "no " + marker + " in the fixture");
         return found;
     }
 
     BreakpointRequest breakpoint(String marker, int policy) throws Exception {
         List<Location> at = fixture.locationsOfLine(line(marker));
-        check(!at.isEmpty(), "no code at " + marker);
+        JdiKit.check(!at.isEmpty(), "no code at " + marker);
         BreakpointRequest bp = erm.createBreakpointRequest(at.get(0));
         bp.setSuspendPolicy(policy);
         bp.enable();
         return bp;
     }
 
-    // The next set with an event `wanted` accepts; earlier sets (none expected) are resumed.
-    EventSet await(Predicate<Event> wanted) throws InterruptedException {
-        while (true) {
-            EventSet set = vm.eventQueue().remove(EVENT_TIMEOUT_MS);
-            if (set == null) throw new IllegalStateException("no awaited event within " + EVENT_TIMEOUT_MS + " ms");
-            for (Event e : set) {
-                if (wanted.test(e)) return set;
-                check(!(e instanceof VMDisconnectEvent), "disconnected while waiting");
-            }
-            set.resume();
-        }
-    }
-
     // main stopped at a SUSPEND_ALL breakpoint in tick(); returns main.
     ThreadReference stopAtBreakpoint() throws Exception {
         fixture = loadedFixture();
         BreakpointRequest bp = breakpoint("// @bp-tick", EventRequest.SUSPEND_ALL);
-        EventSet set = await(e -> e instanceof BreakpointEvent);
-        check(set.suspendPolicy() == EventRequest.SUSPEND_ALL, "breakpoint's policy " + set.suspendPolicy());
+        EventSet set = JdiKit.awaitSet(vm, e -> e instanceof BreakpointEvent, EVENT_TIMEOUT_MS);
+        JdiKit.check(set.suspendPolicy() == EventRequest.SUSPEND_ALL, "breakpoint's policy " + set.suspendPolicy());
         BreakpointEvent hit = (BreakpointEvent) set.iterator().next();
-        check(hit.request().equals(bp), "a breakpoint event of another request");
-        check(hit.thread().name().equals("main"), "breakpoint hit by " + hit.thread().name());
+        JdiKit.check(hit.request().equals(bp), "a breakpoint event of another request");
+        JdiKit.check(hit.thread().name().equals("main"), "breakpoint hit by " + hit.thread().name());
         return hit.thread();
     }
 
@@ -254,20 +236,20 @@ public final class SessionEndJdi {
         }, "invoker");
         invoker.setDaemon(true);
         invoker.start();
-        MethodEntryEvent entered = (MethodEntryEvent) await(
-                e -> e instanceof MethodEntryEvent && ((MethodEntryEvent) e).method().equals(slow)).iterator().next();
-        check(entered.thread().equals(main), "slow entered by " + entered.thread().name());
+        MethodEntryEvent entered = (MethodEntryEvent) JdiKit.awaitSet(vm,
+                e -> e instanceof MethodEntryEvent && ((MethodEntryEvent) e).method().equals(slow), EVENT_TIMEOUT_MS)
+                .iterator().next();
+        JdiKit.check(entered.thread().equals(main), "slow entered by " + entered.thread().name());
         vm.dispose();
         // The invocation's reply may or may not come before the connection closes.
         invoker.join(EVENT_TIMEOUT_MS);
         detail("invocation " + outcome.get());
-        check(!invoker.isAlive(), "invokeMethod still waiting after dispose");
+        JdiKit.check(!invoker.isAlive(), "invokeMethod still waiting after dispose");
     }
 
     void waitForVmStart() throws InterruptedException {
         while (true) {
-            EventSet set = vm.eventQueue().remove(EVENT_TIMEOUT_MS);
-            if (set == null) throw new IllegalStateException("no VMStart within " + EVENT_TIMEOUT_MS + " ms");
+            EventSet set = JdiKit.next(vm, EVENT_TIMEOUT_MS);
             for (Event e : set)
                 if (e instanceof VMStartEvent) return;
         }
@@ -288,8 +270,7 @@ public final class SessionEndJdi {
         List<String> kinds = new ArrayList<>();
         boolean requestedSeen = false;
         while (true) {
-            EventSet set = vm.eventQueue().remove(EVENT_TIMEOUT_MS);
-            if (set == null) throw new IllegalStateException("no VMDisconnect within " + EVENT_TIMEOUT_MS + " ms; events " + kinds);
+            EventSet set = JdiKit.next(vm, EVENT_TIMEOUT_MS, " (waiting for VMDisconnect); events " + kinds);
             boolean disconnected = false;
             for (Event e : set) {
                 if (e instanceof VMStartEvent) continue;
@@ -299,7 +280,7 @@ public final class SessionEndJdi {
                 if (request != null && request.equals(e.request())) {
                     // As stock: the set has the request's policy, and the dying VM
                     // waits for this set's resume.
-                    check(set.suspendPolicy() == EventRequest.SUSPEND_ALL, "requested VMDeath's policy " + set.suspendPolicy());
+                    JdiKit.check(set.suspendPolicy() == EventRequest.SUSPEND_ALL, "requested VMDeath's policy " + set.suspendPolicy());
                     requestedSeen = true;
                 }
                 disconnected |= e instanceof VMDisconnectEvent;
@@ -323,7 +304,7 @@ public final class SessionEndJdi {
             System.out.println("SKIP vm-death: client limitation: Eclipse's JDI dropped the VMDeath queued before the close");
             return;
         }
-        check(kinds.equals(List.of("VMDeath", "VMDisconnect")), "events " + kinds + ", expected VMDeath, VMDisconnect");
-        check(!requested || requestedSeen, "no VMDeath event of the SUSPEND_ALL request");
+        JdiKit.check(kinds.equals(List.of("VMDeath", "VMDisconnect")), "events " + kinds + ", expected VMDeath, VMDisconnect");
+        JdiKit.check(!requested || requestedSeen, "no VMDeath event of the SUSPEND_ALL request");
     }
 }

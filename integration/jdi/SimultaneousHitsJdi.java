@@ -112,7 +112,7 @@ public final class SimultaneousHitsJdi {
         }
         SimultaneousHitsJdi d = new SimultaneousHitsJdi(args);
         try {
-            d.vm = SocketAttach.attach(com.sun.jdi.Bootstrap.virtualMachineManager(), Integer.parseInt(args[1]));
+            d.vm = JdiKit.attach(com.sun.jdi.Bootstrap.virtualMachineManager(), Integer.parseInt(args[1]));
             d.erm = d.vm.eventRequestManager();
             if (d.scenario.equals("second")) {
                 d.second();
@@ -128,19 +128,13 @@ public final class SimultaneousHitsJdi {
         }
     }
 
-    static void check(String name, Object value) {
-        System.out.println("CHECK " + name + " " + value);
-    }
-
     void mismatch(String kind, String what) {
         int n = mismatches.merge(kind, 1, Integer::sum);
         if (n <= MISMATCHES_SHOWN) System.out.println("MISMATCH " + kind + " (set " + sets + "): " + what);
     }
 
     EventSet next() throws InterruptedException {
-        EventSet set = vm.eventQueue().remove(EVENT_TIMEOUT_MS);
-        if (set == null) throw new IllegalStateException("no event set within " + EVENT_TIMEOUT_MS + " ms after set " + sets);
-        return set;
+        return JdiKit.next(vm, EVENT_TIMEOUT_MS, " after set " + sets);
     }
 
     String name(ThreadReference t) {
@@ -507,14 +501,14 @@ public final class SimultaneousHitsJdi {
     void summary() {
         int expected = workers * rounds;
         boolean even = hitsPerThread.size() == workers && hitsPerThread.values().stream().allMatch(n -> n == rounds);
-        check("hits", "total=" + hits + "/" + expected + " distinct=" + hitKeys.size() + " duplicates=" + duplicates
+        JdiKit.report("hits", "total=" + hits + "/" + expected + " distinct=" + hitKeys.size() + " duplicates=" + duplicates
                 + " per-thread=" + (even ? "even" : hitsPerThread.toString()));
-        check("sets", "one-event-each=" + (multiEventSets == 0) + " all=" + allSets
+        JdiKit.report("sets", "one-event-each=" + (multiEventSets == 0) + " all=" + allSets
                 + (scenario.equals("mix") ? " after=" + (afterHits == aloneResumes ? "matches" : afterHits + "/" + aloneResumes) : ""));
-        check("mismatches", mismatches.isEmpty() ? "none" : mismatches.toString());
-        check("system-threads", systemChecked == 0 ? "none" : (systemNotSuspended == 0 ? "suspended" : systemNotSuspended + " not suspended"));
-        check("carriers", carriersChecked == 0 ? "none" : (carriersNotSuspended == 0 ? "suspended" : carriersNotSuspended + " not suspended"));
-        check("vm-death", sawDeath);
+        JdiKit.report("mismatches", mismatches.isEmpty() ? "none" : mismatches.toString());
+        JdiKit.report("system-threads", systemChecked == 0 ? "none" : (systemNotSuspended == 0 ? "suspended" : systemNotSuspended + " not suspended"));
+        JdiKit.report("carriers", carriersChecked == 0 ? "none" : (carriersNotSuspended == 0 ? "suspended" : carriersNotSuspended + " not suspended"));
+        JdiKit.report("vm-death", sawDeath);
     }
 
     /** DISPOSE_AT-th stop: the stopped workers are resumed one by one and race into the
@@ -529,7 +523,7 @@ public final class SimultaneousHitsJdi {
         }
         vm.dispose();
         System.out.println("DETAIL disposed at set " + sets + " after resuming " + resumed + " workers on their own");
-        check("dispose", "at=" + allSets + " " + (mismatches.isEmpty() ? "no-mismatch" : mismatches.toString()));
+        JdiKit.report("dispose", "at=" + allSets + " " + (mismatches.isEmpty() ? "no-mismatch" : mismatches.toString()));
     }
 
     void second() throws Exception {
@@ -542,14 +536,14 @@ public final class SimultaneousHitsJdi {
         }
         boolean workersLeft = live.stream().anyMatch(t -> name(t).startsWith("hit-")
                 && t.status() != ThreadReference.THREAD_STATUS_ZOMBIE);
-        check("second-counts", counted.isEmpty() ? "all-0" : counted.toString());
-        check("second-workers-left", workersLeft);
+        JdiKit.report("second-counts", counted.isEmpty() ? "all-0" : counted.toString());
+        JdiKit.report("second-workers-left", workersLeft);
         fixture = (ClassType) vm.classesByName("SimultaneousHits").get(0);
         BreakpointRequest tick = breakAt(tickLine, EventRequest.SUSPEND_EVENT_THREAD);
         EventSet set = next();
         BreakpointEvent bp = (BreakpointEvent) set.iterator().next();
         ThreadReference t = bp.thread();
-        check("second-hit", name(t) + " " + t.isSuspended() + "/" + t.suspendCount() + " line="
+        JdiKit.report("second-hit", name(t) + " " + t.isSuspended() + "/" + t.suspendCount() + " line="
                 + (t.frame(0).location().lineNumber() == tickLine) + " events=" + set.size());
         erm.deleteEventRequest(tick);
         fixture.setValue(fixture.fieldByName("released"), vm.mirrorOf(true));

@@ -20,8 +20,6 @@ import com.sun.jdi.event.ClassPrepareEvent;
 import com.sun.jdi.event.Event;
 import com.sun.jdi.event.EventSet;
 import com.sun.jdi.event.StepEvent;
-import com.sun.jdi.event.VMDeathEvent;
-import com.sun.jdi.event.VMDisconnectEvent;
 import com.sun.jdi.request.BreakpointRequest;
 import com.sun.jdi.request.ClassPrepareRequest;
 import com.sun.jdi.request.EventRequest;
@@ -41,7 +39,7 @@ public final class SteppingJdi {
     public static int run(VirtualMachineManager vmm, String[] args, Consumer<VirtualMachine> configure) {
         VirtualMachine vm = null;
         try {
-            vm = SocketAttach.attach(vmm, Integer.parseInt(args[0]));
+            vm = JdiKit.attach(vmm, Integer.parseInt(args[0]));
             configure.accept(vm);
             EventRequestManager erm = vm.eventRequestManager();
             ClassPrepareRequest prepare = erm.createClassPrepareRequest();
@@ -51,7 +49,7 @@ public final class SteppingJdi {
             ReferenceType stepping = null;
             EventSet pending = null;  // the suspended set to resume to go on
             while (stepping == null) {
-                EventSet set = next(vm);
+                EventSet set = JdiKit.nextAlive(vm, EVENT_TIMEOUT_MS);
                 for (Event e : set) {
                     if (e instanceof ClassPrepareEvent) {
                         stepping = ((ClassPrepareEvent) e).referenceType();
@@ -89,19 +87,6 @@ public final class SteppingJdi {
         }
     }
 
-    static EventSet next(VirtualMachine vm) throws InterruptedException {
-        EventSet set = vm.eventQueue().remove(EVENT_TIMEOUT_MS);
-        if (set == null) {
-            throw new IllegalStateException("no event within " + EVENT_TIMEOUT_MS + " ms");
-        }
-        for (Event e : set) {
-            if (e instanceof VMDeathEvent || e instanceof VMDisconnectEvent) {
-                throw new IllegalStateException("the VM ended before the row finished: " + e);
-            }
-        }
-        return set;
-    }
-
     static BreakpointRequest breakAt(VirtualMachine vm, ReferenceType type, int line) throws Exception {
         List<Location> at = type.locationsOfLine(line);
         if (at.isEmpty()) {
@@ -128,7 +113,7 @@ public final class SteppingJdi {
         pending.resume();
         ThreadReference thread = null;
         while (thread == null) {
-            EventSet set = next(vm);
+            EventSet set = JdiKit.nextAlive(vm, EVENT_TIMEOUT_MS);
             for (Event e : set) {
                 if (e instanceof BreakpointEvent && e.request() == from) {
                     thread = ((BreakpointEvent) e).thread();
@@ -153,7 +138,7 @@ public final class SteppingJdi {
         step.enable();
         pending.resume();
         while (true) {
-            EventSet set = next(vm);
+            EventSet set = JdiKit.nextAlive(vm, EVENT_TIMEOUT_MS);
             StepEvent landed = null;
             List<String> kinds = new ArrayList<>();
             for (Event e : set) {

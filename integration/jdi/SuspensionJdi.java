@@ -7,10 +7,8 @@
 //
 // Usage: SuspensionJdi <port> <policyLine> <hitLine>
 import com.sun.jdi.ClassType;
-import com.sun.jdi.Field;
 import com.sun.jdi.IntegerValue;
 import com.sun.jdi.Location;
-import com.sun.jdi.ReferenceType;
 import com.sun.jdi.ThreadReference;
 import com.sun.jdi.Value;
 import com.sun.jdi.VirtualMachine;
@@ -20,9 +18,6 @@ import com.sun.jdi.event.ClassPrepareEvent;
 import com.sun.jdi.event.Event;
 import com.sun.jdi.event.EventSet;
 import com.sun.jdi.event.ThreadDeathEvent;
-import com.sun.jdi.event.ThreadStartEvent;
-import com.sun.jdi.event.VMDeathEvent;
-import com.sun.jdi.event.VMDisconnectEvent;
 import com.sun.jdi.request.BreakpointRequest;
 import com.sun.jdi.request.ClassPrepareRequest;
 import com.sun.jdi.request.EventRequest;
@@ -32,7 +27,6 @@ import com.sun.jdi.request.ThreadStartRequest;
 import java.util.HashSet;
 import java.util.Set;
 import java.util.function.Consumer;
-import java.util.function.Predicate;
 
 public final class SuspensionJdi {
     static final long EVENT_TIMEOUT_MS = 60_000;
@@ -49,7 +43,7 @@ public final class SuspensionJdi {
     public static int run(VirtualMachineManager vmm, String[] args, Consumer<VirtualMachine> configure) {
         SuspensionJdi s = new SuspensionJdi();
         try {
-            s.vm = SocketAttach.attach(vmm, Integer.parseInt(args[0]));
+            s.vm = JdiKit.attach(vmm, Integer.parseInt(args[0]));
             configure.accept(s.vm);
             s.erm = s.vm.eventRequestManager();
             s.scenarios(Integer.parseInt(args[1]), Integer.parseInt(args[2]));
@@ -64,31 +58,6 @@ public final class SuspensionJdi {
             System.out.println("RESULT fail: " + t);
             t.printStackTrace(System.out);
             return 1;
-        }
-    }
-
-    static void check(String name, Object value) {
-        System.out.println("CHECK " + name + " " + value);
-    }
-
-    /** The next event set that has an event `wanted` accepts; other sets are resumed. */
-    EventSet await(Predicate<Event> wanted) throws InterruptedException {
-        while (true) {
-            EventSet set = vm.eventQueue().remove(EVENT_TIMEOUT_MS);
-            if (set == null) {
-                throw new IllegalStateException("no awaited event within " + EVENT_TIMEOUT_MS + " ms");
-            }
-            for (Event e : set) {
-                if (e instanceof VMDeathEvent || e instanceof VMDisconnectEvent) {
-                    throw new IllegalStateException("the VM ended early: " + e);
-                }
-            }
-            for (Event e : set) {
-                if (wanted.test(e)) {
-                    return set;
-                }
-            }
-            set.resume();
         }
     }
 
@@ -141,54 +110,54 @@ public final class SuspensionJdi {
         prepare.addClassFilter("Suspension");
         prepare.setSuspendPolicy(EventRequest.SUSPEND_ALL);
         prepare.enable();
-        EventSet set = await(e -> e instanceof ClassPrepareEvent);
+        EventSet set = JdiKit.awaitSet(vm, e -> e instanceof ClassPrepareEvent, EVENT_TIMEOUT_MS);
         fixture = (ClassType) ((ClassPrepareEvent) set.iterator().next()).referenceType();
         erm.deleteEventRequest(prepare);
 
         // Suspend policies: which threads the event suspends.
         BreakpointRequest bp = breakAt(policyLine, EventRequest.SUSPEND_NONE);
         set.resume();
-        set = await(e -> e instanceof BreakpointEvent);
+        set = JdiKit.awaitSet(vm, e -> e instanceof BreakpointEvent, EVENT_TIMEOUT_MS);
         ThreadReference main = ((BreakpointEvent) set.iterator().next()).thread();
         ThreadReference idle1 = thread("susp-idle-1");
         ThreadReference idle2 = thread("susp-idle-2");
         ThreadReference starter = thread("susp-starter");
-        check("policy-none", "main=" + state(main) + " idle=" + state(idle1) + " policy=" + set.suspendPolicy());
+        JdiKit.report("policy-none", "main=" + state(main) + " idle=" + state(idle1) + " policy=" + set.suspendPolicy());
         erm.deleteEventRequest(bp);
         bp = breakAt(policyLine, EventRequest.SUSPEND_EVENT_THREAD);
         setGate(1);
-        set = await(e -> e instanceof BreakpointEvent);
-        check("policy-event-thread", "main=" + state(main) + " idle=" + state(idle1) + " policy=" + set.suspendPolicy());
+        set = JdiKit.awaitSet(vm, e -> e instanceof BreakpointEvent, EVENT_TIMEOUT_MS);
+        JdiKit.report("policy-event-thread", "main=" + state(main) + " idle=" + state(idle1) + " policy=" + set.suspendPolicy());
         erm.deleteEventRequest(bp);
         bp = breakAt(policyLine, EventRequest.SUSPEND_ALL);
         set.resume();
-        set = await(e -> e instanceof BreakpointEvent);
-        check("policy-all", "main=" + state(main) + " idle=" + state(idle1) + " starter=" + state(starter)
+        set = JdiKit.awaitSet(vm, e -> e instanceof BreakpointEvent, EVENT_TIMEOUT_MS);
+        JdiKit.report("policy-all", "main=" + state(main) + " idle=" + state(idle1) + " starter=" + state(starter)
                 + " policy=" + set.suspendPolicy());
         erm.deleteEventRequest(bp);
         set.resume();
-        check("after-resume", "main=" + state(main) + " idle=" + state(idle1));
+        JdiKit.report("after-resume", "main=" + state(main) + " idle=" + state(idle1));
 
         // Per-thread counts.
         idle1.suspend();
         idle1.suspend();
-        check("count-twice", state(idle1));
+        JdiKit.report("count-twice", state(idle1));
         idle1.resume();
-        check("count-resumed-once", state(idle1));
+        JdiKit.report("count-resumed-once", state(idle1));
         idle1.resume();
-        check("count-resumed-twice", state(idle1));
+        JdiKit.report("count-resumed-twice", state(idle1));
         idle1.resume();  // at 0: no effect
-        check("count-extra-resume", state(idle1));
+        JdiKit.report("count-extra-resume", state(idle1));
 
         // VirtualMachine.suspend / resume, with a thread also suspended on its own.
         vm.suspend();
-        check("vm-suspend", "main=" + state(main) + " idle1=" + state(idle1) + " idle2=" + state(idle2));
+        JdiKit.report("vm-suspend", "main=" + state(main) + " idle1=" + state(idle1) + " idle2=" + state(idle2));
         idle1.suspend();
-        check("vm-suspend-plus-thread", "idle1=" + state(idle1));
+        JdiKit.report("vm-suspend-plus-thread", "idle1=" + state(idle1));
         vm.resume();
-        check("vm-resume", "main=" + state(main) + " idle1=" + state(idle1) + " idle2=" + state(idle2));
+        JdiKit.report("vm-resume", "main=" + state(main) + " idle1=" + state(idle1) + " idle2=" + state(idle2));
         idle1.resume();
-        check("vm-resume-thread", "idle1=" + state(idle1));
+        JdiKit.report("vm-resume-thread", "idle1=" + state(idle1));
 
         // A thread started while the VM is suspended starts suspended.
         ThreadStartRequest started = erm.createThreadStartRequest();
@@ -199,16 +168,16 @@ public final class SuspensionJdi {
         died.enable();
         vm.suspend();
         starter.resume();
-        check("starter-resumed", "starter=" + state(starter) + " main=" + state(main));
+        JdiKit.report("starter-resumed", "starter=" + state(starter) + " main=" + state(main));
         setGate(2);
         // The late thread's ThreadStart event waits for the resume (stock holds it), and
         // the thread is listed before its start is seen: polled until it is counted
         // suspended, or has run (not suspended at its start).
         ThreadReference late = awaitLate();
-        check("late-thread", state(late) + " ran=" + lateRan());
+        JdiKit.report("late-thread", state(late) + " ran=" + lateRan());
         vm.resume();
-        await(e -> e instanceof ThreadDeathEvent && ((ThreadDeathEvent) e).thread().equals(late));
-        check("late-thread-after-resume", "ran=" + lateRan() + " main=" + state(main));
+        JdiKit.awaitSet(vm, e -> e instanceof ThreadDeathEvent && ((ThreadDeathEvent) e).thread().equals(late), EVENT_TIMEOUT_MS);
+        JdiKit.report("late-thread-after-resume", "ran=" + lateRan() + " main=" + state(main));
         erm.deleteEventRequest(started);
         erm.deleteEventRequest(died);
 
@@ -220,7 +189,7 @@ public final class SuspensionJdi {
         int duplicates = 0;
         int notSuspended = 0;
         while (total < EXPECTED_HITS) {
-            set = await(e -> e instanceof BreakpointEvent);
+            set = JdiKit.awaitSet(vm, e -> e instanceof BreakpointEvent, EVENT_TIMEOUT_MS);
             for (Event e : set) {
                 if (!(e instanceof BreakpointEvent)) {
                     continue;
@@ -241,7 +210,7 @@ public final class SuspensionJdi {
             }
             set.resume();
         }
-        check("hits", "total=" + total + " distinct=" + seen.size() + " duplicates=" + duplicates
+        JdiKit.report("hits", "total=" + total + " distinct=" + seen.size() + " duplicates=" + duplicates
                 + " not-suspended=" + notSuspended);
     }
 }

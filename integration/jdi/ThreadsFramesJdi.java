@@ -32,7 +32,7 @@ public class ThreadsFramesJdi {
 
     public static void main(String[] args) throws Exception {
         try {
-            vm = SocketAttach.attach(Bootstrap.virtualMachineManager(), Integer.parseInt(args[0]));
+            vm = JdiKit.attach(Bootstrap.virtualMachineManager(), Integer.parseInt(args[0]));
             fixture = (ClassType) vm.classesByName("ThreadsFrames").get(0);
             if (args.length > 1 && args[1].equals("virtual")) {
                 virtualThreads();
@@ -46,10 +46,6 @@ public class ThreadsFramesJdi {
             t.printStackTrace(System.out);
             System.exit(1);
         }
-    }
-
-    static void check(String line) {
-        System.out.println("CHECK " + line);
     }
 
     static ThreadReference thread(String name) {
@@ -100,7 +96,7 @@ public class ThreadsFramesJdi {
         List<String> owned = new ArrayList<>();
         for (ObjectReference m : owner.ownedMonitors()) owned.add(lockName(m));
         owned.sort(null);
-        check("owned-monitors=" + String.join(",", owned));
+        JdiKit.report("owned-monitors=" + String.join(",", owned));
         List<String> depths = new ArrayList<>();
         for (MonitorInfo mi : owner.ownedMonitorsAndFrames()) {
             String method = owner.frame(mi.stackDepth()).location().method().name();
@@ -108,12 +104,12 @@ public class ThreadsFramesJdi {
             depths.add(method.equals(expected) ? method : method + "!=" + expected);
         }
         depths.sort(null);
-        check("owned-depths=" + String.join(",", depths));
+        JdiKit.report("owned-depths=" + String.join(",", depths));
         owner.resume();
 
         ThreadReference blocked = thread("tf-blocked");
         blocked.suspend();
-        check("contended=" + lockName(blocked.currentContendedMonitor()));
+        JdiKit.report("contended=" + lockName(blocked.currentContendedMonitor()));
         blocked.resume();
 
         ThreadReference locals = thread("tf-locals");
@@ -124,10 +120,10 @@ public class ThreadsFramesJdi {
                                       "cls", "ldr", "nul"}) {
             values.add(describe(f.getValue(f.visibleVariableByName(n))));
         }
-        check("locals=" + String.join(",", values));
-        check("static-this=" + f.thisObject());
+        JdiKit.report("locals=" + String.join(",", values));
+        JdiKit.report("static-this=" + f.thisObject());
         ObjectReference self = frameOf(locals, "instanceFrame").thisObject();
-        check("instance-this=" + ((StringReference) self.getValue(self.referenceType().fieldByName("label"))).value());
+        JdiKit.report("instance-this=" + ((StringReference) self.getValue(self.referenceType().fieldByName("label"))).value());
         locals.resume();
 
         ThreadReference deep = thread("tf-deep");
@@ -139,7 +135,7 @@ public class ThreadsFramesJdi {
         }
         System.out.println("TIMING jdi frames " + deep.frameCount() + " in "
                 + (System.nanoTime() - started) / 1_000_000 + " ms");
-        check("deep-frames=" + n);
+        JdiKit.report("deep-frames=" + n);
         deep.resume();
     }
 
@@ -152,16 +148,16 @@ public class ThreadsFramesJdi {
         for (ThreadReference t : vm.allThreads()) {
             if (t.name().equals("vt-parked") || t.name().equals("vt-runner")) listed = true;
         }
-        check("all-threads-has-virtual=" + listed);
+        JdiKit.report("all-threads-has-virtual=" + listed);
 
         ThreadReference parked = (ThreadReference) field("parkedVirtual");
-        check("vt-parked virtual=" + isVirtual(parked) + " group=" + parked.threadGroup().name());
+        JdiKit.report("vt-parked virtual=" + isVirtual(parked) + " group=" + parked.threadGroup().name());
         parked.suspend();
         StackFrame f = frameOf(parked, "virtualFrame");
-        check("vt-parked frames-have=" + f.location().method().name() + " where="
+        JdiKit.report("vt-parked frames-have=" + f.location().method().name() + " where="
                 + describe(f.getValue(f.visibleVariableByName("where"))) + " token="
                 + f.getValue(f.visibleVariableByName("token")));
-        check("vt-parked suspend-count=" + parked.suspendCount());
+        JdiKit.report("vt-parked suspend-count=" + parked.suspendCount());
         parked.resume();
 
         // A breakpoint hit in a mounted virtual thread reports that thread.
@@ -182,16 +178,16 @@ public class ThreadsFramesJdi {
         if (hit == null) throw new IllegalStateException("no breakpoint in vt-runner within 30 s");
         bp.disable();
         ThreadReference runner = hit.thread();
-        check("breakpoint thread=" + runner.name() + " virtual=" + isVirtual(runner));
+        JdiKit.report("breakpoint thread=" + runner.name() + " virtual=" + isVirtual(runner));
         StackFrame top = runner.frame(0);
         LocalVariable k = top.location().method().arguments().get(0);
-        check("breakpoint frame0=" + top.location().method().name() + " k-is-int="
+        JdiKit.report("breakpoint frame0=" + top.location().method().name() + " k-is-int="
                 + (top.getValue(k) instanceof IntegerValue));
         runner.resume();
 
         vm.suspend();
-        check("vm-suspend owner-suspended=" + thread("tf-owner").isSuspended());
+        JdiKit.report("vm-suspend owner-suspended=" + thread("tf-owner").isSuspended());
         vm.resume();
-        check("vm-resume done");
+        JdiKit.report("vm-resume done");
     }
 }
