@@ -256,6 +256,13 @@ int32_t Context::StepLineOf(JNIEnv* jni, jmethodID method, jlocation location) {
     stratum = default_stratum_;
     generation = method_caches_generation_;
   }
+  if (!cached.lines && jvmti.IsMethodObsolete(method).value_or(false)) {
+    // As stock, a step does not ask for an obsolete method's lines: it has none (-1).
+    // A method ID never turns obsolete (a redefinition gives the old code new IDs).
+    cached.lines = std::make_shared<const std::vector<Smap::LineEntry>>();
+    std::lock_guard lock(cache_mu_);
+    if (generation == method_caches_generation_ && stratum == default_stratum_) step_lines_[method] = cached;
+  }
   if (!cached.lines) {
     auto java = LineTable(method);
     auto klass = jvmti.GetMethodDeclaringClass(method);
@@ -271,7 +278,10 @@ int32_t Context::StepLineOf(JNIEnv* jni, jmethodID method, jlocation location) {
     std::lock_guard lock(cache_mu_);
     if (generation == method_caches_generation_ && stratum == default_stratum_) step_lines_[method] = cached;
   }
-  int32_t line = -1;
+  if (cached.lines->empty()) return -1;
+  // As stock, code ahead of the first entry counts as the first line: under a stratum
+  // that does not map the method's first Java lines, they belong to its first line.
+  int32_t line = cached.lines->front().line;
   for (const auto& e : *cached.lines) {
     if (e.start > location) break;
     line = e.line;

@@ -109,7 +109,8 @@ struct Context {
   void ForgetMethodCaches();
   // The line a step compares at `location`: the Java line, or in a class whose
   // source map (JSR-45, smap.h) makes the default stratum another one, a number
-  // per line of that stratum (as stock); -1 when unknown.
+  // per line of that stratum (as stock); -1 when unknown, and in an obsolete method,
+  // whose lines stock's steps never ask for (a line step there is a MIN step).
   int32_t StepLineOf(JNIEnv* jni, jmethodID method, jlocation location);
   // Whether `matches` holds for a source name of any stratum of `klass`'s source map.
   bool AnySourceMapName(jclass klass, const std::function<bool(std::string_view)>& matches);

@@ -90,18 +90,20 @@ bool EventManager::StepCompletes(JNIEnv* jni, Step& step, jthread thread, jmetho
   // Same depth.
   if (step.depth == jdwp::StepDepth::kOut) return false;
   if (step.size == jdwp::StepSize::kMin) return true;
-  if (step.start_line == -1) return true;  // from a place without line numbers, as stock
-  // The same frame in another method: its class was redefined since the step began,
-  // and the old code (now obsolete) runs on with the lines the step started from.
-  if (method != step.start_method && ctx_.jvmti.IsMethodObsolete(method).value_or(false)) {
-    step.start_method = method;
-  }
+  // From a place without line numbers, as stock: an obsolete method too (StepLineOf),
+  // so a line step there ends at its next instruction, as a MIN step (JDWP's StepRequest).
+  if (step.start_line == -1) return true;
+  // Another method in the same frame (its class was redefined since the step began: the
+  // old code, now obsolete and without lines, runs on) is another line: the step ends.
   int32_t line = method == step.start_method ? ctx_.StepLineOf(jni, method, location) : -1;
   return line != step.start_line;
 }
 
 bool EventManager::StepMayStopIn(JNIEnv* jni, Step& step, jmethodID method) {
-  if (step.size == jdwp::StepSize::kLine && ctx_.LineTable(method)->empty()) return false;
+  // A line step stops only where there are lines: none in an obsolete method (as stock).
+  if (step.size == jdwp::StepSize::kLine &&
+      (ctx_.LineTable(method)->empty() || ctx_.jvmti.IsMethodObsolete(method).value_or(false)))
+    return false;
   if (!step.owner) return true;
   jclass klass = nullptr;
   if (auto k = ctx_.jvmti.GetMethodDeclaringClass(method)) klass = *k;

@@ -110,7 +110,9 @@ class Redefine(unittest.TestCase):
 class RedefineObsolete(unittest.TestCase):
     """Locations in the old version of a redefined method (jdi/RedefineStepJdi.java):
     as stock, method ID 0 (JDI's obsolete method), never an ID that the class's
-    method list lacks; and a line step in progress while the class is redefined ends."""
+    method list lacks; as stock, an obsolete method has no lines (a line step there
+    ends at the next instruction); and a line step in progress while the class is
+    redefined ends (test_redefine_steps.py steps on in an obsolete method)."""
 
     def test_obsolete_frames_and_steps(self):
         cfg = harness.config()
@@ -144,25 +146,25 @@ class RedefineObsolete(unittest.TestCase):
                     "a-before": f"work:{line('// @work-first')}",
                     "a-frame0": obsolete + "0",
                     "a-frame1": f"main:{line('// @main-1')}",
-                    # The line step from `int a = n + 1` ends where the next line starts.
-                    "a-step": obsolete + "4",
+                    # As stock: no lines in the old work, so the line step from its
+                    # first instruction ends at the next one, as a MIN step.
+                    "a-step": obsolete + "1",
                     "b-before": f"work:{line('// @work-block')}",
-                    # block(k) returned into the old work: the step ends at `int b = ...`.
+                    # block(k) returned into the old work, which has no lines: the step
+                    # ends at its next instruction (`int b = ...`).
                     "b-step": obsolete + "8",
                     "b-step-frame1": f"main:{line('// @main-2')}",
                     "c-before": f"work:{line('// @work-block')}",
-                    # Redefined before the step's first instruction: the old code steps on
-                    # over block(k) to `int b = ...`, as if nothing had been redefined.
-                    "c-step": obsolete + "8",
+                    # Redefined before the step's first instruction: the step, begun in
+                    # the method with lines, ends in the old code without them at once,
+                    # at the call of block(k) after `iload_1`.
+                    "c-step": obsolete + "5",
                 }
                 if cfg.agent == "stock":
-                    # Stock cannot tell the lines of an obsolete method: its line step
-                    # ends after one instruction (index 1). And a step in progress
-                    # that returns into an obsolete frame kills the VM ("JDWP exit
-                    # error ... getting frame location", stepControl.c). Ours follows
-                    # the spec: a line step ends where the line changes.
-                    self.assertEqual(checks.get("a-step"), obsolete + "1", report)
-                    for name in ("a-before", "a-frame0", "a-frame1", "b-before"):
+                    # A step in progress that returns into an obsolete frame (B) kills
+                    # stock's VM ("JDWP exit error ... getting frame location",
+                    # stepControl.c); ours ends the step there.
+                    for name in ("a-before", "a-frame0", "a-frame1", "a-step", "b-before"):
                         self.assertEqual(checks.get(name), expected[name], report)
                     self.assertIn("getting frame location", debuggee.stdout + debuggee.stderr, report)
                     return

@@ -301,6 +301,12 @@ void RegisterReferenceTypes(Dispatcher& d, Context& ctx, JNIEnv** jni_slot) {
   });
 
   d.Bind<M::IsObsolete>([c, J](const M::IsObsolete::Request& req) -> jdwp::Result<M::IsObsolete::Reply> {
+    // Method ID 0 is what an obsolete method's location carries (Context::LocationOf): obsolete, as stock.
+    if (req.method_id.is_null()) {
+      ASSIGN_OR_RETURN(jclass klass, c->Class(J(), req.ref_type));
+      (void)klass;
+      return M::IsObsolete::Reply{true};
+    }
     ASSIGN_OR_RETURN(jmethodID m, MethodOf(*c, J(), req.ref_type, req.method_id));
     // A method JVMTI cannot answer for is reported obsolete (as stock).
     auto obsolete = c->jvmti.IsMethodObsolete(m);
