@@ -3,12 +3,15 @@
 # skipped when every package is already installed. Run as root or via sudo.
 set -euo pipefail
 
+# dpkg-dev (dpkg-shlibdeps) and file make the Debian package (cmake/package.cmake);
+# lintian checks it (integration.package).
 PACKAGES=(
   cmake ninja-build g++ clang libclang-rt-14-dev
   libasio-dev libspdlog-dev libfmt-dev libexpected-dev libprotobuf-dev protobuf-compiler
   googletest libgtest-dev libgmock-dev
   openjdk-17-jdk-headless libeclipse-jdt-debug-java libeclipse-osgi-java
   python3 git
+  dpkg-dev file lintian
 )
 # The container tests (integration/containers/): rootful podman with runc (crun refuses
 # a mixed cgroup v1/v2 host), netavark and aardvark-dns (containers find each other by
