@@ -3,22 +3,22 @@
 # skipped when every package is already installed. Run as root or via sudo.
 set -euo pipefail
 
-# dpkg-dev (dpkg-shlibdeps) and file make the Debian package (cmake/package.cmake);
-# lintian checks it (integration.package).
+# dpkg-dev (dpkg-shlibdeps) and file make the Debian package (cmake/package.cmake).
 PACKAGES=(
   cmake ninja-build g++ clang libclang-rt-14-dev
   libasio-dev libspdlog-dev libfmt-dev libexpected-dev libprotobuf-dev protobuf-compiler
   googletest libgtest-dev libgmock-dev
   openjdk-17-jdk-headless libeclipse-jdt-debug-java libeclipse-osgi-java
   python3 git
-  dpkg-dev file lintian
+  dpkg-dev file
 )
 # The container tests (integration/containers/): rootful podman with runc (crun refuses
 # a mixed cgroup v1/v2 host), netavark and aardvark-dns (containers find each other by
 # name), and debootstrap for the base image and the Debian 11 root. The Dockerfile's
-# build stage needs none of them (JDWPX_SETUP_NO_CONTAINERS=1).
+# build stage needs none of them (JDWPX_SETUP_NO_CONTAINERS=1), nor lintian, which
+# checks the Debian package (integration.package).
 if [[ "${JDWPX_SETUP_NO_CONTAINERS:-}" != 1 ]]; then
-  PACKAGES+=(podman runc netavark aardvark-dns iptables debootstrap)
+  PACKAGES+=(podman runc netavark aardvark-dns iptables debootstrap lintian)
 fi
 # The agent is built against bullseye's glibc 2.31 (cmake/glibc_floor.cmake): its
 # sysroot is unpacked from bullseye's packages by make-sysroot.sh, below.
