@@ -20,8 +20,8 @@ import os
 import unittest
 
 import harness
-from jdwp_client import Client, Error, StackFrame, ThreadReference, i32
-from test_events import EVENT_THREAD, Session
+from jdwp_client import Client, Error, StackFrame, SuspendPolicy, ThreadReference, i32
+from test_events import Session
 
 
 SCENARIOS = ("set-values", "early-int", "early-long", "early-object", "early-void", "pop-top-frame",
@@ -167,8 +167,8 @@ class VirtualThreadFrames(unittest.TestCase):
             self.skipTest("virtual threads need JDK 21+")
         s = Session(self, "", fixture="VirtualFrames", source="VirtualFrames.java")
         self.addCleanup(s.close)
-        leaf = s.breakpoint_at("leaf", "vf-leaf", policy=EVENT_THREAD)
-        early = s.breakpoint_at("early", "vf-early", policy=EVENT_THREAD)
+        leaf = s.breakpoint_at("leaf", "vf-leaf", policy=SuspendPolicy.EVENT_THREAD)
+        early = s.breakpoint_at("early", "vf-early", policy=SuspendPolicy.EVENT_THREAD)
         done = []
 
         def on_event(policy, events):
