@@ -18,12 +18,13 @@ every composite as it comes.
 from __future__ import annotations
 
 import os
+import time
 import unittest
 
 import harness
-from jdwp_client import (Client, Error, EventKind, EventRequest, ModKind, ModuleReference, Reader, ReferenceType,
-                         StackFrame, StringReference, SuspendPolicy, ThreadReference, TypeTag, VirtualMachine, i32,
-                         i64, jdwp_string)
+from jdwp_client import (ClassType, Client, Error, EventKind, EventRequest, InvokeOptions, ModKind, ModuleReference,
+                         Reader, ReferenceType, StackFrame, StringReference, SuspendPolicy, ThreadReference, TypeTag,
+                         VirtualMachine, i32, i64, jdwp_string)
 
 READ_TIMEOUT_S = 30
 FIXTURE = "EventsFixture"
@@ -459,8 +460,35 @@ class EventsTest(unittest.TestCase):
         unload = s.set(EventKind.CLASS_UNLOAD, SuspendPolicy.NONE, s.class_match("EventsUnload*"))
         excluded = s.set(EventKind.CLASS_UNLOAD, SuspendPolicy.NONE,
                          bytes([ModKind.ClassExclude]) + jdwp_string("EventsUnload*"))
-        composites = s.run()
+        # Both agents learn of the unload from the GC's ObjectFree, which the VM
+        # posts later, on its service thread, and report it from a Java thread's
+        # next event: main may run to its end first. So main stops where Helper is
+        # prepared (after the collection) and, until the unload has come, calls
+        # System.gc() for the test: each call's MethodEntry is such a next event.
+        helper = s.set(EventKind.CLASS_PREPARE, SuspendPolicy.ALL, s.class_match("EventsFixture$Helper"))
+        gc_calls = []
+
+        def unloaded() -> bool:
+            return any(e["kind"] == EventKind.CLASS_UNLOAD and e["signature"] == "LEventsUnloadable;"
+                       for data in s.c.events for e in s.parse(data)[1])
+
+        def call_gc_until_unloaded(policy, events):
+            if not any(e["kind"] == EventKind.CLASS_PREPARE and e["request"] == helper for e in events):
+                return
+            system = s.c.class_by_signature("Ljava/lang/System;")
+            gc = s.c.method_named(system, "gc", "()V")
+            thread = events[0]["thread"]
+            entry = s.set(EventKind.METHOD_ENTRY, SuspendPolicy.NONE, s.class_only(system), s.thread_only(thread))
+            deadline = time.monotonic() + READ_TIMEOUT_S
+            while not unloaded() and time.monotonic() < deadline:
+                r = s.c.ok(ClassType.InvokeMethod, s.c.type_id(system) + s.c.object_id(thread) + s.c.method_id(gc)
+                           + i32(0) + i32(InvokeOptions.INVOKE_SINGLE_THREADED))
+                gc_calls.append((r.value(), r.value()))
+            s.clear(EventKind.METHOD_ENTRY, entry)
+
+        composites = s.run(call_gc_until_unloaded)
         s.debuggee.wait_for_output(r"unloaded=true", 20)  # VMDeath may come before the pipe is read
+        self.assertEqual(gc_calls, [(("V", None), ("L", 0))] * len(gc_calls))  # each returned, threw nothing
         unloads = [(e["request"], e["signature"]) for _, events in composites for e in events
                    if e["kind"] == EventKind.CLASS_UNLOAD]
         self.assertEqual([u for u in unloads if u[1] == "LEventsUnloadable;"], [(unload, "LEventsUnloadable;")])
