@@ -11,8 +11,10 @@ The assertions are what stock does on JDK 17 (the oracle): kinds, lines,
 values, counts and the grouping of co-located events into one composite.
 ThroughJdi runs jdi/EventsJdi.java (method and field events; then monitor,
 exception and ClassUnload events and the modifiers, in phases) with the JDK's
-JDI and, through eclipse/EventsEclipse.java, with Eclipse's. EVENTS_DEBUG=1 prints
-every composite as it comes.
+JDI and, through eclipse/EventsEclipse.java, with Eclipse's. EventsThroughJdiEdges
+runs two cases of jdi/ControlEdgesJdi.java through both JDIs (control_edges.py):
+watches on the first fields of two classes, and the ClassUnload of a class loaded
+between two sessions. EVENTS_DEBUG=1 prints every composite as it comes.
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ import os
 import time
 import unittest
 
+import control_edges
 import harness
 from jdwp_client import (ClassType, Client, Error, EventKind, EventRequest, InvokeOptions, ModKind, ModuleReference,
                          Reader, ReferenceType, StackFrame, StringReference, SuspendPolicy, ThreadReference, TypeTag,
@@ -705,6 +708,20 @@ class ThroughJdi(unittest.TestCase):
 
     def test_eclipse_jdi_phases(self):
         self.check_phases(eclipse=True)
+
+
+class EventsThroughJdiEdges(control_edges.ControlEdgesCase):
+    """Field watches and ClassUnload through both JDIs (ControlEdgesJdi over ControlEdges)."""
+
+    def test_watches_on_first_fields_of_two_classes(self):
+        # A.a and B.b are each the first instance field of their class (same
+        # offset, same jfieldID in HotSpot): each watch reports its own field only.
+        self.run_scenario("watch", ["watch a=3 b=20", "done"])
+
+    def test_class_unload_of_a_class_loaded_between_sessions(self):
+        for client in control_edges.CLIENTS:
+            with self.subTest(client=client):
+                self.class_unload_between_sessions(client)
 
 
 if __name__ == "__main__":

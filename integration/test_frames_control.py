@@ -11,7 +11,9 @@ each against its own FramesControl debuggee. The driver checks what it reads
 back (the frame and line after a pop, the suspend count); this test checks the
 driver's verdicts and what the program printed: the overwritten locals, the
 forced return values, the exception the debugger threw, the interruption, and
-the popped calls run again (three entries into the leaf).
+the popped calls run again (three entries into the leaf). StepAfterPopFrames
+runs jdi/ControlEdgesJdi.java's "pop" through both JDIs (control_edges.py): a
+step request stays active after PopFrames.
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ from __future__ import annotations
 import os
 import unittest
 
+import control_edges
 import harness
 from jdwp_client import Client, Error, StackFrame, SuspendPolicy, ThreadReference, i32
 from test_events import Session
@@ -188,6 +191,16 @@ class VirtualThreadFrames(unittest.TestCase):
         self.assertEqual([events[0]["request"] for _, events in composites], [leaf, leaf, early])
         s.debuggee.wait_for_output(r"virtual: leaf=40 entries=1 early=42", 30)
         self.assertEqual(s.debuggee.wait(30), 0)
+
+
+class StepAfterPopFrames(control_edges.ControlEdgesCase):
+    """Through both JDIs (ControlEdgesJdi over ControlEdges)."""
+
+    def test_step_request_survives_pop_frames(self):
+        # A LINE/OVER step request without a Count filter stays active after
+        # PopFrames at its first event: three more steps on the expected lines.
+        # popped(1) = 3 runs twice (the pop re-runs the call), popped(2) = 5.
+        self.run_scenario("pop", ["pop r=8", "done"])
 
 
 if __name__ == "__main__":

@@ -12,7 +12,9 @@ instruction is no entry; a frame running when the request is made reports its
 exit but no entry; subclasses and interfaces under ClassOnly; a class loaded
 after the request; a class with a native method; recursion; an exit by an
 exception reports nothing; a redefinition in the middle changes nothing. The
-same expectations hold for ours and stock, on every JDK.
+same expectations hold for ours and stock, on every JDK. MethodEntryWhileStepping
+runs jdi/ControlEdgesJdi.java's "sleep" through both JDIs (control_edges.py): a
+native method's entry reported while a step is active.
 """
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ import tempfile
 import time
 import unittest
 
+import control_edges
 import harness
 from jdwp_client import ClassType, EventKind, StackFrame, SuspendPolicy, ThreadReference, VirtualMachine, i32
 from test_events import Session
@@ -404,6 +407,16 @@ class MethodEventsTest(unittest.TestCase):
         """describe() of each method event, None for the others, in order."""
         texts = iter(self.describe(s, events))
         return [next(texts) if e["kind"] in KIND_NAMES else None for e in events]
+
+
+class MethodEntryWhileStepping(control_edges.ControlEdgesCase):
+    """Through both JDIs (ControlEdgesJdi over ControlEdges)."""
+
+    def test_native_sleep_entry_is_reported_while_sleeping(self):
+        # A MethodEntry request on java.lang.Thread while stepping over
+        # Thread.sleep(300) reports the native sleep on entry (its frame on top),
+        # not once it has returned.
+        self.run_scenario("sleep", ["slept 2", "done"])
 
 
 if __name__ == "__main__":
