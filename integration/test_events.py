@@ -310,11 +310,11 @@ class EventsTest(unittest.TestCase):
         # keeps for agent faults; ours names the bad request: ILLEGAL_ARGUMENT.
         self.assertEqual(s.set_request(EventKind.FIELD_ACCESS, SuspendPolicy.NONE)[0],
                          113 if self.cfg.agent == "stock" else Error.ILLEGAL_ARGUMENT)
-        self.assertEqual(s.set_request(EventKind.FIELD_ACCESS, SuspendPolicy.NONE, s.field_only(s.fixture,
-                                                                                                0x7EADBEEF))[0],
+        self.assertEqual(s.set_request(EventKind.FIELD_ACCESS, SuspendPolicy.NONE,
+                                       s.field_only(s.fixture, 0x7EADBEEF))[0],
                          Error.INVALID_FIELDID)
-        self.assertEqual(s.set_request(EventKind.FIELD_MODIFICATION, SuspendPolicy.NONE, s.field_only(0x7EADBEEF,
-                                                                                                      value_id))[0],
+        self.assertEqual(s.set_request(EventKind.FIELD_MODIFICATION, SuspendPolicy.NONE,
+                                       s.field_only(0x7EADBEEF, value_id))[0],
                          Error.INVALID_OBJECT)
         self.assertEqual(s.set_request(EventKind.METHOD_ENTRY, SuspendPolicy.NONE, s.class_only(0x7EADBEEF))[0],
                          Error.INVALID_OBJECT)
@@ -421,8 +421,8 @@ class EventsTest(unittest.TestCase):
         got = [[(e["kind"], e["method"], e["line"]) for e in events] for _, events in composites]
         self.assertEqual(got, [
             [(EventKind.BREAKPOINT, "main", line("call-first"))],
-            [(EventKind.METHOD_ENTRY, "first", line("first-line")), (EventKind.SINGLE_STEP, "first",
-                                                                     line("first-line"))],
+            [(EventKind.METHOD_ENTRY, "first", line("first-line")),
+             (EventKind.SINGLE_STEP, "first", line("first-line"))],
         ])
         self.assertEqual(composites[1][0], SuspendPolicy.ALL)
 
@@ -450,12 +450,12 @@ class EventsTest(unittest.TestCase):
         # As stock: static methods have no instance and pass an InstanceOnly filter.
         self.assertEqual(got, [
             (EventKind.METHOD_ENTRY, "twice", None), (EventKind.METHOD_EXIT_WITH_RETURN_VALUE, "twice", ("I", 42)),
-            (EventKind.METHOD_ENTRY, "greet", None), (EventKind.METHOD_EXIT_WITH_RETURN_VALUE, "greet", ("s",
-                                                                                                         got[3][2][1])),
+            (EventKind.METHOD_ENTRY, "greet", None),
+            (EventKind.METHOD_EXIT_WITH_RETURN_VALUE, "greet", ("s", got[3][2][1])),
             (EventKind.METHOD_ENTRY, "big", None), (EventKind.METHOD_EXIT_WITH_RETURN_VALUE, "big", ("J", 1 << 40)),
             (EventKind.METHOD_ENTRY, "thrower", None),
-            (EventKind.METHOD_EXIT_WITH_RETURN_VALUE, "methods", ("V", None)), (EventKind.METHOD_EXIT_WITH_RETURN_VALUE,
-                                                                                "main", ("V", None)),
+            (EventKind.METHOD_EXIT_WITH_RETURN_VALUE, "methods", ("V", None)),
+            (EventKind.METHOD_EXIT_WITH_RETURN_VALUE, "main", ("V", None)),
         ])
 
     def test_class_unload(self):

@@ -32,8 +32,8 @@ import unittest
 import harness
 from jdwp_client import (ArrayReference, ClassObjectReference, ClassType, Client, Error, EventKind, EventRequest,
                          InterfaceType, InvokeOptions, ModKind, ObjectReference, Reader, ReferenceType, StackFrame,
-                         StringReference, SuspendPolicy, ThreadReference, VirtualMachine, i32, i64, jdwp_string,
-                         tagged, untagged)
+                         StringReference, SuspendPolicy, ThreadReference, TypeTag, VirtualMachine, i32, i64,
+                         jdwp_string, tagged, untagged)
 
 READ_TIMEOUT_S = 60
 FIXTURE = "InvokeFixture.java"
@@ -60,8 +60,8 @@ class InvokeSession:
             self.by_name = {}
             for m in c.methods(self.fixture):
                 self.by_name.setdefault(m.name, m.id)
-            self.bp_request = self.set_breakpoint(self.fixture, "stopHere", harness.fixture_line(FIXTURE,
-                                                                                                 "// @bp-invoke"))
+            self.bp_request = self.set_breakpoint(self.fixture, "stopHere",
+                                                  harness.fixture_line(FIXTURE, "// @bp-invoke"))
             self.thread = self.wait_breakpoint(self.bp_request)
             self.main = self.thread
             self.worker = c.thread_named("worker")
@@ -80,8 +80,8 @@ class InvokeSession:
     def set_breakpoint(self, type_id: int, method: str, line: int, policy: int = SuspendPolicy.ALL) -> int:
         c = self.client
         method_id = self.method(method, type_id)
-        location = bytes([1]) + c.type_id(type_id) + c.method_id(method_id) + i64(c.code_index(type_id, method_id,
-                                                                                               line))
+        location = (bytes([TypeTag.CLASS]) + c.type_id(type_id) + c.method_id(method_id)
+                    + i64(c.code_index(type_id, method_id, line)))
         r = c.ok(EventRequest.Set,
                  bytes([EventKind.BREAKPOINT, policy]) + i32(1) + bytes([ModKind.LocationOnly]) + location)
         return r.int()
@@ -251,8 +251,8 @@ class Invoke(unittest.TestCase):
                                          options=InvokeOptions.INVOKE_NONVIRTUAL))
         self.assertEqual(s.string(v), "Base.who")
         instance = s.static("instance")[1]
-        self.assertEqual(self.ok(s.invoke_instance(instance, "sum", [tagged("I", 1), tagged("J", 2), tagged("D",
-                                                                                                            3.0)])),
+        self.assertEqual(self.ok(s.invoke_instance(instance, "sum",
+                                                   [tagged("I", 1), tagged("J", 2), tagged("D", 3.0)])),
                          ("I", 9))
 
     def test_interface_static_and_default_methods(self):
@@ -933,8 +933,8 @@ class InvokeWithItsOwnSession(unittest.TestCase):
             counts = lambda: tuple(c.ok(ThreadReference.SuspendCount, c.object_id(t)).int() for t in (s.main, s.worker))
             for n in range(3):
                 self.assertEqual(self.ok_value(s.invoke_static("retI", [tagged("I", n)],
-                                                               options=InvokeOptions.INVOKE_SINGLE_THREADED)), ("I",
-                                                                                                                n + 1))
+                                                               options=InvokeOptions.INVOKE_SINGLE_THREADED)),
+                                 ("I", n + 1))
             frames = c.frames(s.thread)
             self.assertEqual(frames[0][1][2], s.method("stopHere"))
             c.ok(StackFrame.PopFrames, c.object_id(s.thread) + c.frame_id(frames[0][0]))

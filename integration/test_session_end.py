@@ -455,8 +455,8 @@ class SessionEndTest(unittest.TestCase):
         r = Reader(data, c.sizes)
         policy = r.byte()
         events = [(r.byte(), r.int()) for _ in range(r.int())]
-        self.assertEqual((policy, events), (SuspendPolicy.ALL, [(EventKind.VM_DEATH, request), (EventKind.VM_DEATH,
-                                                                                                0)]))
+        self.assertEqual((policy, events),
+                         (SuspendPolicy.ALL, [(EventKind.VM_DEATH, request), (EventKind.VM_DEATH, 0)]))
         r = c.ok(VirtualMachine.AllThreads)
         for thread in [r.id() for _ in range(r.int())]:
             if c.ok(ThreadReference.Status, c.object_id(thread)).int() != ThreadStatus.ZOMBIE:

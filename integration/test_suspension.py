@@ -169,8 +169,8 @@ class Suspension(unittest.TestCase):
                     deadline = time.monotonic() + WAIT_S
                     while churned() == first:
                         self.assertLess(time.monotonic(), deadline, "the churn did not go on after Resume")
-                c.ok(ClassType.SetValues, c.type_id(fixture) + i32(1) + c.encode_id(statics["gate"].id,
-                                                                                    "field") + i32(1))
+                c.ok(ClassType.SetValues,
+                     c.type_id(fixture) + i32(1) + c.encode_id(statics["gate"].id, "field") + i32(1))
                 debuggee.wait_for_output(r"suspension: done", WAIT_S)
                 self.assertEqual(debuggee.wait(WAIT_S), 0)
             finally:
