@@ -188,10 +188,22 @@ class Suspension(unittest.TestCase):
                 ran_object = c.static_values(fixture, [c.fields(fixture)["stormRan"].id])[0][1]
                 atomic_value = c.fields(c.class_by_signature("Ljava/util/concurrent/atomic/AtomicLong;"))["value"].id
                 ran = lambda: c.object_values(ran_object, [atomic_value])[0][1]
+                # main ends the VM once it has joined the storm's threads. A Resume that
+                # let the last of them run could see the VM end before its reply: stock
+                # (JDK 25, 1 run in 6 at -j 2) then closed the connection without one.
+                # A SUSPEND_ALL breakpoint where main prints "storm: done" keeps the VM
+                # there instead, until the Dispose below.
+                main = c.method_named(fixture, "main", "([Ljava/lang/String;)V")
+                done_line = harness.fixture_line(SOURCE, 'System.out.println("storm: done "')
+                done_at = (bytes([TypeTag.CLASS]) + c.type_id(fixture) + c.method_id(main)
+                           + i64(c.code_index(fixture, main, done_line)))
                 stops = 0
                 # Stops until the storm is over (every thread ran): each one as an IDE's.
                 while True:
                     c.ok(VirtualMachine.Suspend)
+                    if stops == 0:  # set while the VM is suspended: the storm cannot end first
+                        c.ok(EventRequest.Set, bytes([EventKind.BREAKPOINT, SuspendPolicy.ALL]) + i32(1)
+                             + bytes([ModKind.LocationOnly]) + done_at)
                     first = ran()
                     r = c.ok(VirtualMachine.AllThreads)
                     for thread in [r.id() for _ in range(r.int())]:
