@@ -6,8 +6,9 @@ stock agent and ours, alternating runs, medians (issue 13, "Exit and start-up").
 
 Scenarios (each: no agent, stock, ours):
   no debugger         server=y,suspend=n; nobody attaches; main prints and returns.
-  after a debugger    server=y,suspend=n; a raw JDWP client attaches, sends
-                      VirtualMachine.Version, disposes; then main returns. Timed from
+  after a debugger    server=y,suspend=n; a raw JDWP client (integration/jdwp_client.py)
+                      attaches, sends IDSizes and VirtualMachine.Version, disposes;
+                      then main returns. Timed from
                       the line that lets main return to the exit (the attach is not
                       the point).
   server=n refused    server=n,suspend=y at a closed port: the agent fails at VMInit
@@ -24,11 +25,13 @@ import argparse
 import os
 import socket
 import statistics
-import struct
 import subprocess
 import sys
 import tempfile
 import time
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "integration"))
+from jdwp_client import Client, VirtualMachine  # noqa: E402
 
 TARGET = """
 public class ExitTarget {
@@ -48,20 +51,12 @@ def options(scenario: str, port: int) -> str:
 
 
 def attach_and_dispose(port: int):
-    with socket.create_connection(("127.0.0.1", port), timeout=30) as s:
-        s.sendall(b"JDWP-Handshake")
-        got = b""
-        while len(got) < 14:
-            got += s.recv(14 - len(got))
-        for packet_id, command in ((1, (1, 1)), (2, (1, 6))):  # Version, Dispose
-            s.sendall(struct.pack(">IIBBB", 11, packet_id, 0, *command))
-            header = b""
-            while len(header) < 11:
-                header += s.recv(11 - len(header))
-            length = struct.unpack(">I", header[:4])[0]
-            body = b""
-            while len(body) < length - 11:
-                body += s.recv(length - 11 - len(body))
+    c = Client(port, timeout=30)  # handshake and IDSizes, as every debugger starts
+    try:
+        c.ok(VirtualMachine.Version)
+        c.ok(VirtualMachine.Dispose)
+    finally:
+        c.close()
 
 
 def run_once(java: str, classes: str, agent: str, agent_lib: str, scenario: str, closed_port: int) -> float:

@@ -9,9 +9,18 @@ through this module:
     frames = [(r.id("frame"), r.location()) for _ in range(r.int())]
     assert c.error(StringReference.Value, c.object_id(main)) == Error.INVALID_STRING
 
-Commands and error codes carry the spec's names (jdwp-layouts.md), so an
-assertion message reads "ThreadReference.Frames (11/6) failed: INVALID_THREAD (10)".
-IDs are read and written with the sizes the VM reported in IDSizes.
+Commands, error codes and the spec's constants (EventKind, SuspendPolicy,
+ModKind, Tag, TypeTag, ThreadStatus, ClassStatus, StepDepth, StepSize,
+InvokeOptions) carry the spec's names (jdwp-layouts.md) and are declared here
+only, so an assertion message reads "ThreadReference.Frames (11/6) failed:
+INVALID_THREAD (10)". IDs are read and written with the sizes the VM reported
+in IDSizes.
+
+Whatever else speaks JDWP in Python (a relay, a probe of a port, a test that
+sends broken packets, the benchmarks) frames packets with the module-level
+helpers: handshake(), handshake_answered(), recv_exact(), read_packet(),
+command_header(), reply_header(), command_packet(), parse_header(),
+Packet.to_bytes(), tagged() / untagged().
 """
 
 from __future__ import annotations
@@ -25,7 +34,6 @@ from typing import NamedTuple
 HANDSHAKE = b"JDWP-Handshake"
 HEADER_SIZE = 11
 REPLY_FLAG = 0x80
-EVENT_KIND_VM_START = 90
 ID_KINDS = ("field", "method", "object", "referenceType", "frame")  # IDSizes reply order
 
 
@@ -90,6 +98,119 @@ class Error(enum.IntEnum):
     TRANSPORT_INIT = 510
     NATIVE_METHOD = 511
     INVALID_COUNT = 512
+
+
+# ---- constants (jdwp-layouts.md, Constants), under the spec's names ----
+# Declared here only: tests import them (EventKind.BREAKPOINT, SuspendPolicy.ALL, ...)
+# and declare no numbers of the protocol of their own.
+
+class EventKind(enum.IntEnum):
+    SINGLE_STEP = 1
+    BREAKPOINT = 2
+    FRAME_POP = 3
+    EXCEPTION = 4
+    USER_DEFINED = 5
+    THREAD_START = 6
+    THREAD_DEATH = 7
+    CLASS_PREPARE = 8
+    CLASS_UNLOAD = 9
+    CLASS_LOAD = 10
+    FIELD_ACCESS = 20
+    FIELD_MODIFICATION = 21
+    EXCEPTION_CATCH = 30
+    METHOD_ENTRY = 40
+    METHOD_EXIT = 41
+    METHOD_EXIT_WITH_RETURN_VALUE = 42
+    MONITOR_CONTENDED_ENTER = 43
+    MONITOR_CONTENDED_ENTERED = 44
+    MONITOR_WAIT = 45
+    MONITOR_WAITED = 46
+    VM_START = 90
+    VM_DEATH = 99
+
+
+class SuspendPolicy(enum.IntEnum):
+    NONE = 0
+    EVENT_THREAD = 1
+    ALL = 2
+
+
+class ModKind(enum.IntEnum):
+    """EventRequest.Set modifier kinds (modKind), named as the spec's modifiers."""
+    Count = 1
+    Conditional = 2
+    ThreadOnly = 3
+    ClassOnly = 4
+    ClassMatch = 5
+    ClassExclude = 6
+    LocationOnly = 7
+    ExceptionOnly = 8
+    FieldOnly = 9
+    Step = 10
+    InstanceOnly = 11
+    SourceNameMatch = 12
+    PlatformThreadsOnly = 13  # JDK 21+
+
+
+class ThreadStatus(enum.IntEnum):
+    ZOMBIE = 0
+    RUNNING = 1
+    SLEEPING = 2
+    MONITOR = 3
+    WAIT = 4
+
+
+class SuspendStatus(enum.IntEnum):
+    SUSPEND_STATUS_SUSPENDED = 0x1
+
+
+class ClassStatus(enum.IntFlag):
+    VERIFIED = 1
+    PREPARED = 2
+    INITIALIZED = 4
+    ERROR = 8
+
+
+class TypeTag(enum.IntEnum):
+    CLASS = 1
+    INTERFACE = 2
+    ARRAY = 3
+
+
+class Tag(enum.IntEnum):
+    """Value tags, as the bytes on the wire (Tag.OBJECT == ord("L"))."""
+    ARRAY = ord("[")
+    BYTE = ord("B")
+    CHAR = ord("C")
+    OBJECT = ord("L")
+    FLOAT = ord("F")
+    DOUBLE = ord("D")
+    INT = ord("I")
+    LONG = ord("J")
+    SHORT = ord("S")
+    VOID = ord("V")
+    BOOLEAN = ord("Z")
+    STRING = ord("s")
+    THREAD = ord("t")
+    THREAD_GROUP = ord("g")
+    CLASS_LOADER = ord("l")
+    CLASS_OBJECT = ord("c")
+
+
+class StepDepth(enum.IntEnum):
+    INTO = 0
+    OVER = 1
+    OUT = 2
+
+
+class StepSize(enum.IntEnum):
+    MIN = 0
+    LINE = 1
+
+
+class InvokeOptions(enum.IntFlag):
+    INVOKE_SINGLE_THREADED = 0x01
+    INVOKE_NONVIRTUAL = 0x02
 
 
 def error_name(code: int) -> str:
@@ -282,6 +403,10 @@ def command_label(command) -> str:
 
 # ---- encoding ----
 
+# Value tags whose value is an object ID (jdwp-layouts.md, Constants: Tag).
+OBJECT_TAGS = "L[stglc"
+
+
 def i32(value: int) -> bytes:
     return struct.pack(">i", value)
 
@@ -295,15 +420,29 @@ def jdwp_string(text: str) -> bytes:
     return i32(len(data)) + data
 
 
+# struct formats of the primitive values by tag (jdwp-layouts.md, Constants: Tag).
+PRIMITIVE_FORMATS = {"Z": ">?", "B": ">b", "C": ">H", "S": ">h", "I": ">i", "J": ">q", "F": ">f", "D": ">d"}
+
+
+def untagged(tag: str, value, object_size: int = 8) -> bytes:
+    """An untagged value of the type `tag` names (a character): object values
+    are IDs of `object_size` bytes; char takes its UTF-16 code unit as an int."""
+    if tag in OBJECT_TAGS:
+        return id_bytes(value, object_size)
+    return struct.pack(PRIMITIVE_FORMATS[tag], value)
+
+
+def tagged(tag: str, value, object_size: int = 8) -> bytes:
+    """A tagged value: the tag byte, then the value as untagged() writes it."""
+    return tag.encode() + untagged(tag, value, object_size)
+
+
 def id_bytes(value: int, size: int) -> bytes:
     """An ID of `size` bytes; negative or oversized values wrap, so tests can send any bits."""
     return (value & ((1 << (8 * size)) - 1)).to_bytes(size, "big")
 
 
 # ---- decoding ----
-
-# Value tags whose value is an object ID (jdwp-layouts.md, Constants: Tag).
-OBJECT_TAGS = "L[stglc"
 
 
 class Reader:
@@ -390,7 +529,7 @@ class Reader:
         raise AssertionError(f"unknown value tag {tag!r}")
 
 
-# ---- the connection ----
+# ---- framing (sockets of any kind: the Client's, a relay's, a test's own) ----
 
 class ConnectionClosed(AssertionError):
     """The VM closed the connection (an AssertionError: unexpected unless a test waits for it)."""
@@ -405,6 +544,82 @@ class Packet(NamedTuple):
     @property
     def is_reply(self) -> bool:
         return bool(self.flags & REPLY_FLAG)
+
+    def to_bytes(self) -> bytes:
+        """The packet as it was on the wire (header + data)."""
+        length = HEADER_SIZE + len(self.data)
+        if self.is_reply:
+            return reply_header(length, self.id, self.kind, self.flags) + self.data
+        return command_header(length, self.id, self.kind, self.flags) + self.data
+
+
+def command_header(length: int, packet_id: int, command, flags: int = 0) -> bytes:
+    """A command packet's header. `length` is written as given (wrapped to 32 bits)
+    and `flags` may be anything, so bad-input tests build broken headers here too;
+    `command` is a Command or any (command set, command) pair."""
+    return struct.pack(">IIBBB", length & 0xFFFFFFFF, packet_id, flags, command[0], command[1])
+
+
+def reply_header(length: int, packet_id: int, error: int = Error.NONE, flags: int = REPLY_FLAG) -> bytes:
+    return struct.pack(">IIBH", length & 0xFFFFFFFF, packet_id, flags, error)
+
+
+def command_packet(packet_id: int, command, data: bytes = b"") -> bytes:
+    return command_header(HEADER_SIZE + len(data), packet_id, command) + data
+
+
+def parse_header(header) -> tuple:
+    """11 header bytes -> (length, packet id, flags, kind): kind is the error code
+    of a reply, the (command set, command) pair of a command."""
+    length, packet_id, flags = struct.unpack(">IIB", bytes(header[:9]))
+    if flags & REPLY_FLAG:
+        return length, packet_id, flags, struct.unpack(">H", bytes(header[9:11]))[0]
+    return length, packet_id, flags, (header[9], header[10])
+
+
+def recv_exact(sock: socket.socket, n: int) -> bytearray:
+    """Exactly n bytes; ConnectionClosed at EOF before them."""
+    buf = bytearray(n)
+    view = memoryview(buf)
+    got = 0
+    while got < n:
+        k = sock.recv_into(view[got:], n - got)
+        if k == 0:
+            raise ConnectionClosed(f"connection closed (EOF after {got} of {n} bytes)")
+        got += k
+    return buf
+
+
+def read_packet(sock: socket.socket) -> Packet:
+    """The next whole packet; ConnectionClosed at EOF."""
+    length, packet_id, flags, kind = parse_header(recv_exact(sock, HEADER_SIZE))
+    if length < HEADER_SIZE:
+        raise AssertionError(f"peer sent a packet with length {length}")
+    return Packet(packet_id, flags, kind, recv_exact(sock, length - HEADER_SIZE))
+
+
+def handshake(sock: socket.socket):
+    """The debugger's side of the handshake: sends it, expects it back verbatim
+    (ConnectionClosed when the peer closes first, AssertionError on other bytes)."""
+    sock.sendall(HANDSHAKE)
+    answer = bytes(recv_exact(sock, len(HANDSHAKE)))
+    if answer != HANDSHAKE:
+        raise AssertionError(f"bad handshake answer {answer!r}")
+
+
+def handshake_answered(host: str, port: int, timeout: float) -> bool:
+    """Whether a handshake sent to host:port is answered (False when refused,
+    closed, timed out or answered with other bytes)."""
+    try:
+        with socket.create_connection((host, port), timeout=timeout) as sock:
+            sock.settimeout(timeout)
+            handshake(sock)
+            return True
+    except (OSError, AssertionError):
+        return False
+
+
+# ---- the connection ----
 
 
 class FieldInfo(NamedTuple):
@@ -439,10 +654,7 @@ class Client:
         self._next_id = 1
         # HotSpot uses 8 for every ID; IDSizes below replaces this before any ID is read.
         self.sizes = dict.fromkeys(ID_KINDS, 8)
-        self.sock.sendall(HANDSHAKE)
-        answer = bytes(self.recv_exact(len(HANDSHAKE)))
-        if answer != HANDSHAKE:
-            raise AssertionError(f"bad handshake answer {answer!r}")
+        handshake(self.sock)
         r = self.ok(VirtualMachine.IDSizes)
         self.sizes = {kind: r.int() for kind in ID_KINDS}
 
@@ -452,40 +664,23 @@ class Client:
     # -- framing --
 
     def recv_exact(self, n: int) -> bytearray:
-        buf = bytearray(n)
-        view = memoryview(buf)
-        got = 0
-        while got < n:
-            k = self.sock.recv_into(view[got:], n - got)
-            if k == 0:
-                raise ConnectionClosed(f"connection closed (EOF after {got} of {n} bytes)")
-            got += k
-        return buf
+        return recv_exact(self.sock, n)
 
     def read_packet(self) -> Packet:
-        header = self.recv_exact(HEADER_SIZE)
-        length, packet_id, flags = struct.unpack(">IIB", header[:9])
-        if length < HEADER_SIZE:
-            raise AssertionError(f"VM sent a packet with length {length}")
-        data = self.recv_exact(length - HEADER_SIZE)
-        if flags & REPLY_FLAG:
-            return Packet(packet_id, flags, struct.unpack(">H", header[9:])[0], data)
-        return Packet(packet_id, flags, (header[9], header[10]), data)
+        return read_packet(self.sock)
 
     def command_packet(self, command, data: bytes = b"") -> tuple:
         """A command packet with the next id, not sent -> (bytes, packet id): for
         pipelining many commands in one write."""
         packet_id = self._next_id
         self._next_id += 1
-        return struct.pack(">IIBBB", HEADER_SIZE + len(data), packet_id, 0, command[0], command[1]) + data, packet_id
+        return command_packet(packet_id, command, data), packet_id
 
     def send_command(self, command, data: bytes = b"") -> int:
         """Sends without waiting for the reply -> the packet id. `command` is a
         Command or any (command set, command) pair."""
-        packet_id = self._next_id
-        self._next_id += 1
-        header = struct.pack(">IIBBB", HEADER_SIZE + len(data), packet_id, 0, command[0], command[1])
-        self.sock.sendall(header + data)
+        packet, packet_id = self.command_packet(command, data)
+        self.sock.sendall(packet)
         return packet_id
 
     def read_event(self) -> bytearray:
@@ -540,7 +735,7 @@ class Client:
         with suspend=y the start's suspension is in force once it is sent."""
         def is_vm_start(event: bytearray) -> bool:
             # suspendPolicy byte, int count, then the first event's kind.
-            return len(event) > 5 and event[5] == EVENT_KIND_VM_START
+            return len(event) > 5 and event[5] == EventKind.VM_START
         while not any(is_vm_start(e) for e in self.events):
             self.read_event()
         # It came while IDSizes was awaited: it is read now.

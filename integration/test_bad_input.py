@@ -21,7 +21,6 @@ from __future__ import annotations
 import re
 import shutil
 import socket
-import struct
 import subprocess
 import tempfile
 import time
@@ -29,9 +28,9 @@ import unittest
 
 import harness
 from jdwp_client import (HEADER_SIZE, ArrayReference, ClassLoaderReference, ClassObjectReference, ClassType, Client,
-                         command_label, ConnectionClosed, Error, EventRequest, InterfaceType, Method, ModuleReference, ObjectReference,
-                         ReferenceType, StackFrame, StringReference, ThreadGroupReference, ThreadReference,
-                         VirtualMachine, i32)
+                         command_header, command_label, ConnectionClosed, Error, EventRequest, InterfaceType, Method,
+                         ModuleReference, ObjectReference, ReferenceType, StackFrame, StringReference,
+                         ThreadGroupReference, ThreadReference, VirtualMachine, i32, reply_header)
 
 READ_TIMEOUT_S = 10
 # How long a connection must stay silent and open to count as "still waiting
@@ -92,7 +91,7 @@ def assert_open_and_silent(c: Client, window_s: float):
 
 def raw_header(length: int, command=VirtualMachine.Version, packet_id: int = 1000) -> bytes:
     """A command packet header whose length field is whatever the case needs (unsigned 32 bits)."""
-    return struct.pack(">IIBBB", length & 0xFFFFFFFF, packet_id, 0, command.command_set, command.command)
+    return command_header(length, packet_id, command)
 
 
 def listening_regex(occurrence: int) -> str:
@@ -518,7 +517,7 @@ class BadInputTest(unittest.TestCase):
         # (flags 0x80) is a protocol error. The connection closes, a command sent
         # after it is not answered, the VM runs on and the next debugger is served.
         c = self.launch()
-        c.sock.sendall(struct.pack(">IIBH", HEADER_SIZE, 999, 0x80, 0))
+        c.sock.sendall(reply_header(HEADER_SIZE, 999))
         try:
             c.send_command(VirtualMachine.Version)
         except (ConnectionResetError, BrokenPipeError):

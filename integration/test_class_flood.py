@@ -26,11 +26,10 @@ import socket
 import unittest
 
 import harness
-from jdwp_client import Client, ConnectionClosed, EventRequest, Reader, VirtualMachine, i32, jdwp_string
+from jdwp_client import (Client, ConnectionClosed, EventKind, EventRequest, ModKind, Reader, SuspendPolicy,
+                         VirtualMachine, i32, jdwp_string)
 
 FLOOD_CLASSES = 5_000
-CLASS_PREPARE = 8
-NONE = 0
 EXIT_TIMEOUT_S = 120
 # What the client's socket takes before the agent's writes find it full: as small as Linux allows.
 RECEIVE_BUFFER = 4096
@@ -53,7 +52,8 @@ class ClassFloodTest(unittest.TestCase):
         client = Client(debuggee.port, timeout=30, sock=sock)
         self.addCleanup(client.close)
         client.wait_for_vm_start()
-        r = client.ok(EventRequest.Set, bytes([CLASS_PREPARE, NONE]) + i32(1) + bytes([5]) + jdwp_string("Flood*"))
+        r = client.ok(EventRequest.Set, bytes([EventKind.CLASS_PREPARE, SuspendPolicy.NONE]) + i32(1)
+                      + bytes([ModKind.ClassMatch]) + jdwp_string("Flood*"))
         self.request_id = r.int()
         client.ok(VirtualMachine.Resume)
         return debuggee, client
@@ -67,13 +67,13 @@ class ClassFloodTest(unittest.TestCase):
             except ConnectionClosed:
                 break
             r = Reader(data, client.sizes)
-            self.assertEqual(r.byte(), NONE)
+            self.assertEqual(r.byte(), SuspendPolicy.NONE)
             for _ in range(r.int()):
                 kind = r.byte()
                 if kind == 99:  # VMDeath: the last one
                     r.int()
                     continue
-                self.assertEqual(kind, CLASS_PREPARE)
+                self.assertEqual(kind, EventKind.CLASS_PREPARE)
                 self.assertEqual(r.int(), self.request_id)
                 r.id("object")
                 r.byte()

@@ -28,20 +28,16 @@ import time
 import unittest
 
 import harness
-from jdwp_client import Client, Error, EventRequest, Reader, ReferenceType, VirtualMachine, i32, jdwp_string
+from jdwp_client import (ClassStatus, Client, Error, EventKind, EventRequest, ModKind, Reader, ReferenceType,
+                         SuspendPolicy, TypeTag, VirtualMachine, i32, jdwp_string)
 
 SERVER_OPTIONS = "transport=dt_socket,server=y,address=0,suspend=n"
 STEP_TIMEOUT_S = 120
 READ_TIMEOUT_S = 60
 
-TAG_CLASS, TAG_INTERFACE, TAG_ARRAY = 1, 2, 3
-VERIFIED, PREPARED, INITIALIZED, ERROR = 1, 2, 4, 8
-LINKED = VERIFIED | PREPARED
-READY = LINKED | INITIALIZED
-FAILED = LINKED | ERROR
-CLASS_PREPARE = 8
-MOD_CLASS_MATCH = 5
-SUSPEND_NONE = 0
+LINKED = ClassStatus.VERIFIED | ClassStatus.PREPARED
+READY = LINKED | ClassStatus.INITIALIZED
+FAILED = LINKED | ClassStatus.ERROR
 
 GENERIC = "<T:Ljava/lang/Number;>Ljava/lang/Object;Ljava/util/function/Supplier<TT;>;"
 # ClassScans$Generic with a second, unused type parameter (its methods unchanged: redefinable).
@@ -134,14 +130,14 @@ class ClassScans(unittest.TestCase):
         # Session 1: everything so far was loaded before any debugger came.
         c = Client(self.debuggee.port, timeout=READ_TIMEOUT_S)
         listed = all_classes(c)
-        self.assertEqual([(t, s) for t, _, s in listed[sig("Before")]], [(TAG_CLASS, READY)])
-        self.assertEqual([(t, s) for t, _, s in listed[sig("Linked")]], [(TAG_CLASS, LINKED)])
-        self.assertEqual([(t, s) for t, _, s in listed[sig("Broken")]], [(TAG_CLASS, LINKED)])
+        self.assertEqual([(t, s) for t, _, s in listed[sig("Before")]], [(TypeTag.CLASS, READY)])
+        self.assertEqual([(t, s) for t, _, s in listed[sig("Linked")]], [(TypeTag.CLASS, LINKED)])
+        self.assertEqual([(t, s) for t, _, s in listed[sig("Broken")]], [(TypeTag.CLASS, LINKED)])
         self.assertNotIn(sig("LoadedOnly"), listed, "a class loaded but not prepared is not listed")
         self.assertEqual(by_signature(c, sig("LoadedOnly")), [])
-        self.assertEqual([(t, s) for t, _, s in listed["[" + sig("Before")]], [(TAG_ARRAY, 0)])
-        self.assertEqual([(t, s) for t, _, s in listed["[[" + sig("Before")]], [(TAG_ARRAY, 0)])
-        self.assertEqual([t for t, _, _ in listed["Ljava/util/function/Supplier;"]], [TAG_INTERFACE])
+        self.assertEqual([(t, s) for t, _, s in listed["[" + sig("Before")]], [(TypeTag.ARRAY, 0)])
+        self.assertEqual([(t, s) for t, _, s in listed["[[" + sig("Before")]], [(TypeTag.ARRAY, 0)])
+        self.assertEqual([t for t, _, _ in listed["Ljava/util/function/Supplier;"]], [TypeTag.INTERFACE])
         self.assertIn("[I", listed)
         self.assertNotIn("I", listed, "primitive classes are not listed")
         self.assertEqual(len(listed["LGone1;"]), 1)
@@ -154,25 +150,25 @@ class ClassScans(unittest.TestCase):
             self.assertNotIn(sig(name), listed)
 
         # Classes prepared during the session, reported by ClassPrepare in order.
-        c.ok(EventRequest.Set, bytes([CLASS_PREPARE, SUSPEND_NONE]) + i32(1) + bytes([MOD_CLASS_MATCH])
-             + jdwp_string("ClassScans$After*"))
+        c.ok(EventRequest.Set, bytes([EventKind.CLASS_PREPARE, SuspendPolicy.NONE]) + i32(1)
+             + bytes([ModKind.ClassMatch]) + jdwp_string("ClassScans$After*"))
         self.step("after")
         prepared = []
         while len(prepared) < 3:
             r = Reader(c.read_event(), c.sizes)
             r.byte()  # suspend policy
             for _ in range(r.int()):
-                self.assertEqual(r.byte(), CLASS_PREPARE)
+                self.assertEqual(r.byte(), EventKind.CLASS_PREPARE)
                 r.int(), r.id()
                 prepared.append((r.byte(), r.id("referenceType"), r.string(), r.int()))
         self.assertEqual([p[2] for p in prepared], [sig("After1"), sig("After2"), sig("After3")])
         listed = all_classes(c)
         for tag, type_id, signature, _ in prepared:
             self.assertEqual(listed[signature], [(tag, type_id, READY)], signature)
-        self.assertEqual([(t, s) for t, _, s in listed["[" + sig("After1")]], [(TAG_ARRAY, 0)])
-        self.assertEqual(listed[sig("Linked")], [(TAG_CLASS, linked_id, READY)],
+        self.assertEqual([(t, s) for t, _, s in listed["[" + sig("After1")]], [(TypeTag.ARRAY, 0)])
+        self.assertEqual(listed[sig("Linked")], [(TypeTag.CLASS, linked_id, READY)],
                          "initialized after it was first listed")
-        self.assertEqual([(t, s) for t, _, s in listed[sig("Broken")]], [(TAG_CLASS, FAILED)])
+        self.assertEqual([(t, s) for t, _, s in listed[sig("Broken")]], [(TypeTag.CLASS, FAILED)])
         self.assert_consistent(c)
         c.close()
 
@@ -182,9 +178,9 @@ class ClassScans(unittest.TestCase):
         listed = all_classes(c)
         self.assertNotIn("LGone1;", listed, "unloaded while no debugger was attached")
         self.assertEqual(by_signature(c, "LGone1;"), [])
-        self.assertEqual([(t, s) for t, _, s in listed[sig("While")]], [(TAG_CLASS, READY)])
-        self.assertEqual([(t, s) for t, _, s in listed["[" + sig("While")]], [(TAG_ARRAY, 0)])
-        self.assertEqual([(t, s) for t, _, s in listed[sig("Broken")]], [(TAG_CLASS, FAILED)])
+        self.assertEqual([(t, s) for t, _, s in listed[sig("While")]], [(TypeTag.CLASS, READY)])
+        self.assertEqual([(t, s) for t, _, s in listed["[" + sig("While")]], [(TypeTag.ARRAY, 0)])
+        self.assertEqual([(t, s) for t, _, s in listed[sig("Broken")]], [(TypeTag.CLASS, FAILED)])
         self.assert_consistent(c)
 
         # A class ID the debugger disposed of: the next scan hands out a new one that works.
@@ -202,7 +198,7 @@ class ClassScans(unittest.TestCase):
         # A class unloaded during the session.
         self.step("gone")
         found = by_signature(c, "LGone2;")
-        self.assertEqual([(t, s) for t, _, s in found], [(TAG_CLASS, READY)])
+        self.assertEqual([(t, s) for t, _, s in found], [(TypeTag.CLASS, READY)])
         self.assertIn("LGone2;", all_classes(c))
         self.step("unload")
         self.assertEqual(by_signature(c, "LGone2;"), [])
@@ -236,7 +232,7 @@ class ClassScans(unittest.TestCase):
         r = c.ok(ReferenceType.SignatureWithGeneric, c.type_id(type_id))
         self.assertEqual((r.string(), r.string()), (sig("Generic"), GENERIC_REDEFINED))
         listed = all_classes(c, generic=True)
-        self.assertEqual(listed[sig("Generic")], [(TAG_CLASS, type_id, READY, GENERIC_REDEFINED)])
+        self.assertEqual(listed[sig("Generic")], [(TypeTag.CLASS, type_id, READY, GENERIC_REDEFINED)])
         self.assertEqual(listed["[" + sig("Before")][0][3], "", "an array has none")
         c.close()
 

@@ -26,16 +26,13 @@ import os
 import unittest
 
 import harness
-from jdwp_client import Client, ClassType, Error, EventRequest, StackFrame, VirtualMachine, i32, jdwp_string
-from test_events import (ALL, BREAKPOINT, CLASS_PREPARE, CONTENDED_ENTER, CONTENDED_ENTERED, EVENT_THREAD,
-                         METHOD_ENTRY, MONITOR_WAIT, MONITOR_WAITED, NONE, READ_TIMEOUT_S, SINGLE_STEP,
-                         VM_DEATH)
+from jdwp_client import (Client, ClassType, Error, EventKind, EventRequest, ModKind, StackFrame, SuspendPolicy,
+                         VirtualMachine, i32, jdwp_string)
+from test_events import READ_TIMEOUT_S
 from test_events import Session as EventsSession
 
 FIXTURE = "EventRequests"
 SRC = "EventRequests.java"
-FIELD_MODIFICATION = 21
-VM_START = 90
 
 
 def line(marker: str) -> int:
@@ -46,19 +43,19 @@ class Session(EventsSession):
     """EventRequests running `scenario`, stopped at the breakpoint in ready()
     (policy `ready_policy`); `statics` holds the fixture's static values by name."""
 
-    def __init__(self, test, scenario: str, jvm_args=(), ready_policy: int = ALL):
+    def __init__(self, test, scenario: str, jvm_args=(), ready_policy: int = SuspendPolicy.ALL):
         self.source = SRC
         self.debuggee = harness.Debuggee(test.cfg, FIXTURE, args=[scenario], jvm_args=jvm_args)
         try:
             self.c = Client(self.debuggee.port, timeout=READ_TIMEOUT_S)
             self.c.wait_for_vm_start()
             self.c.events.clear()
-            prepare = self.set(CLASS_PREPARE, ALL, self.class_match(FIXTURE))
+            prepare = self.set(EventKind.CLASS_PREPARE, SuspendPolicy.ALL, self.class_match(FIXTURE))
             events = self.parse(self.resume_and_read_event())[1]
-            assert events[0]["kind"] == CLASS_PREPARE, events
+            assert events[0]["kind"] == EventKind.CLASS_PREPARE, events
             self.fixture = events[0]["type"]
             self.main_thread = events[0]["thread"]
-            self.clear(CLASS_PREPARE, prepare)
+            self.clear(EventKind.CLASS_PREPARE, prepare)
             self.fields = self.c.fields(self.fixture)
             self.methods = {m.id: m.name for m in self.c.methods(self.fixture)}
             self.method_ids = {m.name: m.id for m in self.c.methods(self.fixture)}
@@ -66,8 +63,8 @@ class Session(EventsSession):
             ready = self.breakpoint_at("ready", "ready", ready_policy)
             self.c.events.clear()
             events = self.parse(self.resume_and_read_event())[1]
-            assert [e["kind"] for e in events] == [BREAKPOINT], events
-            self.clear(BREAKPOINT, ready)
+            assert [e["kind"] for e in events] == [EventKind.BREAKPOINT], events
+            self.clear(EventKind.BREAKPOINT, ready)
             self.c.events.clear()
             names = [n for n in ("lock", "owner", "mine", "other", "runner") if n in self.fields]
             values = self.c.static_values(self.fixture, [self.fields[n].id for n in names])
@@ -86,16 +83,16 @@ class Session(EventsSession):
     keeps_earlier_events = True  # a running thread's events come first
 
     def instance_only(self, object_id: int) -> bytes:
-        return bytes([11]) + self.c.object_id(object_id)
+        return bytes([ModKind.InstanceOnly]) + self.c.object_id(object_id)
 
     def class_exclude(self, pattern: str) -> bytes:
-        return bytes([6]) + jdwp_string(pattern)
+        return bytes([ModKind.ClassExclude]) + jdwp_string(pattern)
 
     def count(self, n: int) -> bytes:
-        return bytes([1]) + i32(n)
+        return bytes([ModKind.Count]) + i32(n)
 
     def step(self, thread: int, size: int = 1, depth: int = 1) -> bytes:
-        return bytes([10]) + self.c.object_id(thread) + i32(size) + i32(depth)
+        return bytes([ModKind.Step]) + self.c.object_id(thread) + i32(size) + i32(depth)
 
     def set_static(self, name: str, tag_and_value: bytes):
         field = self.fields[name].id
@@ -142,11 +139,12 @@ class EventRequestsTest(unittest.TestCase):
             "instance-owner": s.instance_only(owner),
             "thread-main": s.thread_only(s.main_thread),
         }
-        kinds = (MONITOR_WAIT, MONITOR_WAITED, CONTENDED_ENTER, CONTENDED_ENTERED)
+        kinds = (EventKind.MONITOR_WAIT, EventKind.MONITOR_WAITED, EventKind.MONITOR_CONTENDED_ENTER,
+                 EventKind.MONITOR_CONTENDED_ENTERED)
         names = {}
         for kind in kinds:
             for name, modifier in filters.items():
-                names[s.set(kind, NONE, modifier)] = name
+                names[s.set(kind, SuspendPolicy.NONE, modifier)] = name
         composites = s.run()
         got = {kind: [] for kind in kinds}
         for _, events in composites:
@@ -161,12 +159,12 @@ class EventRequestsTest(unittest.TestCase):
                       "exclude-code", "instance-lock", "thread-main"]
         # Contended: the class of the code (EventRequests.contend, on `owner`), in the contender.
         on_code = ["only-object", "only-code", "match-code", "exclude-lock", "instance-owner"]
-        expected = {MONITOR_WAIT: on_monitor, MONITOR_WAITED: on_monitor,
-                    CONTENDED_ENTER: on_code, CONTENDED_ENTERED: on_code}
+        expected = {EventKind.MONITOR_WAIT: on_monitor, EventKind.MONITOR_WAITED: on_monitor,
+                    EventKind.MONITOR_CONTENDED_ENTER: on_code, EventKind.MONITOR_CONTENDED_ENTERED: on_code}
         # Newest request first within a composite: compare as sets, then the counts.
         self.assertEqual({k: sorted(v) for k, v in got.items()}, {k: sorted(v) for k, v in expected.items()})
         contended = [e for _, events in composites for e in events
-                     if e["kind"] == CONTENDED_ENTER and e["object"] == ("L", lock)]
+                     if e["kind"] == EventKind.MONITOR_CONTENDED_ENTER and e["object"] == ("L", lock)]
         self.assertEqual({(e["method"], e["line"]) for e in contended}, {("contend", line("contended-at"))})
 
     # ---- InstanceOnly and native frames ----
@@ -176,7 +174,8 @@ class EventRequestsTest(unittest.TestCase):
         mine = s.statics["mine"]
         object_type = s.c.class_by_signature("Ljava/lang/Object;")
         object_methods = {m.id: m.name for m in s.c.methods(object_type)}
-        entry = s.set(METHOD_ENTRY, NONE, s.instance_only(mine), s.class_match("java.lang.Object"),
+        entry = s.set(EventKind.METHOD_ENTRY, SuspendPolicy.NONE, s.instance_only(mine),
+                      s.class_match("java.lang.Object"),
                       s.thread_only(s.main_thread))
         composites = s.run()
         got = [object_methods.get(e["location"][2]) for _, events in composites for e in events
@@ -193,31 +192,32 @@ class EventRequestsTest(unittest.TestCase):
 
     def test_step_method_entry_and_breakpoint_for_a_running_thread(self):
         # The ready() breakpoint suspends main alone: runner spins, never suspended.
-        s = self.session("running", ready_policy=EVENT_THREAD)
+        s = self.session("running", ready_policy=SuspendPolicy.EVENT_THREAD)
         runner = s.statics["runner"]
         spin = s.method_ids["spin"]
-        entry = s.set(METHOD_ENTRY, NONE, s.thread_only(runner), s.class_match(FIXTURE))
-        error, r = s.set_request(SINGLE_STEP, ALL, s.step(runner))
+        entry = s.set(EventKind.METHOD_ENTRY, SuspendPolicy.NONE, s.thread_only(runner), s.class_match(FIXTURE))
+        error, r = s.set_request(EventKind.SINGLE_STEP, SuspendPolicy.ALL, s.step(runner))
         self.assertEqual(error, Error.NONE)  # stock suspends the thread for the step's start
         step = r.int()
-        bp = s.set(BREAKPOINT, ALL, s.location_only(spin, s.index_of_line(spin, line("spin"))), s.thread_only(runner))
+        bp = s.set(EventKind.BREAKPOINT, SuspendPolicy.ALL, s.location_only(spin, s.index_of_line(spin, line("spin"))),
+                   s.thread_only(runner))
         finish = s.breakpoint_at("finish", "finish")
         ended = {}
 
         def on_event(policy, events):
             if any(e["request"] == step for e in events):
                 ended.setdefault("step", events)
-                s.clear(SINGLE_STEP, step)
-                s.clear(BREAKPOINT, bp)
-                s.clear(METHOD_ENTRY, entry)
+                s.clear(EventKind.SINGLE_STEP, step)
+                s.clear(EventKind.BREAKPOINT, bp)
+                s.clear(EventKind.METHOD_ENTRY, entry)
                 s.set_static("stop", bytes([1]))  # untagged boolean true
             elif any(e["request"] == finish for e in events):
                 # runner has ended: a step for it is refused as stock does.
-                ended["dead"] = s.set_request(SINGLE_STEP, ALL, s.step(runner))[0]
+                ended["dead"] = s.set_request(EventKind.SINGLE_STEP, SuspendPolicy.ALL, s.step(runner))[0]
 
         s.run(on_event)
         self.assertIn("step", ended)
-        stepped = [e for e in ended["step"] if e["kind"] == SINGLE_STEP]
+        stepped = [e for e in ended["step"] if e["kind"] == EventKind.SINGLE_STEP]
         self.assertEqual(len(stepped), 1)
         self.assertEqual(stepped[0]["thread"], runner)
         self.assertIn(stepped[0]["line"], (line("spin"), line("spin-next"), line("runner-loop"),
@@ -232,10 +232,10 @@ class EventRequestsTest(unittest.TestCase):
         bad_request = internal if self.cfg.agent == "stock" else Error.ILLEGAL_ARGUMENT
         expected = {
             0: Error.INVALID_EVENT_TYPE,
-            SINGLE_STEP: Error.NONE,  # without a Step modifier: accepted, never reports
+            EventKind.SINGLE_STEP: Error.NONE,  # without a Step modifier: accepted, never reports
             # Without LocationOnly / FieldOnly stock answers INTERNAL, an error the
             # spec keeps for agent faults; ours names the bad request.
-            BREAKPOINT: bad_request,
+            EventKind.BREAKPOINT: bad_request,
             3: Error.INVALID_EVENT_TYPE,  # FRAME_POP: stock has no handler for it
             4: Error.NONE,  # EXCEPTION
             5: Error.INVALID_EVENT_TYPE,  # USER_DEFINED
@@ -247,7 +247,7 @@ class EventRequestsTest(unittest.TestCase):
             40: Error.NONE, 41: Error.NONE, 42: Error.NONE,
             43: Error.NONE, 44: Error.NONE, 45: Error.NONE, 46: Error.NONE,
             47: Error.INVALID_EVENT_TYPE,
-            VM_START: Error.NONE,  # the VM has started: accepted, nothing reported
+            EventKind.VM_START: Error.NONE,  # the VM has started: accepted, nothing reported
             99: Error.NONE,  # VM_DEATH
             100: Error.INVALID_EVENT_TYPE,  # VM_DISCONNECTED is JDI's own, never requested
             255: Error.INVALID_EVENT_TYPE,
@@ -255,14 +255,14 @@ class EventRequestsTest(unittest.TestCase):
         got = {}
         ids = []
         for kind in expected:
-            error, r = s.set_request(kind, NONE)
+            error, r = s.set_request(kind, SuspendPolicy.NONE)
             got[kind] = error
             if error == Error.NONE:
                 ids.append(r.int())
                 s.clear(kind, ids[-1])
         self.assertEqual(got, expected)
         # VM_START with filters (stock does not even read them); its ID is a new one.
-        error, r = s.set_request(VM_START, ALL, s.count(1), s.thread_only(s.main_thread))
+        error, r = s.set_request(EventKind.VM_START, SuspendPolicy.ALL, s.count(1), s.thread_only(s.main_thread))
         self.assertEqual(error, Error.NONE)
         vm_start = r.int()
         self.assertNotIn(vm_start, ids)
@@ -274,41 +274,46 @@ class EventRequestsTest(unittest.TestCase):
         s = self.session("kinds")
         ready = s.method_ids["ready"]
         counter = s.fields["counter"].id
+        M, K = ModKind, EventKind
         modifiers = {
-            1: s.count(5),
-            2: bytes([2]) + i32(1),  # Conditional
-            3: s.thread_only(s.main_thread),
-            4: s.class_only(s.fixture),
-            5: s.class_match("Nothing"),
-            6: s.class_exclude("Nothing"),
-            7: s.location_only(ready, 0),
-            8: bytes([8]) + s.c.type_id(0) + bytes([1, 1]),  # ExceptionOnly: any exception
-            9: s.field_only(s.fixture, counter),
-            10: s.step(s.main_thread),
-            11: s.instance_only(s.main_thread),
-            12: bytes([12]) + jdwp_string("Nothing.java"),
-            13: bytes([13]),  # PlatformThreadsOnly (JDWP 21)
+            M.Count: s.count(5),
+            M.Conditional: bytes([M.Conditional]) + i32(1),
+            M.ThreadOnly: s.thread_only(s.main_thread),
+            M.ClassOnly: s.class_only(s.fixture),
+            M.ClassMatch: s.class_match("Nothing"),
+            M.ClassExclude: s.class_exclude("Nothing"),
+            M.LocationOnly: s.location_only(ready, 0),
+            # Any exception, caught and uncaught.
+            M.ExceptionOnly: bytes([M.ExceptionOnly]) + s.c.type_id(0) + bytes([1, 1]),
+            M.FieldOnly: s.field_only(s.fixture, counter),
+            M.Step: s.step(s.main_thread),
+            M.InstanceOnly: s.instance_only(s.main_thread),
+            M.SourceNameMatch: bytes([M.SourceNameMatch]) + jdwp_string("Nothing.java"),
+            M.PlatformThreadsOnly: bytes([M.PlatformThreadsOnly]),  # JDWP 21
         }
         # What a request of the kind cannot do without.
-        base = {BREAKPOINT: [s.location_only(ready, 0)], 20: [s.field_only(s.fixture, counter)],
-                21: [s.field_only(s.fixture, counter)]}
-        thread_kinds, field_kinds = (6, 7), (20, 21)
+        base = {K.BREAKPOINT: [s.location_only(ready, 0)], K.FIELD_ACCESS: [s.field_only(s.fixture, counter)],
+                K.FIELD_MODIFICATION: [s.field_only(s.fixture, counter)]}
+        thread_kinds, field_kinds = (K.THREAD_START, K.THREAD_DEATH), (K.FIELD_ACCESS, K.FIELD_MODIFICATION)
         allowed = {
-            3: lambda k: k != 9,
-            4: lambda k: k not in thread_kinds and k != 9,
-            5: lambda k: k not in thread_kinds,
-            6: lambda k: k not in thread_kinds,
-            7: lambda k: k in (BREAKPOINT, SINGLE_STEP, 4) + field_kinds,
-            8: lambda k: k == 4,
-            9: lambda k: k in field_kinds,
-            10: lambda k: k == SINGLE_STEP,
-            12: lambda k: k == 8,
-            13: lambda k: self.cfg.jdk_version >= 21 and k in thread_kinds,
+            M.ThreadOnly: lambda k: k != K.CLASS_UNLOAD,
+            M.ClassOnly: lambda k: k not in thread_kinds and k != K.CLASS_UNLOAD,
+            M.ClassMatch: lambda k: k not in thread_kinds,
+            M.ClassExclude: lambda k: k not in thread_kinds,
+            M.LocationOnly: lambda k: k in (K.BREAKPOINT, K.SINGLE_STEP, K.EXCEPTION) + field_kinds,
+            M.ExceptionOnly: lambda k: k == K.EXCEPTION,
+            M.FieldOnly: lambda k: k in field_kinds,
+            M.Step: lambda k: k == K.SINGLE_STEP,
+            M.SourceNameMatch: lambda k: k == K.CLASS_PREPARE,
+            M.PlatformThreadsOnly: lambda k: self.cfg.jdk_version >= 21 and k in thread_kinds,
         }
         got, expected = {}, {}
-        for kind in (SINGLE_STEP, BREAKPOINT, 4, 6, 7, 8, 9, 20, 21, 40, 41, 42, 43, 44, 45, 46, 99):
+        for kind in (K.SINGLE_STEP, K.BREAKPOINT, K.EXCEPTION, K.THREAD_START, K.THREAD_DEATH, K.CLASS_PREPARE,
+                     K.CLASS_UNLOAD, K.FIELD_ACCESS, K.FIELD_MODIFICATION, K.METHOD_ENTRY, K.METHOD_EXIT,
+                     K.METHOD_EXIT_WITH_RETURN_VALUE, K.MONITOR_CONTENDED_ENTER, K.MONITOR_CONTENDED_ENTERED,
+                     K.MONITOR_WAIT, K.MONITOR_WAITED, K.VM_DEATH):
             for select, modifier in modifiers.items():
-                error, r = s.set_request(kind, NONE, *base.get(kind, []), modifier)
+                error, r = s.set_request(kind, SuspendPolicy.NONE, *base.get(kind, []), modifier)
                 got[(kind, select)] = error
                 expected[(kind, select)] = Error.NONE if allowed.get(select, lambda k: True)(kind) \
                     else Error.ILLEGAL_ARGUMENT
@@ -334,8 +339,9 @@ class EventRequestsTest(unittest.TestCase):
         s = self.expiry_session()
         tiny = s.method_ids["tiny"]
         at_tiny = s.location_only(tiny, s.index_of_line(tiny, line("tiny")))
-        once = s.set(BREAKPOINT, ALL, at_tiny, s.count(1))
-        third = s.set(BREAKPOINT, ALL, s.count(3), at_tiny)  # the same place: the JVMTI breakpoint is shared
+        once = s.set(EventKind.BREAKPOINT, SuspendPolicy.ALL, at_tiny, s.count(1))
+        third = s.set(EventKind.BREAKPOINT, SuspendPolicy.ALL, s.count(3),
+                      at_tiny)  # the same place: the JVMTI breakpoint is shared
         after = s.breakpoint_at("expiry", "after-loop")  # another request, never expiring
         value = s.fields["value"].id
         seen = []
@@ -344,7 +350,7 @@ class EventRequestsTest(unittest.TestCase):
             for e in events:
                 seen.append((e["request"], s.c.static_values(s.fixture, [value])[0][1]))
             if any(e["request"] == third for e in events):
-                s.clear(BREAKPOINT, once)  # expired: already gone, no error
+                s.clear(EventKind.BREAKPOINT, once)  # expired: already gone, no error
 
         s.run(on_event)
         # tiny(0) (value still 0), tiny(2) (value 1), then after the loop (value 99999).
@@ -358,7 +364,7 @@ class EventRequestsTest(unittest.TestCase):
                               ("thread", lambda s: [s.thread_only(s.main_thread)])):
             with self.subTest(filter=name):
                 s = self.expiry_session()
-                entry = s.set(METHOD_ENTRY, ALL, *filters(s), s.count(1))
+                entry = s.set(EventKind.METHOD_ENTRY, SuspendPolicy.ALL, *filters(s), s.count(1))
                 composites = s.run()
                 got = [(e["request"], e["method"]) for _, events in composites for e in events]
                 self.assertEqual(got, [(entry, "tiny")])
@@ -366,7 +372,8 @@ class EventRequestsTest(unittest.TestCase):
 
     def test_expired_modification_watch_leaves_the_method_compiled(self):
         s = self.expiry_session()
-        watch = s.set(FIELD_MODIFICATION, ALL, s.field_only(s.fixture, s.fields["value"].id), s.count(1))
+        watch = s.set(EventKind.FIELD_MODIFICATION, SuspendPolicy.ALL, s.field_only(s.fixture, s.fields["value"].id),
+                      s.count(1))
         composites = s.run()
         got = [(e["request"], e["method"], e["value"]) for _, events in composites for e in events]
         self.assertEqual(got, [(watch, "tiny", ("I", 0))])
@@ -374,7 +381,7 @@ class EventRequestsTest(unittest.TestCase):
 
     def test_expired_line_step_leaves_the_method_compiled(self):
         s = self.expiry_session()
-        step = s.set(SINGLE_STEP, ALL, s.step(s.main_thread), s.count(1))
+        step = s.set(EventKind.SINGLE_STEP, SuspendPolicy.ALL, s.step(s.main_thread), s.count(1))
         composites = s.run()
         got = [(e["request"], e["method"]) for _, events in composites for e in events]
         self.assertEqual(got, [(step, "ready")])  # the next line of ready(): its end
@@ -393,17 +400,17 @@ class EventRequestsTest(unittest.TestCase):
         first step's event before the second step is set; then the thread runs
         with no step. Returns [(request, method)] of every event."""
         s = self.expiry_session()
-        steps = [s.set(SINGLE_STEP, policy, s.step(s.main_thread), s.count(1))]
+        steps = [s.set(EventKind.SINGLE_STEP, policy, s.step(s.main_thread), s.count(1))]
         got = []
 
         def on_event(_, events):
             got.extend((e["request"], e.get("method")) for e in events)
             if events[0]["request"] == steps[0]:
-                s.clear(SINGLE_STEP, steps[0])  # expired: already gone
+                s.clear(EventKind.SINGLE_STEP, steps[0])  # expired: already gone
                 depth = between(s, events[0]["thread"])
-                steps.append(s.set(SINGLE_STEP, policy, s.step(s.main_thread, depth=depth)))
+                steps.append(s.set(EventKind.SINGLE_STEP, policy, s.step(s.main_thread, depth=depth)))
             elif events[0]["request"] == steps[-1]:
-                s.clear(SINGLE_STEP, steps[-1])
+                s.clear(EventKind.SINGLE_STEP, steps[-1])
 
         s.run(on_event)
         if self.cfg.agent == "ours":
@@ -416,7 +423,7 @@ class EventRequestsTest(unittest.TestCase):
         return [(steps.index(r) if r in steps else r, m) for r, m in got]
 
     def test_steps_in_a_row_then_no_step_leave_the_method_compiled(self):
-        for name, policy in (("event-thread", EVENT_THREAD), ("all", ALL)):
+        for name, policy in (("event-thread", SuspendPolicy.EVENT_THREAD), ("all", SuspendPolicy.ALL)):
             with self.subTest(policy=name):
                 got = self.run_step_chain(policy, lambda s, thread: 1)
                 # ready()'s end, then over its return into expiry().
@@ -429,11 +436,11 @@ class EventRequestsTest(unittest.TestCase):
                              [s.method_ids["ready"], s.method_ids["expiry"]])
             return 1
 
-        got = self.run_step_chain(EVENT_THREAD, read_frames)
+        got = self.run_step_chain(SuspendPolicy.EVENT_THREAD, read_frames)
         self.assertEqual(got, [(0, "ready"), (1, "expiry")])
 
     def test_step_out_after_a_step(self):
-        got = self.run_step_chain(EVENT_THREAD, lambda s, thread: 2)
+        got = self.run_step_chain(SuspendPolicy.EVENT_THREAD, lambda s, thread: 2)
         self.assertEqual(got, [(0, "ready"), (1, "expiry")])
 
     def test_invoke_between_two_steps(self):
@@ -446,7 +453,7 @@ class EventRequestsTest(unittest.TestCase):
 
         # No step event from the invoked code (the ended step's), and the next
         # step goes on from where the thread waits.
-        got = self.run_step_chain(EVENT_THREAD, invoke_tiny)
+        got = self.run_step_chain(SuspendPolicy.EVENT_THREAD, invoke_tiny)
         self.assertEqual(got, [(0, "ready"), (1, "expiry")])
 
     def test_pop_frames_between_two_steps(self):
@@ -456,7 +463,7 @@ class EventRequestsTest(unittest.TestCase):
             return 1
 
         # ready() popped: the thread is back at its call in expiry(), and steps over it.
-        got = self.run_step_chain(EVENT_THREAD, pop_ready)
+        got = self.run_step_chain(SuspendPolicy.EVENT_THREAD, pop_ready)
         self.assertEqual(got, [(0, "ready"), (1, "expiry")])
 
 

@@ -11,31 +11,28 @@ The assertions are what stock does on JDK 17 (the oracle): kinds, lines,
 values, counts and the grouping of co-located events into one composite.
 ThroughJdi runs jdi/EventsJdi.java (method and field events; then monitor,
 exception and ClassUnload events and the modifiers, in phases) with the JDK's
-JDI and, through eclipse/EventsEclipse.java, with Eclipse's. EVENTS_DEBUG=1 prints
-every composite as it comes.
+JDI and, through eclipse/EventsEclipse.java, with Eclipse's. EventsThroughJdiEdges
+runs two cases of jdi/ControlEdgesJdi.java through both JDIs (control_edges.py):
+watches on the first fields of two classes, and the ClassUnload of a class loaded
+between two sessions. EVENTS_DEBUG=1 prints every composite as it comes.
 """
 
 from __future__ import annotations
 
 import os
+import time
 import unittest
 
+import control_edges
 import harness
-from jdwp_client import (Client, Error, EventRequest, ModuleReference, Reader, ReferenceType, StackFrame,
-                         StringReference, ThreadReference, VirtualMachine, i32, i64, jdwp_string)
+from jdwp_client import (ClassType, Client, Error, EventKind, EventRequest, InvokeOptions, ModKind, ModuleReference,
+                         Reader, ReferenceType, StackFrame, StringReference, SuspendPolicy, ThreadReference, TypeTag,
+                         VirtualMachine, i32, i64, jdwp_string)
 
 READ_TIMEOUT_S = 30
 FIXTURE = "EventsFixture"
 SRC = "EventsFixture.java"
 
-# Event kinds
-SINGLE_STEP, BREAKPOINT, FIELD_ACCESS, FIELD_MODIFICATION = 1, 2, 20, 21
-CLASS_PREPARE, CLASS_UNLOAD = 8, 9
-METHOD_ENTRY, METHOD_EXIT, METHOD_EXIT_VALUE = 40, 41, 42
-CONTENDED_ENTER, CONTENDED_ENTERED, MONITOR_WAIT, MONITOR_WAITED = 43, 44, 45, 46
-VM_DEATH = 99
-# Suspend policies
-NONE, EVENT_THREAD, ALL = 0, 1, 2
 
 
 def line(marker: str) -> int:
@@ -53,14 +50,14 @@ class Session:
             self.c = Client(self.debuggee.port, timeout=READ_TIMEOUT_S)
             self.c.wait_for_vm_start()
             self.c.events.clear()
-            prepare = self.set(CLASS_PREPARE, ALL, self.class_match(fixture))
+            prepare = self.set(EventKind.CLASS_PREPARE, SuspendPolicy.ALL, self.class_match(fixture))
             self.c.ok(VirtualMachine.Resume)
             composite = self.c.read_event()
             events = self.parse(composite)[1]
-            assert events[0]["kind"] == CLASS_PREPARE, events
+            assert events[0]["kind"] == EventKind.CLASS_PREPARE, events
             self.fixture = events[0]["type"]
             self.main_thread = events[0]["thread"]
-            self.clear(CLASS_PREPARE, prepare)
+            self.clear(EventKind.CLASS_PREPARE, prepare)
             self.c.events.clear()
             self.fields = self.c.fields(self.fixture)
             self.methods = {m.id: m.name for m in self.c.methods(self.fixture)}
@@ -79,19 +76,20 @@ class Session:
     # -- requests --
 
     def class_match(self, pattern: str) -> bytes:
-        return bytes([5]) + jdwp_string(pattern)
+        return bytes([ModKind.ClassMatch]) + jdwp_string(pattern)
 
     def class_only(self, type_id: int) -> bytes:
-        return bytes([4]) + self.c.type_id(type_id)
+        return bytes([ModKind.ClassOnly]) + self.c.type_id(type_id)
 
     def field_only(self, type_id: int, field_id: int) -> bytes:
-        return bytes([9]) + self.c.type_id(type_id) + self.c.field_id(field_id)
+        return bytes([ModKind.FieldOnly]) + self.c.type_id(type_id) + self.c.field_id(field_id)
 
     def thread_only(self, thread: int) -> bytes:
-        return bytes([3]) + self.c.object_id(thread)
+        return bytes([ModKind.ThreadOnly]) + self.c.object_id(thread)
 
     def location_only(self, method_id: int, index: int, type_id: int | None = None) -> bytes:
-        return (bytes([7, 1]) + self.c.type_id(type_id or self.fixture) + self.c.method_id(method_id) + i64(index))
+        return (bytes([ModKind.LocationOnly, TypeTag.CLASS]) + self.c.type_id(type_id or self.fixture)
+                + self.c.method_id(method_id) + i64(index))
 
     def set_request(self, kind: int, policy: int, *modifiers: bytes) -> tuple:
         data = bytes([kind, policy]) + i32(len(modifiers)) + b"".join(modifiers)
@@ -105,10 +103,10 @@ class Session:
     def clear(self, kind: int, request_id: int):
         self.c.ok(EventRequest.Clear, bytes([kind]) + i32(request_id))
 
-    def breakpoint_at(self, method: str, marker: str, policy: int = ALL) -> int:
+    def breakpoint_at(self, method: str, marker: str, policy: int = SuspendPolicy.ALL) -> int:
         method_id = self.method_ids[method]
         index = self.index_of_line(method_id, harness.fixture_line(self.source, "// @" + marker))
-        return self.set(BREAKPOINT, policy, self.location_only(method_id, index))
+        return self.set(EventKind.BREAKPOINT, policy, self.location_only(method_id, index))
 
     # -- lines --
 
@@ -139,28 +137,30 @@ class Session:
         for _ in range(r.int()):
             kind = r.byte()
             e = {"kind": kind, "request": r.int()}
-            if kind in (SINGLE_STEP, BREAKPOINT, METHOD_ENTRY, METHOD_EXIT, METHOD_EXIT_VALUE):
+            if kind in (EventKind.SINGLE_STEP, EventKind.BREAKPOINT, EventKind.METHOD_ENTRY, EventKind.METHOD_EXIT,
+                        EventKind.METHOD_EXIT_WITH_RETURN_VALUE):
                 e["thread"], e["location"] = r.id(), r.location()
-                if kind == METHOD_EXIT_VALUE:
+                if kind == EventKind.METHOD_EXIT_WITH_RETURN_VALUE:
                     e["value"] = r.value()
-            elif kind in (CONTENDED_ENTER, CONTENDED_ENTERED, MONITOR_WAIT, MONITOR_WAITED):
+            elif kind in (EventKind.MONITOR_CONTENDED_ENTER, EventKind.MONITOR_CONTENDED_ENTERED,
+                          EventKind.MONITOR_WAIT, EventKind.MONITOR_WAITED):
                 e["thread"], e["object"], e["location"] = r.id(), r.value(), r.location()
-                if kind == MONITOR_WAIT:
+                if kind == EventKind.MONITOR_WAIT:
                     e["timeout"] = r.long()
-                elif kind == MONITOR_WAITED:
+                elif kind == EventKind.MONITOR_WAITED:
                     e["timed_out"] = r.boolean()
-            elif kind in (FIELD_ACCESS, FIELD_MODIFICATION):
+            elif kind in (EventKind.FIELD_ACCESS, EventKind.FIELD_MODIFICATION):
                 e["thread"], e["location"] = r.id(), r.location()
                 e["tag"], e["type"], e["field"] = r.byte(), r.id("referenceType"), r.id("field")
                 e["object"] = r.value()
-                if kind == FIELD_MODIFICATION:
+                if kind == EventKind.FIELD_MODIFICATION:
                     e["value"] = r.value()
-            elif kind == CLASS_PREPARE:
+            elif kind == EventKind.CLASS_PREPARE:
                 e["thread"], e["tag"], e["type"] = r.id(), r.byte(), r.id("referenceType")
                 e["signature"], e["status"] = r.string(), r.int()
-            elif kind == CLASS_UNLOAD:
+            elif kind == EventKind.CLASS_UNLOAD:
                 e["signature"] = r.string()
-            elif kind == VM_DEATH:
+            elif kind == EventKind.VM_DEATH:
                 pass
             else:
                 raise AssertionError(f"unexpected event kind {kind}")
@@ -191,12 +191,12 @@ class Session:
             policy, events = self.parse(self.c.read_event())
             if os.environ.get("EVENTS_DEBUG"):
                 print(policy, events, flush=True)
-            if any(e["kind"] == VM_DEATH for e in events):
+            if any(e["kind"] == EventKind.VM_DEATH for e in events):
                 return composites
             composites.append((policy, events))
             if on_event:
                 on_event(policy, events)
-            if policy != NONE:
+            if policy != SuspendPolicy.NONE:
                 self.c.ok(VirtualMachine.Resume)
 
 
@@ -214,34 +214,35 @@ class EventsTest(unittest.TestCase):
 
     def test_method_entry_and_exit_with_return_values(self):
         s = self.session("methods")
-        entry = s.set(METHOD_ENTRY, NONE, s.class_match(FIXTURE), s.thread_only(s.main_thread))
-        exit_plain = s.set(METHOD_EXIT, NONE, s.class_only(s.fixture))
-        exit_value = s.set(METHOD_EXIT_VALUE, EVENT_THREAD, s.class_match(FIXTURE))
+        entry = s.set(EventKind.METHOD_ENTRY, SuspendPolicy.NONE, s.class_match(FIXTURE), s.thread_only(s.main_thread))
+        exit_plain = s.set(EventKind.METHOD_EXIT, SuspendPolicy.NONE, s.class_only(s.fixture))
+        exit_value = s.set(EventKind.METHOD_EXIT_WITH_RETURN_VALUE, SuspendPolicy.EVENT_THREAD, s.class_match(FIXTURE))
         strings = {}
 
         def read_strings(policy, events):
             for e in events:
-                if e["kind"] == METHOD_EXIT_VALUE and e["value"][0] == "s":
+                if e["kind"] == EventKind.METHOD_EXIT_WITH_RETURN_VALUE and e["value"][0] == "s":
                     strings[e["method"]] = s.c.string_value(e["value"][1])
 
         composites = s.run(read_strings)
-        entries = [e["method"] for _, events in composites for e in events if e["kind"] == METHOD_ENTRY]
+        entries = [e["method"] for _, events in composites for e in events if e["kind"] == EventKind.METHOD_ENTRY]
         # The class is prepared before its initializer runs: <clinit> and main are entered too.
         self.assertEqual(entries, ["<clinit>", "main", "methods", "<init>", "twice", "greet", "big", "thrower"])
         for _, events in composites:
             for e in events:
-                if e["kind"] == METHOD_ENTRY:
+                if e["kind"] == EventKind.METHOD_ENTRY:
                     self.assertEqual(e["request"], entry)
                     self.assertEqual(e["thread"], s.main_thread)
                     self.assertEqual(e["location"][3], 0, e)
         # One composite per exit, plain exit and exit-with-value together, the
         # newer request first (as stock). thrower() ends by an exception: no exit.
         exits = [[(e["kind"], e["request"], e["method"]) for e in events] for _, events in composites
-                 if any(e["kind"] in (METHOD_EXIT, METHOD_EXIT_VALUE) for e in events)]
+                 if any(e["kind"] in (EventKind.METHOD_EXIT, EventKind.METHOD_EXIT_WITH_RETURN_VALUE) for e in events)]
         names = ["<clinit>", "<init>", "twice", "greet", "big", "methods", "main"]
-        self.assertEqual(exits, [[(METHOD_EXIT_VALUE, exit_value, n), (METHOD_EXIT, exit_plain, n)] for n in names])
+        self.assertEqual(exits, [[(EventKind.METHOD_EXIT_WITH_RETURN_VALUE, exit_value, n),
+                                  (EventKind.METHOD_EXIT, exit_plain, n)] for n in names])
         values = {e["method"]: e["value"] for _, events in composites for e in events
-                  if e["kind"] == METHOD_EXIT_VALUE}
+                  if e["kind"] == EventKind.METHOD_EXIT_WITH_RETURN_VALUE}
         self.assertEqual(values["twice"], ("I", 42))
         self.assertEqual(values["big"], ("J", 1 << 40))
         self.assertEqual(values["<init>"], ("V", None))
@@ -250,7 +251,7 @@ class EventsTest(unittest.TestCase):
         self.assertEqual(strings["greet"], "hi bob")
         # The exit location is the return instruction: on the method's return line.
         twice_exit = [e for _, events in composites for e in events
-                      if e["kind"] == METHOD_EXIT and e["method"] == "twice"][0]
+                      if e["kind"] == EventKind.METHOD_EXIT and e["method"] == "twice"][0]
         self.assertEqual(twice_exit["line"], line("return-twice"))
         self.assertEqual(twice_exit["request"], exit_plain)
 
@@ -261,18 +262,18 @@ class EventsTest(unittest.TestCase):
         value_id = s.fields["value"].id
         counter_id = s.fields["counter"].id
         name_id = s.fields["name"].id
-        access = s.set(FIELD_ACCESS, NONE, s.field_only(s.fixture, value_id))
-        modify_value = s.set(FIELD_MODIFICATION, NONE, s.field_only(s.fixture, value_id))
-        modify_counter = s.set(FIELD_MODIFICATION, NONE, s.field_only(s.fixture, counter_id))
-        modify_name = s.set(FIELD_MODIFICATION, EVENT_THREAD, s.field_only(s.fixture, name_id))
+        access = s.set(EventKind.FIELD_ACCESS, SuspendPolicy.NONE, s.field_only(s.fixture, value_id))
+        modify_value = s.set(EventKind.FIELD_MODIFICATION, SuspendPolicy.NONE, s.field_only(s.fixture, value_id))
+        modify_counter = s.set(EventKind.FIELD_MODIFICATION, SuspendPolicy.NONE, s.field_only(s.fixture, counter_id))
+        modify_name = s.set(EventKind.FIELD_MODIFICATION, SuspendPolicy.EVENT_THREAD, s.field_only(s.fixture, name_id))
         # A second request on the same field, cleared again: the watch stays for the first.
-        extra = s.set(FIELD_ACCESS, NONE, s.field_only(s.fixture, value_id))
-        s.clear(FIELD_ACCESS, extra)
+        extra = s.set(EventKind.FIELD_ACCESS, SuspendPolicy.NONE, s.field_only(s.fixture, value_id))
+        s.clear(EventKind.FIELD_ACCESS, extra)
         strings = {}
 
         def read_name(policy, events):
             for e in events:
-                if e["kind"] == FIELD_MODIFICATION and e["value"][0] == "s":
+                if e["kind"] == EventKind.FIELD_MODIFICATION and e["value"][0] == "s":
                     strings[e["field"]] = s.c.string_value(e["value"][1])
 
         composites = s.run(read_name)
@@ -280,12 +281,12 @@ class EventsTest(unittest.TestCase):
         # Field initializers in <init> write value and name too.
         got = [(e["kind"], e["request"], e["method"], e["line"]) for e in flat]
         self.assertEqual(got, [
-            (FIELD_MODIFICATION, modify_value, "<init>", s.line_of(flat[0]["location"])),
-            (FIELD_MODIFICATION, modify_name, "<init>", s.line_of(flat[1]["location"])),
-            (FIELD_ACCESS, access, "touch", line("touch-value")),
-            (FIELD_MODIFICATION, modify_value, "touch", line("touch-value")),
-            (FIELD_MODIFICATION, modify_counter, "touch", line("touch-counter")),
-            (FIELD_MODIFICATION, modify_name, "touch", line("touch-name")),
+            (EventKind.FIELD_MODIFICATION, modify_value, "<init>", s.line_of(flat[0]["location"])),
+            (EventKind.FIELD_MODIFICATION, modify_name, "<init>", s.line_of(flat[1]["location"])),
+            (EventKind.FIELD_ACCESS, access, "touch", line("touch-value")),
+            (EventKind.FIELD_MODIFICATION, modify_value, "touch", line("touch-value")),
+            (EventKind.FIELD_MODIFICATION, modify_counter, "touch", line("touch-counter")),
+            (EventKind.FIELD_MODIFICATION, modify_name, "touch", line("touch-name")),
         ])
         instance = flat[2]["object"]
         self.assertEqual(instance[0], "L")
@@ -307,24 +308,27 @@ class EventsTest(unittest.TestCase):
         value_id = s.fields["value"].id
         # No FieldOnly: refused. Stock answers INTERNAL (113), an error the spec
         # keeps for agent faults; ours names the bad request: ILLEGAL_ARGUMENT.
-        self.assertEqual(s.set_request(FIELD_ACCESS, NONE)[0],
+        self.assertEqual(s.set_request(EventKind.FIELD_ACCESS, SuspendPolicy.NONE)[0],
                          113 if self.cfg.agent == "stock" else Error.ILLEGAL_ARGUMENT)
-        self.assertEqual(s.set_request(FIELD_ACCESS, NONE, s.field_only(s.fixture, 0x7EADBEEF))[0],
+        self.assertEqual(s.set_request(EventKind.FIELD_ACCESS, SuspendPolicy.NONE,
+                                       s.field_only(s.fixture, 0x7EADBEEF))[0],
                          Error.INVALID_FIELDID)
-        self.assertEqual(s.set_request(FIELD_MODIFICATION, NONE, s.field_only(0x7EADBEEF, value_id))[0],
+        self.assertEqual(s.set_request(EventKind.FIELD_MODIFICATION, SuspendPolicy.NONE,
+                                       s.field_only(0x7EADBEEF, value_id))[0],
                          Error.INVALID_OBJECT)
-        self.assertEqual(s.set_request(METHOD_ENTRY, NONE, s.class_only(0x7EADBEEF))[0], Error.INVALID_OBJECT)
+        self.assertEqual(s.set_request(EventKind.METHOD_ENTRY, SuspendPolicy.NONE, s.class_only(0x7EADBEEF))[0],
+                         Error.INVALID_OBJECT)
         # spec: Count 0 is INVALID_COUNT; stock's own INVALID_COUNT goes through its
         # JVMTI error mapping and comes out as INTERNAL (113).
-        self.assertEqual(s.set_request(METHOD_ENTRY, NONE, bytes([1]) + i32(0))[0],
+        self.assertEqual(s.set_request(EventKind.METHOD_ENTRY, SuspendPolicy.NONE, bytes([ModKind.Count]) + i32(0))[0],
                          113 if self.cfg.agent == "stock" else Error.INVALID_COUNT)
         # A field of another class named with this class.
         string_type = s.c.class_by_signature("Ljava/lang/String;")
         hash_id = s.c.fields(string_type)["hash"].id
         # Accepted by both (JVMTI does not check the class); it never matches.
-        error, r = s.set_request(FIELD_ACCESS, NONE, s.field_only(s.fixture, hash_id))
+        error, r = s.set_request(EventKind.FIELD_ACCESS, SuspendPolicy.NONE, s.field_only(s.fixture, hash_id))
         self.assertEqual(error, Error.NONE)
-        s.clear(FIELD_ACCESS, r.int())
+        s.clear(EventKind.FIELD_ACCESS, r.int())
         # Nothing was left behind by the failures: the run reports nothing.
         self.assertEqual(s.run(), [])
 
@@ -332,10 +336,10 @@ class EventsTest(unittest.TestCase):
 
     def test_monitor_events(self):
         s = self.session("monitors")
-        wait = s.set(MONITOR_WAIT, NONE, s.thread_only(s.main_thread))
-        waited = s.set(MONITOR_WAITED, NONE, s.thread_only(s.main_thread))
-        enter = s.set(CONTENDED_ENTER, NONE, s.class_match(FIXTURE))
-        entered = s.set(CONTENDED_ENTERED, NONE, s.class_match(FIXTURE))
+        wait = s.set(EventKind.MONITOR_WAIT, SuspendPolicy.NONE, s.thread_only(s.main_thread))
+        waited = s.set(EventKind.MONITOR_WAITED, SuspendPolicy.NONE, s.thread_only(s.main_thread))
+        enter = s.set(EventKind.MONITOR_CONTENDED_ENTER, SuspendPolicy.NONE, s.class_match(FIXTURE))
+        entered = s.set(EventKind.MONITOR_CONTENDED_ENTERED, SuspendPolicy.NONE, s.class_match(FIXTURE))
         composites = s.run()
         flat = [e for _, events in composites for e in events]
         lock = flat[0]["object"]
@@ -345,12 +349,13 @@ class EventsTest(unittest.TestCase):
         joins = [e for e in flat if e["object"] != lock]
         if joins:
             self.assertEqual([(e["kind"], e["object"][0]) for e in joins],
-                             [(MONITOR_WAIT, "t"), (MONITOR_WAITED, "t")])
+                             [(EventKind.MONITOR_WAIT, "t"), (EventKind.MONITOR_WAITED, "t")])
             self.assertEqual(joins[0]["timeout"], 0)
             self.assertFalse(joins[1]["timed_out"])
         on_lock = [e for e in flat if e["object"] == lock]
-        expected = [(MONITOR_WAIT, wait), (MONITOR_WAITED, waited), (CONTENDED_ENTER, enter),
-                    (CONTENDED_ENTERED, entered)]
+        expected = [(EventKind.MONITOR_WAIT, wait), (EventKind.MONITOR_WAITED, waited),
+                    (EventKind.MONITOR_CONTENDED_ENTER, enter),
+                    (EventKind.MONITOR_CONTENDED_ENTERED, entered)]
         self.assertEqual([(e["kind"], e["request"]) for e in on_lock], expected, on_lock)
         self.assertEqual(flat[0]["timeout"], 5)
         self.assertTrue(flat[1]["timed_out"])
@@ -368,16 +373,16 @@ class EventsTest(unittest.TestCase):
 
     def test_breakpoint_on_first_line_with_method_entry_is_one_composite(self):
         s = self.session("first")
-        entry = s.set(METHOD_ENTRY, NONE, s.class_match(FIXTURE))
+        entry = s.set(EventKind.METHOD_ENTRY, SuspendPolicy.NONE, s.class_match(FIXTURE))
         bp = s.breakpoint_at("first", "first-line")
         composites = s.run()
         kinds = [[(e["kind"], e["request"], e["method"]) for e in events] for _, events in composites]
         self.assertEqual(kinds, [
-            [(METHOD_ENTRY, entry, "<clinit>")],
-            [(METHOD_ENTRY, entry, "main")],
-            [(METHOD_ENTRY, entry, "first"), (BREAKPOINT, bp, "first")],
+            [(EventKind.METHOD_ENTRY, entry, "<clinit>")],
+            [(EventKind.METHOD_ENTRY, entry, "main")],
+            [(EventKind.METHOD_ENTRY, entry, "first"), (EventKind.BREAKPOINT, bp, "first")],
         ])
-        self.assertEqual(composites[2][0], ALL)
+        self.assertEqual(composites[2][0], SuspendPolicy.ALL)
 
     def test_step_landing_on_breakpoint_is_one_composite(self):
         s = self.session("first")
@@ -386,16 +391,17 @@ class EventsTest(unittest.TestCase):
         step = []
 
         def step_over(policy, events):
-            if events[0]["kind"] == BREAKPOINT and events[0]["request"] == bp1:
-                step.append(s.set(SINGLE_STEP, ALL, bytes([10]) + s.c.object_id(events[0]["thread"]) + i32(1) + i32(1)))
-            elif events[0]["kind"] == SINGLE_STEP:
-                s.clear(SINGLE_STEP, step[0])
+            if events[0]["kind"] == EventKind.BREAKPOINT and events[0]["request"] == bp1:
+                step.append(s.set(EventKind.SINGLE_STEP, SuspendPolicy.ALL,
+                                  bytes([ModKind.Step]) + s.c.object_id(events[0]["thread"]) + i32(1) + i32(1)))
+            elif events[0]["kind"] == EventKind.SINGLE_STEP:
+                s.clear(EventKind.SINGLE_STEP, step[0])
 
         composites = s.run(step_over)
         kinds = [[(e["kind"], e["request"], e["line"]) for e in events] for _, events in composites]
         self.assertEqual(kinds, [
-            [(BREAKPOINT, bp1, line("first-line"))],
-            [(SINGLE_STEP, step[0], line("second-line")), (BREAKPOINT, bp2, line("second-line"))],
+            [(EventKind.BREAKPOINT, bp1, line("first-line"))],
+            [(EventKind.SINGLE_STEP, step[0], line("second-line")), (EventKind.BREAKPOINT, bp2, line("second-line"))],
         ])
 
     def test_step_into_with_method_entry(self):
@@ -404,19 +410,21 @@ class EventsTest(unittest.TestCase):
         step = []
 
         def step_into(policy, events):
-            if events[-1]["kind"] == BREAKPOINT and events[-1]["request"] == bp:
-                s.set(METHOD_ENTRY, NONE, s.class_match(FIXTURE))
-                step.append(s.set(SINGLE_STEP, ALL, bytes([10]) + s.c.object_id(events[0]["thread"]) + i32(1) + i32(0)))
-            elif any(e["kind"] == SINGLE_STEP for e in events):
-                s.clear(SINGLE_STEP, step[0])
+            if events[-1]["kind"] == EventKind.BREAKPOINT and events[-1]["request"] == bp:
+                s.set(EventKind.METHOD_ENTRY, SuspendPolicy.NONE, s.class_match(FIXTURE))
+                step.append(s.set(EventKind.SINGLE_STEP, SuspendPolicy.ALL,
+                                  bytes([ModKind.Step]) + s.c.object_id(events[0]["thread"]) + i32(1) + i32(0)))
+            elif any(e["kind"] == EventKind.SINGLE_STEP for e in events):
+                s.clear(EventKind.SINGLE_STEP, step[0])
 
         composites = s.run(step_into)
         got = [[(e["kind"], e["method"], e["line"]) for e in events] for _, events in composites]
         self.assertEqual(got, [
-            [(BREAKPOINT, "main", line("call-first"))],
-            [(METHOD_ENTRY, "first", line("first-line")), (SINGLE_STEP, "first", line("first-line"))],
+            [(EventKind.BREAKPOINT, "main", line("call-first"))],
+            [(EventKind.METHOD_ENTRY, "first", line("first-line")),
+             (EventKind.SINGLE_STEP, "first", line("first-line"))],
         ])
-        self.assertEqual(composites[1][0], ALL)
+        self.assertEqual(composites[1][0], SuspendPolicy.ALL)
 
     def test_instance_only_on_method_events(self):
         s = self.session("methods")
@@ -424,36 +432,68 @@ class EventsTest(unittest.TestCase):
 
         def on_event(policy, events):
             e = events[0]
-            if e["kind"] == METHOD_EXIT and e["method"] == "<init>":
+            if e["kind"] == EventKind.METHOD_EXIT and e["method"] == "<init>":
                 # `this` of the constructed object, from the suspended frame.
                 frame = s.c.frames(e["thread"], 0, 1)[0][0]
                 this = s.c.ok(StackFrame.ThisObject, s.c.object_id(e["thread"]) + s.c.frame_id(frame)).value()
-                only = bytes([11]) + s.c.object_id(this[1])
-                holder["entry"] = s.set(METHOD_ENTRY, NONE, only, s.class_match(FIXTURE))
-                holder["exit"] = s.set(METHOD_EXIT_VALUE, NONE, only, s.class_match(FIXTURE))
+                only = bytes([ModKind.InstanceOnly]) + s.c.object_id(this[1])
+                holder["entry"] = s.set(EventKind.METHOD_ENTRY, SuspendPolicy.NONE, only, s.class_match(FIXTURE))
+                holder["exit"] = s.set(EventKind.METHOD_EXIT_WITH_RETURN_VALUE, SuspendPolicy.NONE, only,
+                                       s.class_match(FIXTURE))
 
-        first_exits = s.set(METHOD_EXIT, ALL, s.class_match(FIXTURE), bytes([1]) + i32(2))  # <clinit> skipped, <init> reported
+        first_exits = s.set(EventKind.METHOD_EXIT, SuspendPolicy.ALL, s.class_match(FIXTURE),
+                            bytes([ModKind.Count]) + i32(2))  # <clinit> skipped, <init> reported
         composites = s.run(on_event)
         got = [(e["kind"], e["method"], e.get("value")) for _, events in composites for e in events
                if e["request"] != first_exits]
         self.assertEqual([e["request"] for _, events in composites for e in events][0], first_exits)
         # As stock: static methods have no instance and pass an InstanceOnly filter.
         self.assertEqual(got, [
-            (METHOD_ENTRY, "twice", None), (METHOD_EXIT_VALUE, "twice", ("I", 42)),
-            (METHOD_ENTRY, "greet", None), (METHOD_EXIT_VALUE, "greet", ("s", got[3][2][1])),
-            (METHOD_ENTRY, "big", None), (METHOD_EXIT_VALUE, "big", ("J", 1 << 40)),
-            (METHOD_ENTRY, "thrower", None),
-            (METHOD_EXIT_VALUE, "methods", ("V", None)), (METHOD_EXIT_VALUE, "main", ("V", None)),
+            (EventKind.METHOD_ENTRY, "twice", None), (EventKind.METHOD_EXIT_WITH_RETURN_VALUE, "twice", ("I", 42)),
+            (EventKind.METHOD_ENTRY, "greet", None),
+            (EventKind.METHOD_EXIT_WITH_RETURN_VALUE, "greet", ("s", got[3][2][1])),
+            (EventKind.METHOD_ENTRY, "big", None), (EventKind.METHOD_EXIT_WITH_RETURN_VALUE, "big", ("J", 1 << 40)),
+            (EventKind.METHOD_ENTRY, "thrower", None),
+            (EventKind.METHOD_EXIT_WITH_RETURN_VALUE, "methods", ("V", None)),
+            (EventKind.METHOD_EXIT_WITH_RETURN_VALUE, "main", ("V", None)),
         ])
 
     def test_class_unload(self):
         s = self.session("unload")
-        unload = s.set(CLASS_UNLOAD, NONE, s.class_match("EventsUnload*"))
-        excluded = s.set(CLASS_UNLOAD, NONE, bytes([6]) + jdwp_string("EventsUnload*"))
-        composites = s.run()
+        unload = s.set(EventKind.CLASS_UNLOAD, SuspendPolicy.NONE, s.class_match("EventsUnload*"))
+        excluded = s.set(EventKind.CLASS_UNLOAD, SuspendPolicy.NONE,
+                         bytes([ModKind.ClassExclude]) + jdwp_string("EventsUnload*"))
+        # Both agents learn of the unload from the GC's ObjectFree, which the VM
+        # posts later, on its service thread, and report it from a Java thread's
+        # next event: main may run to its end first. So main stops where Helper is
+        # prepared (after the collection) and, until the unload has come, calls
+        # System.gc() for the test: each call's MethodEntry is such a next event.
+        helper = s.set(EventKind.CLASS_PREPARE, SuspendPolicy.ALL, s.class_match("EventsFixture$Helper"))
+        gc_calls = []
+
+        def unloaded() -> bool:
+            return any(e["kind"] == EventKind.CLASS_UNLOAD and e["signature"] == "LEventsUnloadable;"
+                       for data in s.c.events for e in s.parse(data)[1])
+
+        def call_gc_until_unloaded(policy, events):
+            if not any(e["kind"] == EventKind.CLASS_PREPARE and e["request"] == helper for e in events):
+                return
+            system = s.c.class_by_signature("Ljava/lang/System;")
+            gc = s.c.method_named(system, "gc", "()V")
+            thread = events[0]["thread"]
+            entry = s.set(EventKind.METHOD_ENTRY, SuspendPolicy.NONE, s.class_only(system), s.thread_only(thread))
+            deadline = time.monotonic() + READ_TIMEOUT_S
+            while not unloaded() and time.monotonic() < deadline:
+                r = s.c.ok(ClassType.InvokeMethod, s.c.type_id(system) + s.c.object_id(thread) + s.c.method_id(gc)
+                           + i32(0) + i32(InvokeOptions.INVOKE_SINGLE_THREADED))
+                gc_calls.append((r.value(), r.value()))
+            s.clear(EventKind.METHOD_ENTRY, entry)
+
+        composites = s.run(call_gc_until_unloaded)
         s.debuggee.wait_for_output(r"unloaded=true", 20)  # VMDeath may come before the pipe is read
+        self.assertEqual(gc_calls, [(("V", None), ("L", 0))] * len(gc_calls))  # each returned, threw nothing
         unloads = [(e["request"], e["signature"]) for _, events in composites for e in events
-                   if e["kind"] == CLASS_UNLOAD]
+                   if e["kind"] == EventKind.CLASS_UNLOAD]
         self.assertEqual([u for u in unloads if u[1] == "LEventsUnloadable;"], [(unload, "LEventsUnloadable;")])
         self.assertNotIn(excluded, [r for r, sig in unloads if sig == "LEventsUnloadable;"])
 
@@ -480,7 +520,7 @@ class EventsTest(unittest.TestCase):
         for signature, name, method_signature in targets:
             type_id = c.class_by_signature(signature)
             method_id = c.method_named(type_id, name, method_signature)
-            requests.append(s.set(BREAKPOINT, ALL, s.location_only(method_id, 0, type_id)))
+            requests.append(s.set(EventKind.BREAKPOINT, SuspendPolicy.ALL, s.location_only(method_id, 0, type_id)))
         c.events.clear()
         r = c.ok(VirtualMachine.Version)
         r.string()
@@ -490,27 +530,27 @@ class EventsTest(unittest.TestCase):
         c.ok(VirtualMachine.Version)
         self.assertEqual(c.events, [], "an event came from the agent's own thread")
         for request in requests:
-            s.clear(BREAKPOINT, request)
+            s.clear(EventKind.BREAKPOINT, request)
         s.run()
 
     def test_breakpoint_on_return_and_method_exit_are_separate(self):
         s = self.session("twice")
-        exit_request = s.set(METHOD_EXIT_VALUE, ALL, s.class_match(FIXTURE))
+        exit_request = s.set(EventKind.METHOD_EXIT_WITH_RETURN_VALUE, SuspendPolicy.ALL, s.class_match(FIXTURE))
         bp = s.breakpoint_at("twice", "return-twice")
         composites = s.run()
         got = [[(e["kind"], e["request"], e["method"], e["line"]) for e in events] for _, events in composites]
         self.assertEqual([g[0][:3] for g in got], [
-            (METHOD_EXIT_VALUE, exit_request, "<clinit>"),
-            (METHOD_EXIT_VALUE, exit_request, "<init>"),
-            (BREAKPOINT, bp, "twice"),
-            (METHOD_EXIT_VALUE, exit_request, "twice"),
-            (METHOD_EXIT_VALUE, exit_request, "main"),
+            (EventKind.METHOD_EXIT_WITH_RETURN_VALUE, exit_request, "<clinit>"),
+            (EventKind.METHOD_EXIT_WITH_RETURN_VALUE, exit_request, "<init>"),
+            (EventKind.BREAKPOINT, bp, "twice"),
+            (EventKind.METHOD_EXIT_WITH_RETURN_VALUE, exit_request, "twice"),
+            (EventKind.METHOD_EXIT_WITH_RETURN_VALUE, exit_request, "main"),
         ])
         self.assertEqual([len(g) for g in got], [1] * 5)
         self.assertEqual(got[2][0][3], line("return-twice"))
         self.assertEqual(got[3][0][3], line("return-twice"))
         twice_exits = [events for _, events in composites if events[0]["method"] == "twice"
-                       and events[0]["kind"] == METHOD_EXIT_VALUE]
+                       and events[0]["kind"] == EventKind.METHOD_EXIT_WITH_RETURN_VALUE]
         self.assertEqual(len(twice_exits), 1)
         self.assertEqual(twice_exits[0][0]["value"], ("I", 8))
 
@@ -521,11 +561,12 @@ class EventsTest(unittest.TestCase):
         bps = [s.breakpoint_at("twice", "return-twice") for _ in range(3)]
         composites = s.run()
         at_return = [[e["request"] for e in events] for _, events in composites
-                     if events and events[0]["kind"] == BREAKPOINT]
+                     if events and events[0]["kind"] == EventKind.BREAKPOINT]
         self.assertEqual(at_return, [list(reversed(bps))])
 
         s = self.session("helper")
-        prepares = [s.set(CLASS_PREPARE, NONE, s.class_match("EventsFixture$Helper")) for _ in range(2)]
+        prepares = [s.set(EventKind.CLASS_PREPARE, SuspendPolicy.NONE,
+                          s.class_match("EventsFixture$Helper")) for _ in range(2)]
         composites = s.run()
         helper = [[e["request"] for e in events] for _, events in composites
                   if events and events[0].get("signature") == "LEventsFixture$Helper;"]
@@ -535,8 +576,10 @@ class EventsTest(unittest.TestCase):
 
     def test_source_name_match_filters_class_prepare(self):
         s = self.session("helper")
-        by_source = s.set(CLASS_PREPARE, NONE, bytes([12]) + jdwp_string("*Fixture.java"))
-        other = s.set(CLASS_PREPARE, NONE, bytes([12]) + jdwp_string("Nothing*"))
+        by_source = s.set(EventKind.CLASS_PREPARE, SuspendPolicy.NONE,
+                          bytes([ModKind.SourceNameMatch]) + jdwp_string("*Fixture.java"))
+        other = s.set(EventKind.CLASS_PREPARE, SuspendPolicy.NONE,
+                      bytes([ModKind.SourceNameMatch]) + jdwp_string("Nothing*"))
         composites = s.run()
         prepared = [(e["request"], e["signature"]) for _, events in composites for e in events]
         self.assertIn((by_source, "LEventsFixture$Helper;"), prepared)
@@ -545,13 +588,15 @@ class EventsTest(unittest.TestCase):
 
     def test_source_name_match_only_for_class_prepare_and_conditional(self):
         s = self.session("helper")
-        error = s.set_request(METHOD_ENTRY, NONE, bytes([12]) + jdwp_string("*.java"))[0]
+        error = s.set_request(EventKind.METHOD_ENTRY, SuspendPolicy.NONE,
+                              bytes([ModKind.SourceNameMatch]) + jdwp_string("*.java"))[0]
         self.assertEqual(error, Error.ILLEGAL_ARGUMENT)
         # Conditional is reserved by the spec: stock accepts it and filters nothing.
-        cond = s.set(METHOD_ENTRY, NONE, bytes([2]) + i32(5), s.class_match("EventsFixture$Helper"))
+        cond = s.set(EventKind.METHOD_ENTRY, SuspendPolicy.NONE, bytes([ModKind.Conditional]) + i32(5),
+                     s.class_match("EventsFixture$Helper"))
         composites = s.run()
         self.assertEqual([(e["kind"], e["request"]) for _, events in composites for e in events],
-                         [(METHOD_ENTRY, cond)])
+                         [(EventKind.METHOD_ENTRY, cond)])
 
 
 JDI_EXPECTED = [
@@ -663,6 +708,20 @@ class ThroughJdi(unittest.TestCase):
 
     def test_eclipse_jdi_phases(self):
         self.check_phases(eclipse=True)
+
+
+class EventsThroughJdiEdges(control_edges.ControlEdgesCase):
+    """Field watches and ClassUnload through both JDIs (ControlEdgesJdi over ControlEdges)."""
+
+    def test_watches_on_first_fields_of_two_classes(self):
+        # A.a and B.b are each the first instance field of their class (same
+        # offset, same jfieldID in HotSpot): each watch reports its own field only.
+        self.run_scenario("watch", ["watch a=3 b=20", "done"])
+
+    def test_class_unload_of_a_class_loaded_between_sessions(self):
+        for client in control_edges.CLIENTS:
+            with self.subTest(client=client):
+                self.class_unload_between_sessions(client)
 
 
 if __name__ == "__main__":

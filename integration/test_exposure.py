@@ -28,10 +28,9 @@ import unittest
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import harness  # noqa: E402
 import jdwp_client  # noqa: E402
-from jdwp_client import VirtualMachine  # noqa: E402
+from jdwp_client import HANDSHAKE, VirtualMachine  # noqa: E402
 
 FIXTURE = "JdbFixture"
-HANDSHAKE = b"JDWP-Handshake"
 UNIX_LISTENING_RE = r"Listening for transport dt_socket at address: unix:(\S+)"
 BRIDGE_LISTENING_RE = r"jdwpx-bridge: listening on 127\.0\.0\.1:(\d+)"
 NOBODY = 65534

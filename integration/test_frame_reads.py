@@ -22,14 +22,10 @@ import struct
 import unittest
 
 import harness
-from jdwp_client import (ClassType, Client, Error, EventRequest, ObjectReference, Reader, StackFrame,
-                         StringReference, ThreadReference, VirtualMachine, i32, i64)
+from jdwp_client import (ClassType, Client, Error, EventKind, EventRequest, InvokeOptions, ModKind, ObjectReference,
+                         Reader, StackFrame, StringReference, SuspendPolicy, ThreadReference, VirtualMachine, i32, i64)
 
 READ_TIMEOUT_S = 60
-EVENT_BREAKPOINT = 2
-SUSPEND_EVENT_THREAD = 1
-MOD_LOCATION_ONLY = 7
-INVOKE_SINGLE_THREADED = 1
 FIXTURE = "FrameReads.java"
 # visit(int arg, String text): 0 this, 1 arg, 2 text, 3 counter (long), 5 self; loop(): 1 round.
 VISIT_SLOTS = [(1, b"I"), (2, b"L"), (3, b"J"), (5, b"L"), (0, b"L")]
@@ -39,7 +35,8 @@ class FrameReads(unittest.TestCase):
     @classmethod
     def setUpClass(cls):
         cls.cfg = harness.config()
-        cls.debuggee = harness.Debuggee(cls.cfg, "FrameReads", options="transport=dt_socket,server=y,address=0,suspend=n")
+        cls.debuggee = harness.Debuggee(cls.cfg, "FrameReads",
+                                        options="transport=dt_socket,server=y,address=0,suspend=n")
         try:
             cls.debuggee.wait_for_output(r"(?m)^ready$", 60)
             cls.c = Client(cls.debuggee.port, timeout=READ_TIMEOUT_S)
@@ -51,8 +48,8 @@ class FrameReads(unittest.TestCase):
             line = harness.fixture_line(FIXTURE, "// @bp-reads")
             index = c.code_index(cls.fixture, cls.visit, line)
             location = bytes([1]) + c.type_id(cls.fixture) + c.method_id(cls.visit) + i64(index)
-            cls.request = c.ok(EventRequest.Set, bytes([EVENT_BREAKPOINT, SUSPEND_EVENT_THREAD]) + i32(1)
-                               + bytes([MOD_LOCATION_ONLY]) + location).int()
+            cls.request = c.ok(EventRequest.Set, bytes([EventKind.BREAKPOINT, SuspendPolicy.EVENT_THREAD]) + i32(1)
+                               + bytes([ModKind.LocationOnly]) + location).int()
             cls.thread = cls.wait_breakpoint()
         except BaseException:
             cls.debuggee.__exit__(None, None, None)
@@ -73,7 +70,7 @@ class FrameReads(unittest.TestCase):
                 r = Reader(data, cls.c.sizes)
                 r.byte()
                 for _ in range(r.int()):
-                    if r.byte() != EVENT_BREAKPOINT:
+                    if r.byte() != EventKind.BREAKPOINT:
                         break
                     request, thread = r.int(), r.id()
                     r.location()
@@ -209,7 +206,7 @@ class FrameReads(unittest.TestCase):
         before = self.visit_locals(frame)
         this = self.this_raw(frame)
         r = c.ok(ClassType.InvokeMethod, c.type_id(self.fixture) + c.object_id(self.thread) + c.method_id(self.bump)
-                 + i32(0) + i32(INVOKE_SINGLE_THREADED))
+                 + i32(0) + i32(InvokeOptions.INVOKE_SINGLE_THREADED))
         self.assertEqual(r.value(), ("V", None))
         # The thread ran the call: its frame IDs are stale, its locals as they were.
         self.assertEqual(Error(c.error(StackFrame.GetValues, c.object_id(self.thread) + c.frame_id(frame)

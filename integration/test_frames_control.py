@@ -11,7 +11,9 @@ each against its own FramesControl debuggee. The driver checks what it reads
 back (the frame and line after a pop, the suspend count); this test checks the
 driver's verdicts and what the program printed: the overwritten locals, the
 forced return values, the exception the debugger threw, the interruption, and
-the popped calls run again (three entries into the leaf).
+the popped calls run again (three entries into the leaf). StepAfterPopFrames
+runs jdi/ControlEdgesJdi.java's "pop" through both JDIs (control_edges.py): a
+step request stays active after PopFrames.
 """
 
 from __future__ import annotations
@@ -19,9 +21,10 @@ from __future__ import annotations
 import os
 import unittest
 
+import control_edges
 import harness
-from jdwp_client import Client, Error, StackFrame, ThreadReference, i32
-from test_events import EVENT_THREAD, Session
+from jdwp_client import Client, Error, StackFrame, SuspendPolicy, ThreadReference, i32
+from test_events import Session
 
 
 SCENARIOS = ("set-values", "early-int", "early-long", "early-object", "early-void", "pop-top-frame",
@@ -167,8 +170,8 @@ class VirtualThreadFrames(unittest.TestCase):
             self.skipTest("virtual threads need JDK 21+")
         s = Session(self, "", fixture="VirtualFrames", source="VirtualFrames.java")
         self.addCleanup(s.close)
-        leaf = s.breakpoint_at("leaf", "vf-leaf", policy=EVENT_THREAD)
-        early = s.breakpoint_at("early", "vf-early", policy=EVENT_THREAD)
+        leaf = s.breakpoint_at("leaf", "vf-leaf", policy=SuspendPolicy.EVENT_THREAD)
+        early = s.breakpoint_at("early", "vf-early", policy=SuspendPolicy.EVENT_THREAD)
         done = []
 
         def on_event(policy, events):
@@ -188,6 +191,16 @@ class VirtualThreadFrames(unittest.TestCase):
         self.assertEqual([events[0]["request"] for _, events in composites], [leaf, leaf, early])
         s.debuggee.wait_for_output(r"virtual: leaf=40 entries=1 early=42", 30)
         self.assertEqual(s.debuggee.wait(30), 0)
+
+
+class StepAfterPopFrames(control_edges.ControlEdgesCase):
+    """Through both JDIs (ControlEdgesJdi over ControlEdges)."""
+
+    def test_step_request_survives_pop_frames(self):
+        # A LINE/OVER step request without a Count filter stays active after
+        # PopFrames at its first event: three more steps on the expected lines.
+        # popped(1) = 3 runs twice (the pop re-runs the call), popped(2) = 5.
+        self.run_scenario("pop", ["pop r=8", "done"])
 
 
 if __name__ == "__main__":

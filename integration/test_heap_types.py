@@ -38,7 +38,7 @@ import unittest
 
 import harness
 from jdwp_client import (ClassLoaderReference, Client, Error, Method, ModuleReference, ObjectReference,
-                         Reader, ReferenceType, VirtualMachine, error_name, i32, jdwp_string)
+                         Reader, ReferenceType, Tag, TypeTag, VirtualMachine, error_name, i32, jdwp_string)
 
 READ_TIMEOUT_S = 60
 READY_TIMEOUT_S = 120
@@ -49,10 +49,6 @@ SERVER_OPTIONS = "transport=dt_socket,server=y,address=0,suspend=n"
 NEVER_ISSUED_ID = 0x7EADBEEFCAFE1234
 SDE_TEXT = "SMAP\nGenSde.java\nJava\n*S Java\n*F\n1 GenSde.java\n*L\n1#1:1\n*E\n"
 
-TAG_OBJECT = ord("L")
-TAG_ARRAY = ord("[")
-TAG_CLASS = 1
-TAG_INTERFACE = 2
 
 
 def start_fixture(test: unittest.TestCase) -> harness.Debuggee:
@@ -194,13 +190,13 @@ class RawHeapTypes(unittest.TestCase):
         r = c.ok(ReferenceType.Instances, c.type_id(self.leaf) + i32(10))
         ten = tagged_ids(r)
         self.assertEqual(len(ten), 10)
-        self.assertEqual({tag for tag, _ in ten}, {TAG_OBJECT})
+        self.assertEqual({tag for tag, _ in ten}, {Tag.OBJECT})
         self.assertEqual(len({obj for _, obj in ten}), 10)
         self.assertEqual(c.signature(self._type_of(ten[0][1])), "LHeapTypes$Leaf;")
         self.assertEqual(len(tagged_ids(c.ok(ReferenceType.Instances, c.type_id(self.holder) + i32(0)))), 3)
         self.assertEqual(len(tagged_ids(c.ok(ReferenceType.Instances, c.type_id(self.holder) + i32(5)))), 3)
         leaf_array = c.class_by_signature("[LHeapTypes$Leaf;")
-        self.assertEqual(tagged_ids(c.ok(ReferenceType.Instances, c.type_id(leaf_array) + i32(0)))[0][0], TAG_ARRAY)
+        self.assertEqual(tagged_ids(c.ok(ReferenceType.Instances, c.type_id(leaf_array) + i32(0)))[0][0], Tag.ARRAY)
         self.assertEqual(c.error(ReferenceType.Instances, c.type_id(self.holder) + i32(-1)), Error.ILLEGAL_ARGUMENT)
         self.assertEqual(c.error(ReferenceType.Instances, c.type_id(NEVER_ISSUED_ID) + i32(1)), Error.INVALID_OBJECT)
 
@@ -221,12 +217,12 @@ class RawHeapTypes(unittest.TestCase):
             return c.object_id(obj) + i32(max_referrers)
 
         referrers = tagged_ids(c.ok(ObjectReference.ReferringObjects, request(target, 0)))
-        self.assertEqual(sorted(referrers), sorted([(TAG_OBJECT, ref_a), (TAG_OBJECT, ref_b), (TAG_ARRAY, array_ref)]))
+        self.assertEqual(sorted(referrers), sorted([(Tag.OBJECT, ref_a), (Tag.OBJECT, ref_b), (Tag.ARRAY, array_ref)]))
         limited = tagged_ids(c.ok(ObjectReference.ReferringObjects, request(target, 2)))
         self.assertEqual(len(limited), 2)
         self.assertTrue(set(limited) <= set(referrers))
         self_ref = c.static_object(self.main, "selfRef")
-        self.assertIn((TAG_OBJECT, self_ref), tagged_ids(c.ok(ObjectReference.ReferringObjects, request(self_ref, 0))))
+        self.assertIn((Tag.OBJECT, self_ref), tagged_ids(c.ok(ObjectReference.ReferringObjects, request(self_ref, 0))))
         self.assertEqual(c.error(ObjectReference.ReferringObjects, request(target, -1)), Error.ILLEGAL_ARGUMENT)
         self.assertEqual(c.error(ObjectReference.ReferringObjects, request(NEVER_ISSUED_ID, 0)), Error.INVALID_OBJECT)
 
@@ -265,11 +261,11 @@ class RawHeapTypes(unittest.TestCase):
 
         # Directly nested only: the local class 1Local yes, the anonymous class
         # HeapTypes$1 and the doubly nested Leaf$Deep no.
-        expected = {(TAG_CLASS, f"LHeapTypes${n};") for n in
+        expected = {(TypeTag.CLASS, f"LHeapTypes${n};") for n in
                     ("Leaf", "Inner", "Holder", "Garbage", "Target", "Ref", "SelfRef", "GenLoader", "1Local")}
-        expected.add((TAG_INTERFACE, "LHeapTypes$NestedIface;"))
+        expected.add((TypeTag.INTERFACE, "LHeapTypes$NestedIface;"))
         self.assertEqual(nested(self.main), expected)
-        self.assertEqual(nested(self.leaf), {(TAG_CLASS, "LHeapTypes$Leaf$Deep;")})
+        self.assertEqual(nested(self.leaf), {(TypeTag.CLASS, "LHeapTypes$Leaf$Deep;")})
         self.assertEqual(nested(self.holder), set())
         self.assertEqual(c.error(ReferenceType.NestedTypes, c.type_id(NEVER_ISSUED_ID)), Error.INVALID_OBJECT)
 
@@ -427,7 +423,7 @@ class RawUnloading(unittest.TestCase):
         second = c.static_object(self.fixture, "token")
         self.assertNotEqual(second, first, "the same object after DisposeObjects gets a new ID")
         r = c.ok(ObjectReference.ReferenceType, c.object_id(second))
-        self.assertEqual((r.byte(), c.signature(r.id("referenceType"))), (TAG_CLASS, "Ljava/lang/Object;"))
+        self.assertEqual((r.byte(), c.signature(r.id("referenceType"))), (TypeTag.CLASS, "Ljava/lang/Object;"))
 
 
 if __name__ == "__main__":

@@ -26,40 +26,22 @@ from __future__ import annotations
 import os
 import re
 import socket
-import struct
 import time
 import unittest
 
 import harness
-from jdwp_client import (ArrayReference, ClassObjectReference, ClassType, Client, Error, EventRequest, InterfaceType,
-                         ObjectReference, Reader, ReferenceType, StackFrame, StringReference, ThreadReference,
-                         VirtualMachine, i32, i64, jdwp_string)
+from jdwp_client import (ArrayReference, ClassObjectReference, ClassType, Client, Error, EventKind, EventRequest,
+                         InterfaceType, InvokeOptions, ModKind, ObjectReference, Reader, ReferenceType, StackFrame,
+                         StringReference, SuspendPolicy, ThreadReference, TypeTag, VirtualMachine, i32, i64,
+                         jdwp_string, tagged, untagged)
 
 READ_TIMEOUT_S = 60
-EVENT_BREAKPOINT = 2
-SUSPEND_ALL = 2
-SUSPEND_EVENT_THREAD = 1
-MOD_LOCATION_ONLY = 7
-INVOKE_SINGLE_THREADED = 1
-INVOKE_NONVIRTUAL = 2
 FIXTURE = "InvokeFixture.java"
 
 
 def ename(code: int) -> str:
     """An error code's name, as the tests compare them."""
     return Error(code).name if code in Error._value2member_map_ else str(code)
-
-
-def tagged(tag: str, value) -> bytes:
-    """A tagged wire value."""
-    return tag.encode() + untagged(tag, value)
-
-
-def untagged(tag: str, value) -> bytes:
-    if tag in "L[stglc":
-        return struct.pack(">q", value)
-    return struct.pack({"Z": ">?", "B": ">b", "C": ">H", "S": ">h", "I": ">i", "J": ">q", "F": ">f",
-                        "D": ">d"}[tag], value)
 
 
 class InvokeSession:
@@ -78,7 +60,8 @@ class InvokeSession:
             self.by_name = {}
             for m in c.methods(self.fixture):
                 self.by_name.setdefault(m.name, m.id)
-            self.bp_request = self.set_breakpoint(self.fixture, "stopHere", harness.fixture_line(FIXTURE, "// @bp-invoke"))
+            self.bp_request = self.set_breakpoint(self.fixture, "stopHere",
+                                                  harness.fixture_line(FIXTURE, "// @bp-invoke"))
             self.thread = self.wait_breakpoint(self.bp_request)
             self.main = self.thread
             self.worker = c.thread_named("worker")
@@ -94,15 +77,17 @@ class InvokeSession:
 
     # -- breakpoints --
 
-    def set_breakpoint(self, type_id: int, method: str, line: int, policy: int = SUSPEND_ALL) -> int:
+    def set_breakpoint(self, type_id: int, method: str, line: int, policy: int = SuspendPolicy.ALL) -> int:
         c = self.client
         method_id = self.method(method, type_id)
-        location = bytes([1]) + c.type_id(type_id) + c.method_id(method_id) + i64(c.code_index(type_id, method_id, line))
-        r = c.ok(EventRequest.Set, bytes([EVENT_BREAKPOINT, policy]) + i32(1) + bytes([MOD_LOCATION_ONLY]) + location)
+        location = (bytes([TypeTag.CLASS]) + c.type_id(type_id) + c.method_id(method_id)
+                    + i64(c.code_index(type_id, method_id, line)))
+        r = c.ok(EventRequest.Set,
+                 bytes([EventKind.BREAKPOINT, policy]) + i32(1) + bytes([ModKind.LocationOnly]) + location)
         return r.int()
 
     def clear_breakpoint(self, request: int):
-        self.client.ok(EventRequest.Clear, bytes([EVENT_BREAKPOINT]) + i32(request))
+        self.client.ok(EventRequest.Clear, bytes([EventKind.BREAKPOINT]) + i32(request))
 
     def wait_breakpoint(self, request: int) -> int:
         """Reads events until the breakpoint of `request` comes -> its thread."""
@@ -119,7 +104,7 @@ class InvokeSession:
         r.byte()
         for _ in range(r.int()):
             kind = r.byte()
-            if kind != EVENT_BREAKPOINT:
+            if kind != EventKind.BREAKPOINT:
                 return None
             req, thread = r.int(), r.id()
             r.location()
@@ -262,10 +247,12 @@ class Invoke(unittest.TestCase):
         who = s.method("who", base_type)
         _, v = self.ok(s.invoke_instance(derived, "who", type_id=base_type, method_id=who))
         self.assertEqual(s.string(v), "Derived.who")
-        _, v = self.ok(s.invoke_instance(derived, "who", type_id=base_type, method_id=who, options=INVOKE_NONVIRTUAL))
+        _, v = self.ok(s.invoke_instance(derived, "who", type_id=base_type, method_id=who,
+                                         options=InvokeOptions.INVOKE_NONVIRTUAL))
         self.assertEqual(s.string(v), "Base.who")
         instance = s.static("instance")[1]
-        self.assertEqual(self.ok(s.invoke_instance(instance, "sum", [tagged("I", 1), tagged("J", 2), tagged("D", 3.0)])),
+        self.assertEqual(self.ok(s.invoke_instance(instance, "sum",
+                                                   [tagged("I", 1), tagged("J", 2), tagged("D", 3.0)])),
                          ("I", 9))
 
     def test_interface_static_and_default_methods(self):
@@ -410,8 +397,8 @@ class Invoke(unittest.TestCase):
         self.assertEqual(s.string(v), "advanced")
         self.assertEqual(counts(), (1, 1))
         # Single-threaded: the worker stays suspended through the call.
-        before = self.ok(s.invoke_static("spinsSeen", options=INVOKE_SINGLE_THREADED))[1]
-        after = self.ok(s.invoke_static("spinsSeen", options=INVOKE_SINGLE_THREADED))[1]
+        before = self.ok(s.invoke_static("spinsSeen", options=InvokeOptions.INVOKE_SINGLE_THREADED))[1]
+        after = self.ok(s.invoke_static("spinsSeen", options=InvokeOptions.INVOKE_SINGLE_THREADED))[1]
         self.assertEqual(before, after)
         self.assertEqual(counts(), (1, 1))
         # A thread suspended twice stays suspended through a call that resumes the others.
@@ -452,7 +439,7 @@ class Invoke(unittest.TestCase):
         count = lambda t: c.ok(ThreadReference.SuspendCount, c.object_id(t)).int()
         calls = lambda: s.static("calls")[1]
         for name, command, data in self.invoke_commands():
-            for options in (0, INVOKE_SINGLE_THREADED):
+            for options in (0, InvokeOptions.INVOKE_SINGLE_THREADED):
                 with self.subTest(command=name, options=options):
                     self.assertEqual((count(s.main), count(s.worker)), (1, 1))
                     c.ok(ThreadReference.Suspend, c.object_id(s.main))
@@ -494,7 +481,7 @@ class Invoke(unittest.TestCase):
         self.assertEqual((count(s.main), count(s.worker)), (1, 0))
         for name, command, data in commands:
             with self.subTest(command=name):
-                error, _ = c.command(command, data + i32(INVOKE_SINGLE_THREADED))
+                error, _ = c.command(command, data + i32(InvokeOptions.INVOKE_SINGLE_THREADED))
                 self.assertEqual(ename(error), "NONE")
                 self.assertEqual((count(s.main), count(s.worker)), (1, 0))
                 error, _ = c.command(command, data + i32(0))
@@ -528,14 +515,14 @@ class Invoke(unittest.TestCase):
         self.assertEqual(s.string(r.value()[1]), "slept")
 
     def test_breakpoint_inside_invoked_method(self):
-        for options in (0, INVOKE_SINGLE_THREADED):
+        for options in (0, InvokeOptions.INVOKE_SINGLE_THREADED):
             with self.subTest(options=options):
                 self.breakpoint_inside_invoked_method(options)
 
     def breakpoint_inside_invoked_method(self, options):
         s, c = self.s, self.c
         request = s.set_breakpoint(s.fixture, "breakInside", harness.fixture_line(FIXTURE, "// @bp-inside"),
-                                   policy=SUSPEND_EVENT_THREAD)
+                                   policy=SuspendPolicy.EVENT_THREAD)
         try:
             data = (c.type_id(s.fixture) + c.object_id(s.thread) + c.method_id(s.method("breakInside"))
                     + i32(1) + tagged("I", 5) + i32(options))
@@ -581,7 +568,7 @@ class Invoke(unittest.TestCase):
         request = s.set_breakpoint(s.fixture, "breakInside", harness.fixture_line(FIXTURE, "// @bp-inside"),
                                    policy=0)
         try:
-            for options in (0, INVOKE_SINGLE_THREADED):
+            for options in (0, InvokeOptions.INVOKE_SINGLE_THREADED):
                 with self.subTest(options=options):
                     for n in range(5):
                         data = (c.type_id(s.fixture) + c.object_id(s.thread) + c.method_id(s.method("breakInside"))
@@ -875,7 +862,8 @@ class InterfaceMethodsThroughJdi(unittest.TestCase):
         cfg = harness.config()
         classpath, main = harness.jdi_driver(self, cfg, client, "InterfaceInvokeJdi", "InterfaceInvokeEclipse")
         line = harness.fixture_line("InterfaceInvoke.java", "// @bp-interface")
-        with harness.Debuggee(cfg, "InterfaceInvoke", options="transport=dt_socket,server=y,address=0,suspend=n") as debuggee:
+        with harness.Debuggee(cfg, "InterfaceInvoke",
+                              options="transport=dt_socket,server=y,address=0,suspend=n") as debuggee:
             debuggee.wait_for_output(r"(?m)^ready ", 60)
             rc, out, err = harness.run_java(cfg, ["-cp", os.pathsep.join(classpath)], main,
                                             [str(debuggee.port), str(line)], timeout=120)
@@ -916,8 +904,8 @@ class InvokeWithItsOwnSession(unittest.TestCase):
             deadline = time.monotonic() + READ_TIMEOUT_S
             while busy() == 0:
                 self.assertLess(time.monotonic(), deadline, "the invoked method never ran")
-            request = c.ok(EventRequest.Set, bytes([EVENT_BREAKPOINT, SUSPEND_ALL]) + i32(1)
-                           + bytes([MOD_LOCATION_ONLY]) + location).int()
+            request = c.ok(EventRequest.Set, bytes([EventKind.BREAKPOINT, SuspendPolicy.ALL]) + i32(1)
+                           + bytes([ModKind.LocationOnly]) + location).int()
             self.assertEqual(s.wait_breakpoint(request), s.worker)
             first = busy()
             for _ in range(20):
@@ -945,7 +933,8 @@ class InvokeWithItsOwnSession(unittest.TestCase):
             counts = lambda: tuple(c.ok(ThreadReference.SuspendCount, c.object_id(t)).int() for t in (s.main, s.worker))
             for n in range(3):
                 self.assertEqual(self.ok_value(s.invoke_static("retI", [tagged("I", n)],
-                                                               options=INVOKE_SINGLE_THREADED)), ("I", n + 1))
+                                                               options=InvokeOptions.INVOKE_SINGLE_THREADED)),
+                                 ("I", n + 1))
             frames = c.frames(s.thread)
             self.assertEqual(frames[0][1][2], s.method("stopHere"))
             c.ok(StackFrame.PopFrames, c.object_id(s.thread) + c.frame_id(frames[0][0]))
@@ -957,7 +946,8 @@ class InvokeWithItsOwnSession(unittest.TestCase):
             # main calls stopHere again: the breakpoint (SUSPEND_ALL) stops it there.
             self.assertEqual(s.wait_breakpoint(s.bp_request), s.thread)
             self.assertEqual(counts(), (1, 2))
-            self.assertEqual(self.ok_value(s.invoke_static("retI", [tagged("I", 7)], options=INVOKE_SINGLE_THREADED)),
+            self.assertEqual(self.ok_value(s.invoke_static("retI", [tagged("I", 7)],
+                                                           options=InvokeOptions.INVOKE_SINGLE_THREADED)),
                              ("I", 8))
             self.assertEqual(c.frames(s.thread)[0][1][2], s.method("stopHere"))
         finally:
@@ -975,7 +965,7 @@ class InvokeDisconnect(unittest.TestCase):
         self.cfg = harness.config()
 
     def test_disconnect_during_invoke_leaves_the_vm_running(self):
-        for options in (0, INVOKE_SINGLE_THREADED):
+        for options in (0, InvokeOptions.INVOKE_SINGLE_THREADED):
             with self.subTest(options=options):
                 s = InvokeSession(self)
                 try:

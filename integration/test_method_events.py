@@ -12,7 +12,9 @@ instruction is no entry; a frame running when the request is made reports its
 exit but no entry; subclasses and interfaces under ClassOnly; a class loaded
 after the request; a class with a native method; recursion; an exit by an
 exception reports nothing; a redefinition in the middle changes nothing. The
-same expectations hold for ours and stock, on every JDK.
+same expectations hold for ours and stock, on every JDK. MethodEntryWhileStepping
+runs jdi/ControlEdgesJdi.java's "sleep" through both JDIs (control_edges.py): a
+native method's entry reported while a step is active.
 """
 
 from __future__ import annotations
@@ -24,15 +26,15 @@ import tempfile
 import time
 import unittest
 
+import control_edges
 import harness
-from jdwp_client import ClassType, StackFrame, ThreadReference, VirtualMachine, i32
-from test_events import (ALL, BREAKPOINT, CLASS_PREPARE, EVENT_THREAD, METHOD_ENTRY, METHOD_EXIT, METHOD_EXIT_VALUE,
-                         NONE, VM_DEATH, Session)
+from jdwp_client import ClassType, EventKind, StackFrame, SuspendPolicy, ThreadReference, VirtualMachine, i32
+from test_events import Session
 
 FIXTURE = "MethodEvents"
 SOURCE = "MethodEvents.java"
 WAIT_S = 30
-KIND_NAMES = {METHOD_ENTRY: "E", METHOD_EXIT: "X", METHOD_EXIT_VALUE: "V"}
+KIND_NAMES = {EventKind.METHOD_ENTRY: "E", EventKind.METHOD_EXIT: "X", EventKind.METHOD_EXIT_WITH_RETURN_VALUE: "V"}
 
 
 class MethodEventsTest(unittest.TestCase):
@@ -62,7 +64,7 @@ class MethodEventsTest(unittest.TestCase):
                     self.nested[type_id] = {m.id: f"{simple}.{m.name}" for m in s.c.methods(type_id)}
                 name = self.nested[type_id].get(method_id, "?")
             text = f"{KIND_NAMES[e['kind']]} {name}"
-            if e["kind"] == METHOD_EXIT_VALUE and e["value"][0] in "IJZ":
+            if e["kind"] == EventKind.METHOD_EXIT_WITH_RETURN_VALUE and e["value"][0] in "IJZ":
                 text += f"={e['value'][1]}"
             out.append(text)
         return out
@@ -81,8 +83,8 @@ class MethodEventsTest(unittest.TestCase):
 
     def test_calls(self):
         s = self.session("calls")
-        s.set(METHOD_ENTRY, NONE, s.class_match(FIXTURE))
-        s.set(METHOD_EXIT_VALUE, EVENT_THREAD, s.class_match(FIXTURE))
+        s.set(EventKind.METHOD_ENTRY, SuspendPolicy.NONE, s.class_match(FIXTURE))
+        s.set(EventKind.METHOD_EXIT_WITH_RETURN_VALUE, SuspendPolicy.EVENT_THREAD, s.class_match(FIXTURE))
         self.assertEqual(self.collect(s), [
             "E main", "E calls",
             "E leaf", "V leaf=2",
@@ -103,8 +105,8 @@ class MethodEventsTest(unittest.TestCase):
         s = self.session("calls")
         with open(os.path.join(self.cfg.classes_dir, f"{FIXTURE}.class"), "rb") as f:
             class_bytes = f.read()
-        entry = s.set(METHOD_ENTRY, ALL, s.class_match(FIXTURE))
-        s.set(METHOD_EXIT, NONE, s.class_match(FIXTURE))
+        entry = s.set(EventKind.METHOD_ENTRY, SuspendPolicy.ALL, s.class_match(FIXTURE))
+        s.set(EventKind.METHOD_EXIT, SuspendPolicy.NONE, s.class_match(FIXTURE))
         redefined = []
 
         def redefine_at_leaf(policy, events):
@@ -142,8 +144,8 @@ class MethodEventsTest(unittest.TestCase):
             self.assertLess(time.monotonic(), deadline, "waitInside did not start")
         if vm_suspended:
             s.c.ok(VirtualMachine.Suspend)
-        s.set(METHOD_ENTRY, NONE, s.class_match(FIXTURE))
-        s.set(METHOD_EXIT_VALUE, NONE, s.class_match(FIXTURE))
+        s.set(EventKind.METHOD_ENTRY, SuspendPolicy.NONE, s.class_match(FIXTURE))
+        s.set(EventKind.METHOD_EXIT_WITH_RETURN_VALUE, SuspendPolicy.NONE, s.class_match(FIXTURE))
         s.c.events.clear()
         s.c.ok(ClassType.SetValues, s.c.type_id(s.fixture) + i32(1) + s.c.field_id(state) + i32(2))
         if vm_suspended:
@@ -154,16 +156,16 @@ class MethodEventsTest(unittest.TestCase):
         # ClassOnly(Base) matches methods declared in Base and Derived; ClassOnly
         # (Greeter) those of Greeter (its default method) and of its implementors.
         s = self.session("hierarchy")
-        prepared = s.set(CLASS_PREPARE, ALL, s.class_match(f"{FIXTURE}$Base"))
+        prepared = s.set(EventKind.CLASS_PREPARE, SuspendPolicy.ALL, s.class_match(f"{FIXTURE}$Base"))
         requests = {}
 
         def on_prepare(policy, events):
-            if events[0]["kind"] == CLASS_PREPARE and events[0]["request"] == prepared:
+            if events[0]["kind"] == EventKind.CLASS_PREPARE and events[0]["request"] == prepared:
                 base = s.c.class_by_signature(f"L{FIXTURE}$Base;")
                 greeter = s.c.class_by_signature(f"L{FIXTURE}$Greeter;")
-                requests[s.set(METHOD_ENTRY, ALL, s.class_only(base))] = "base"
-                requests[s.set(METHOD_EXIT, ALL, s.class_only(base))] = "base"
-                requests[s.set(METHOD_ENTRY, ALL, s.class_only(greeter))] = "greeter"
+                requests[s.set(EventKind.METHOD_ENTRY, SuspendPolicy.ALL, s.class_only(base))] = "base"
+                requests[s.set(EventKind.METHOD_EXIT, SuspendPolicy.ALL, s.class_only(base))] = "base"
+                requests[s.set(EventKind.METHOD_ENTRY, SuspendPolicy.ALL, s.class_only(greeter))] = "greeter"
 
         got = []
 
@@ -187,14 +189,14 @@ class MethodEventsTest(unittest.TestCase):
 
     def test_a_class_loaded_after_the_request(self):
         s = self.session("late")
-        s.set(METHOD_ENTRY, ALL, s.class_match(f"{FIXTURE}$*"))
-        s.set(METHOD_EXIT_VALUE, ALL, s.class_match(f"{FIXTURE}$*"))
+        s.set(EventKind.METHOD_ENTRY, SuspendPolicy.ALL, s.class_match(f"{FIXTURE}$*"))
+        s.set(EventKind.METHOD_EXIT_WITH_RETURN_VALUE, SuspendPolicy.ALL, s.class_match(f"{FIXTURE}$*"))
         self.assertEqual(self.collect(s), ["E Late.late", "V Late.late=6", "E Late.late", "V Late.late=12"])
 
     def test_a_class_with_a_native_method(self):
         s = self.session("native")
-        s.set(METHOD_ENTRY, EVENT_THREAD, s.class_match(f"{FIXTURE}$WithNative"))
-        s.set(METHOD_EXIT_VALUE, ALL, s.class_match(f"{FIXTURE}$WithNative"))
+        s.set(EventKind.METHOD_ENTRY, SuspendPolicy.EVENT_THREAD, s.class_match(f"{FIXTURE}$WithNative"))
+        s.set(EventKind.METHOD_EXIT_WITH_RETURN_VALUE, SuspendPolicy.ALL, s.class_match(f"{FIXTURE}$WithNative"))
         self.assertEqual(self.collect(s), [
             "E WithNative.plain", "V WithNative.plain=4", "E WithNative.plain", "V WithNative.plain=5"])
 
@@ -203,13 +205,13 @@ class MethodEventsTest(unittest.TestCase):
         # hook is too). At its first hit the frame is popped: the call runs
         # again, a new entry; the loop going round later is none.
         s = self.session("pop")
-        s.set(METHOD_ENTRY, NONE, s.class_match(FIXTURE))
-        s.set(METHOD_EXIT, NONE, s.class_match(FIXTURE))
+        s.set(EventKind.METHOD_ENTRY, SuspendPolicy.NONE, s.class_match(FIXTURE))
+        s.set(EventKind.METHOD_EXIT, SuspendPolicy.NONE, s.class_match(FIXTURE))
         s.breakpoint_at("popMe", "pop-loop")
         popped = []
 
         def pop_once(policy, events):
-            if not popped and any(e["kind"] == BREAKPOINT for e in events):
+            if not popped and any(e["kind"] == EventKind.BREAKPOINT for e in events):
                 thread = events[-1]["thread"]
                 frame = s.c.frames(thread, 0, 1)[0][0]
                 s.c.ok(StackFrame.PopFrames, s.c.object_id(thread) + s.c.frame_id(frame))
@@ -218,7 +220,7 @@ class MethodEventsTest(unittest.TestCase):
         got = []
 
         def record(policy, events):
-            got.append(" ".join(f"B {s.methods[e['location'][2]]}" if e["kind"] == BREAKPOINT else text
+            got.append(" ".join(f"B {s.methods[e['location'][2]]}" if e["kind"] == EventKind.BREAKPOINT else text
                                 for e, text in zip(events, self.describe_all(s, events))))
             pop_once(policy, events)
 
@@ -229,8 +231,8 @@ class MethodEventsTest(unittest.TestCase):
 
     def test_several_threads_at_once(self):
         s = self.session("concurrent")
-        s.set(METHOD_ENTRY, EVENT_THREAD, s.class_match(FIXTURE))
-        s.set(METHOD_EXIT, NONE, s.class_match(FIXTURE))
+        s.set(EventKind.METHOD_ENTRY, SuspendPolicy.EVENT_THREAD, s.class_match(FIXTURE))
+        s.set(EventKind.METHOD_EXIT, SuspendPolicy.NONE, s.class_match(FIXTURE))
         counts = {}
 
         def count(policy, events):
@@ -249,10 +251,10 @@ class MethodEventsTest(unittest.TestCase):
             if not s.c.events:
                 s.c.read_event()
             policy, events = s.parse(s.c.events.pop(0))
-            if any(e["kind"] == VM_DEATH for e in events):
+            if any(e["kind"] == EventKind.VM_DEATH for e in events):
                 break
             count(policy, events)
-            if policy == EVENT_THREAD:
+            if policy == SuspendPolicy.EVENT_THREAD:
                 s.c.ok(ThreadReference.Resume, s.c.object_id(events[0]["thread"]))
         per_thread = {}
         for (thread, kind, name), n in counts.items():
@@ -270,10 +272,10 @@ class MethodEventsTest(unittest.TestCase):
         result = []
 
         def invoke(policy, events):
-            if result or not any(e["kind"] == BREAKPOINT and e["request"] == bp for e in events):
+            if result or not any(e["kind"] == EventKind.BREAKPOINT and e["request"] == bp for e in events):
                 return
-            s.set(METHOD_ENTRY, NONE, s.class_match(FIXTURE))
-            s.set(METHOD_EXIT_VALUE, NONE, s.class_match(FIXTURE))
+            s.set(EventKind.METHOD_ENTRY, SuspendPolicy.NONE, s.class_match(FIXTURE))
+            s.set(EventKind.METHOD_EXIT_WITH_RETURN_VALUE, SuspendPolicy.NONE, s.class_match(FIXTURE))
             thread = events[0]["thread"]
             body = (s.c.type_id(s.fixture) + s.c.object_id(thread) + s.c.method_id(s.method_ids["leaf"]) + i32(1)
                     + b"I" + i32(41) + i32(1))  # INVOKE_SINGLE_THREADED
@@ -289,8 +291,8 @@ class MethodEventsTest(unittest.TestCase):
             print(f"SKIPPED: virtual threads need JDK 21+ (this is JDK {self.cfg.jdk_version})", flush=True)
             self.skipTest("virtual threads need JDK 21+")
         s = self.session("virtual")
-        s.set(METHOD_ENTRY, NONE, s.class_match(FIXTURE))
-        s.set(METHOD_EXIT_VALUE, NONE, s.class_match(FIXTURE))
+        s.set(EventKind.METHOD_ENTRY, SuspendPolicy.NONE, s.class_match(FIXTURE))
+        s.set(EventKind.METHOD_EXIT_WITH_RETURN_VALUE, SuspendPolicy.NONE, s.class_match(FIXTURE))
         got = [g.split("$")[0] if g.startswith(("E lambda", "V lambda")) else g for g in self.collect(s)]
         self.assertEqual(got, ["E main", "E virtual", "E lambda", "E leaf", "V leaf=11", "E leaf", "V leaf=21",
                                "V lambda", "V virtual", "V main"])
@@ -301,16 +303,16 @@ class MethodEventsTest(unittest.TestCase):
         """Resumes until `nested` is prepared, sets a SUSPEND_ALL breakpoint at the
         marked line of its `method`, resumes until the breakpoint: (type, thread,
         breakpoint request), the VM suspended."""
-        s.set(CLASS_PREPARE, ALL, s.class_match(f"{FIXTURE}${nested}"))
+        s.set(EventKind.CLASS_PREPARE, SuspendPolicy.ALL, s.class_match(f"{FIXTURE}${nested}"))
         s.c.events.clear()
         s.c.ok(VirtualMachine.Resume)
-        self.next_set(s, CLASS_PREPARE)
+        self.next_set(s, EventKind.CLASS_PREPARE)
         type_id = s.c.class_by_signature(f"L{FIXTURE}${nested};")
         method_id = s.c.method_named(type_id, method)
         index = s.c.code_index(type_id, method_id, harness.fixture_line(SOURCE, f"// @{marker}"))
-        bp = s.set(BREAKPOINT, ALL, s.location_only(method_id, index, type_id))
+        bp = s.set(EventKind.BREAKPOINT, SuspendPolicy.ALL, s.location_only(method_id, index, type_id))
         s.c.ok(VirtualMachine.Resume)
-        events = self.next_set(s, BREAKPOINT)
+        events = self.next_set(s, EventKind.BREAKPOINT)
         return type_id, events[0]["thread"], bp
 
     def next_set(self, s: Session, kind: int) -> list:
@@ -321,8 +323,9 @@ class MethodEventsTest(unittest.TestCase):
             policy, events = s.parse(s.c.events.pop(0))
             if any(e["kind"] == kind for e in events):
                 return events
-            self.assertFalse(any(e["kind"] == VM_DEATH for e in events), f"the VM ended before event kind {kind}")
-            if policy != NONE:
+            self.assertFalse(any(e["kind"] == EventKind.VM_DEATH for e in events),
+                             f"the VM ended before event kind {kind}")
+            if policy != SuspendPolicy.NONE:
                 s.c.ok(VirtualMachine.Resume)
 
     def collect_to_the_end(self, s: Session) -> list:
@@ -332,10 +335,10 @@ class MethodEventsTest(unittest.TestCase):
             if not s.c.events:
                 s.c.read_event()
             policy, events = s.parse(s.c.events.pop(0))
-            if any(e["kind"] == VM_DEATH for e in events):
+            if any(e["kind"] == EventKind.VM_DEATH for e in events):
                 return got
             got.extend(self.describe(s, events))
-            if policy != NONE:
+            if policy != SuspendPolicy.NONE:
                 s.c.ok(VirtualMachine.Resume)
 
     def test_a_method_breakpoint_switched_off_and_on_around_a_looping_method(self):
@@ -347,19 +350,19 @@ class MethodEventsTest(unittest.TestCase):
             s.line_table(method_id)
         _, _, bp = self.stop_in(s, "Handler", "poll", "toggle-tick")
         handler = f"{FIXTURE}$Handler"
-        requests = [(METHOD_ENTRY, s.set(METHOD_ENTRY, ALL, s.class_match(handler))),
-                    (METHOD_EXIT, s.set(METHOD_EXIT, ALL, s.class_match(handler)))]
+        requests = [(EventKind.METHOD_ENTRY, s.set(EventKind.METHOD_ENTRY, SuspendPolicy.ALL, s.class_match(handler))),
+                    (EventKind.METHOD_EXIT, s.set(EventKind.METHOD_EXIT, SuspendPolicy.ALL, s.class_match(handler)))]
         for kind, request in requests:
             s.clear(kind, request)
-        s.clear(BREAKPOINT, bp)
+        s.clear(EventKind.BREAKPOINT, bp)
         s.c.events.clear()
         s.c.ok(VirtualMachine.Resume)
         spinning = s.fields["spinning"].id
         deadline = time.monotonic() + WAIT_S
         while not s.c.static_values(s.fixture, [spinning])[0][1]:
             self.assertLess(time.monotonic(), deadline, "toggle did not get past its first poll")
-        s.set(METHOD_ENTRY, ALL, s.class_match(handler))
-        s.set(METHOD_EXIT, ALL, s.class_match(handler))
+        s.set(EventKind.METHOD_ENTRY, SuspendPolicy.ALL, s.class_match(handler))
+        s.set(EventKind.METHOD_EXIT, SuspendPolicy.ALL, s.class_match(handler))
         s.c.ok(ClassType.SetValues, s.c.type_id(s.fixture) + i32(1) + s.c.field_id(s.fields["state"].id) + i32(2))
         one_call = ["E Handler.poll", "E Handler.tick", "X Handler.tick", "E Handler.tick", "X Handler.tick",
                     "X Handler.poll"]
@@ -373,14 +376,14 @@ class MethodEventsTest(unittest.TestCase):
         for method_id in s.methods:
             s.line_table(method_id)
         body = f"{FIXTURE}$Body"
-        s.set(METHOD_ENTRY, ALL, s.class_match(body))
-        s.set(METHOD_EXIT, ALL, s.class_match(body))
+        s.set(EventKind.METHOD_ENTRY, SuspendPolicy.ALL, s.class_match(body))
+        s.set(EventKind.METHOD_EXIT, SuspendPolicy.ALL, s.class_match(body))
         type_id, _, bp = self.stop_in(s, "Body", "work", "body-change")
         changed = self.compile_variant("sink += 1;  // @body-change", "sink += 2;  // @body-change")
         with open(os.path.join(changed, f"{FIXTURE}$Body.class"), "rb") as f:
             class_bytes = f.read()
         s.c.ok(VirtualMachine.RedefineClasses, i32(1) + s.c.type_id(type_id) + i32(len(class_bytes)) + class_bytes)
-        s.clear(BREAKPOINT, bp)
+        s.clear(EventKind.BREAKPOINT, bp)
         s.c.events.clear()
         s.c.ok(VirtualMachine.Resume)
         got = self.collect_to_the_end(s)
@@ -404,6 +407,16 @@ class MethodEventsTest(unittest.TestCase):
         """describe() of each method event, None for the others, in order."""
         texts = iter(self.describe(s, events))
         return [next(texts) if e["kind"] in KIND_NAMES else None for e in events]
+
+
+class MethodEntryWhileStepping(control_edges.ControlEdgesCase):
+    """Through both JDIs (ControlEdgesJdi over ControlEdges)."""
+
+    def test_native_sleep_entry_is_reported_while_sleeping(self):
+        # A MethodEntry request on java.lang.Thread while stepping over
+        # Thread.sleep(300) reports the native sleep on entry (its frame on top),
+        # not once it has returned.
+        self.run_scenario("sleep", ["slept 2", "done"])
 
 
 if __name__ == "__main__":

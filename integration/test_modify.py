@@ -22,11 +22,9 @@ import struct
 import unittest
 
 import harness
-from jdwp_client import (ArrayReference, ArrayType, ClassType, Error, Method, ObjectReference, Reader, StackFrame,
-                         StringReference, VirtualMachine, i32, jdwp_string)
-from test_invoke import InvokeSession, ename, tagged, untagged
-
-PRIMITIVE_FORMATS = {"Z": ">?", "B": ">b", "C": ">H", "S": ">h", "I": ">i", "J": ">q", "F": ">f", "D": ">d"}
+from jdwp_client import (PRIMITIVE_FORMATS, ArrayReference, ArrayType, ClassType, Error, Method, ObjectReference,
+                         Reader, StackFrame, StringReference, VirtualMachine, i32, jdwp_string, tagged, untagged)
+from test_invoke import InvokeSession, ename
 
 
 class Modify(unittest.TestCase):

@@ -29,8 +29,8 @@ import time
 import unittest
 
 import harness
-from jdwp_client import (ArrayReference, Client, Error, ObjectReference, Reader, StringReference, VirtualMachine,
-                         i32)
+from jdwp_client import (HEADER_SIZE, ArrayReference, Client, Error, ObjectReference, Reader, StringReference,
+                         VirtualMachine, i32, parse_header)
 
 READ_TIMEOUT_S = 120
 PRIMITIVE_FORMATS = {"Z": ">?", "B": ">b", "C": ">H", "S": ">h", "I": ">i", "J": ">q", "F": ">I", "D": ">Q"}
@@ -418,7 +418,7 @@ class DebuggerLeavingMidReply(unittest.TestCase):
             c = s.client
             n = 10_000_000
             c.send_command(ArrayReference.GetValues, c.object_id(s.id("hugeLongs")) + i32(0) + i32(-1))
-            length, _, flags, error = struct.unpack(">IIBH", bytes(c.recv_exact(11)))
+            length, _, flags, error = parse_header(c.recv_exact(HEADER_SIZE))
             self.assertEqual((length, flags, error), (11 + 5 + 8 * n, 0x80, Error.NONE))
             c.recv_exact(1 << 20)  # some of it, then away
             c.close()
@@ -437,7 +437,7 @@ class DebuggerLeavingMidReply(unittest.TestCase):
             # The second goes in the middle of a string.
             c = s.client
             c.send_command(StringReference.Value, c.object_id(statics["hugeUnicode"][1]))
-            length, _, flags, error = struct.unpack(">IIBH", bytes(c.recv_exact(11)))
+            length, _, flags, error = parse_header(c.recv_exact(HEADER_SIZE))
             self.assertEqual((length, flags, error), (11 + 4 + 50_250_002, 0x80, Error.NONE))
             self.assertEqual(bytes(c.recv_exact(14)), b"\x02\xfe\xc1\x12\xf0\x9f\x98\x80\x00\xe2\x82\xac\xc3\xa9")
             c.recv_exact(1 << 20)

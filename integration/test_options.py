@@ -34,6 +34,7 @@ import unittest
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import harness  # noqa: E402
 import jdwp_client  # noqa: E402
+from jdwp_client import EventKind, SuspendPolicy  # noqa: E402
 
 RUN_TIMEOUT_S = 60
 LISTENING_RE = r"Listening for transport dt_socket at address: \d+"
@@ -299,7 +300,8 @@ class OptionsTest(unittest.TestCase):
 
     def test_transport_missing(self):
         self.check_options("server=y,suspend=n",
-                           Expect(rc=1, stderr=["ERROR: JDWP no transport specified: -agentlib:jdwp=server=y,suspend=n"]))
+                           Expect(rc=1,
+                                  stderr=["ERROR: JDWP no transport specified: -agentlib:jdwp=server=y,suspend=n"]))
 
     def test_address_before_transport(self):
         options = "server=y,suspend=n,address=0"
@@ -498,8 +500,6 @@ class OptionsTest(unittest.TestCase):
 
 
 # Event kinds and suspend policies read from the raw event packets below.
-EVENT_EXCEPTION = 4
-SUSPEND_ALL = 2
 
 
 class DeferredStartTest(unittest.TestCase):
@@ -554,7 +554,7 @@ class DeferredStartTest(unittest.TestCase):
         # It may have come while the client read its IDSizes reply.
         r = jdwp_client.Reader(client.read_event(), client.sizes)
         policy, count, kind, request = r.byte(), r.int(), r.byte(), r.int()
-        self.assertEqual((policy, count, kind, request), (SUSPEND_ALL, 1, EVENT_EXCEPTION, 0))
+        self.assertEqual((policy, count, kind, request), (SuspendPolicy.ALL, 1, EventKind.EXCEPTION, 0))
         thread, location, (tag, exception), catch_location = r.id(), r.location(), r.value(), r.location()
         self.assertTrue(r.at_end())
         self.assertEqual(tag, "L")

@@ -31,8 +31,8 @@ import unittest
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import harness  # noqa: E402
 from harness import fixture_line  # noqa: E402
-from jdwp_client import (Client, ConnectionClosed, EventRequest, ThreadReference,  # noqa: E402
-                         VirtualMachine, i32, i64)
+from jdwp_client import (Client, ConnectionClosed, EventKind, EventRequest, ModKind, SuspendPolicy,  # noqa: E402
+                         ThreadReference, TypeTag, VirtualMachine, i32, i64)
 
 OPTIONS = "transport=dt_socket,server=y,suspend=n,address=127.0.0.1:0"
 LISTENING = r"Listening for transport dt_socket at address: (\d+)\n"
@@ -40,8 +40,6 @@ SOURCE = "SessionCycles.java"
 CYCLE_TIMEOUT_S = 60
 JDI_CYCLES = 20
 RAW_CYCLES = 60
-BREAKPOINT, METHOD_ENTRY, FIELD_MODIFICATION = 2, 40, 21
-SUSPEND_NONE, SUSPEND_ALL = 0, 2
 
 
 class SessionCyclesTest(unittest.TestCase):
@@ -100,25 +98,26 @@ class SessionCyclesTest(unittest.TestCase):
         fixture = c.class_by_signature("LSessionCycles;")
         tick = c.method_named(fixture, "tick")
         index = c.code_index(fixture, tick, fixture_line(SOURCE, "// @bp-tick"))
-        class_only = bytes([4]) + c.type_id(fixture)
-        c.ok(EventRequest.Set, bytes([METHOD_ENTRY, SUSPEND_NONE]) + i32(1) + class_only)
+        class_only = bytes([ModKind.ClassOnly]) + c.type_id(fixture)
+        c.ok(EventRequest.Set, bytes([EventKind.METHOD_ENTRY, SuspendPolicy.NONE]) + i32(1) + class_only)
         ticks = c.fields(fixture)["ticks"].id
-        c.ok(EventRequest.Set, bytes([FIELD_MODIFICATION, SUSPEND_NONE]) + i32(1)
-             + bytes([9]) + c.type_id(fixture) + c.field_id(ticks))
-        location = bytes([1]) + c.type_id(fixture) + c.method_id(tick) + i64(index)
-        bp = c.ok(EventRequest.Set, bytes([BREAKPOINT, SUSPEND_ALL]) + i32(1) + bytes([7]) + location).int()
+        c.ok(EventRequest.Set, bytes([EventKind.FIELD_MODIFICATION, SuspendPolicy.NONE]) + i32(1)
+             + bytes([ModKind.FieldOnly]) + c.type_id(fixture) + c.field_id(ticks))
+        location = bytes([TypeTag.CLASS]) + c.type_id(fixture) + c.method_id(tick) + i64(index)
+        bp = c.ok(EventRequest.Set, bytes([EventKind.BREAKPOINT, SuspendPolicy.ALL]) + i32(1)
+                  + bytes([ModKind.LocationOnly]) + location).int()
         while True:
             # The breakpoint's set is the only SUSPEND_ALL one (with the MethodEntry
             # at the same place in it).
             data = c.events.pop(0) if c.events else c.read_event()
-            if data[0] == SUSPEND_ALL:
+            if data[0] == SuspendPolicy.ALL:
                 break
         if cycle % 3 == 1:
             # Ended while running with events flowing. The breakpoint goes first:
             # stock now and then leaves main suspended (count 1 in the next
             # session) when a SUSPEND_ALL hit races its Dispose (once in 600
             # sessions, JDK 17); test_session_end covers that race for jdwpx.
-            c.ok(EventRequest.Clear, bytes([BREAKPOINT]) + i32(bp))
+            c.ok(EventRequest.Clear, bytes([EventKind.BREAKPOINT]) + i32(bp))
             c.ok(VirtualMachine.Resume)
 
     def check_fresh_session(self, c: Client):

@@ -30,17 +30,13 @@ import unittest
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import harness  # noqa: E402
 from harness import fixture_line  # noqa: E402
-from jdwp_client import (Client, ConnectionClosed, EventRequest, ThreadReference,  # noqa: E402
-                         ClassType, Reader, VirtualMachine, i32, i64)
+from jdwp_client import (Client, ConnectionClosed, EventKind, EventRequest, StepDepth, StepSize,  # noqa: E402
+                         SuspendPolicy, ThreadReference, ThreadStatus, ClassType, Reader, VirtualMachine, i32, i64)
 
 OPTIONS = "transport=dt_socket,server=y,suspend=n,address=127.0.0.1:0"
 LISTENING = r"Listening for transport dt_socket at address: (\d+)\n"
 SOURCE = "SessionEnd.java"
 
-SINGLE_STEP, BREAKPOINT, VM_DEATH = 1, 2, 99
-THREAD_STATUS_ZOMBIE = 0
-SUSPEND_NONE, SUSPEND_EVENT_THREAD, SUSPEND_ALL = 0, 1, 2
-STEP_LINE, STEP_OVER = 1, 1
 PROGRESS_TIMEOUT_S = 20
 DRIVER_TIMEOUT_S = 60
 # A debugger that reads nothing for STALL_S: the VM may grow by less than
@@ -108,15 +104,15 @@ class SessionEndTest(unittest.TestCase):
     def index_of_line(self, c: Client, method: str, marker: str) -> int:
         return c.code_index(self.fixture, self.method_ids[method], fixture_line(SOURCE, marker))
 
-    def set_breakpoint(self, c: Client, method: str, marker: str, policy: int = SUSPEND_ALL) -> int:
+    def set_breakpoint(self, c: Client, method: str, marker: str, policy: int = SuspendPolicy.ALL) -> int:
         location = (bytes([1]) + c.type_id(self.fixture) + c.method_id(self.method_ids[method])
                     + i64(self.index_of_line(c, method, marker)))
         modifiers = bytes([7]) + location
-        return c.ok(EventRequest.Set, bytes([BREAKPOINT, policy]) + i32(1) + modifiers).int()
+        return c.ok(EventRequest.Set, bytes([EventKind.BREAKPOINT, policy]) + i32(1) + modifiers).int()
 
     def set_step(self, c: Client, thread: int) -> int:
-        modifiers = bytes([10]) + c.object_id(thread) + i32(STEP_LINE) + i32(STEP_OVER)
-        return c.ok(EventRequest.Set, bytes([SINGLE_STEP, SUSPEND_ALL]) + i32(1) + modifiers).int()
+        modifiers = bytes([10]) + c.object_id(thread) + i32(StepSize.LINE) + i32(StepDepth.OVER)
+        return c.ok(EventRequest.Set, bytes([EventKind.SINGLE_STEP, SuspendPolicy.ALL]) + i32(1) + modifiers).int()
 
     def next_event(self, c: Client) -> tuple:
         """(suspend policy, [(kind, request id, thread or None)]) of the next composite."""
@@ -131,11 +127,11 @@ class SessionEndTest(unittest.TestCase):
         for _ in range(r.int()):
             kind, request = r.byte(), r.int()
             thread = None
-            if kind in (SINGLE_STEP, BREAKPOINT):
+            if kind in (EventKind.SINGLE_STEP, EventKind.BREAKPOINT):
                 thread = r.id()
                 r.location()
             events.append((kind, request, thread))
-            if kind not in (SINGLE_STEP, BREAKPOINT):
+            if kind not in (EventKind.SINGLE_STEP, EventKind.BREAKPOINT):
                 break  # the tests read no other kind further
         return policy, events
 
@@ -180,10 +176,10 @@ class SessionEndTest(unittest.TestCase):
         self.method_ids = {m.name: m.id for m in c.methods(self.fixture)}
         request = self.set_breakpoint(c, "work", "// @bp-work", policy=1)  # EVENT_THREAD
         policy, events = self.next_event(c)
-        self.assertEqual((policy, events), (1, [(BREAKPOINT, request, threads["worker"])]))
+        self.assertEqual((policy, events), (1, [(EventKind.BREAKPOINT, request, threads["worker"])]))
         self.assertEqual(self.suspend_count(c, threads["worker"]), 1)
         self.assertEqual(self.suspend_count(c, threads["main"]), 0)
-        c.ok(EventRequest.Clear, bytes([BREAKPOINT]) + i32(request))
+        c.ok(EventRequest.Clear, bytes([EventKind.BREAKPOINT]) + i32(request))
         c.ok(ThreadReference.Resume, c.object_id(threads["worker"]))
         self.wait_for_progress()
         return c
@@ -194,8 +190,8 @@ class SessionEndTest(unittest.TestCase):
         c = self.first_client()
         request = self.set_breakpoint(c, "tick", "// @bp-tick")
         policy, events = self.next_event(c)
-        self.assertEqual(policy, SUSPEND_ALL)
-        self.assertEqual(events[0][:2], (BREAKPOINT, request))
+        self.assertEqual(policy, SuspendPolicy.ALL)
+        self.assertEqual(events[0][:2], (EventKind.BREAKPOINT, request))
         return c, events[0][2]
 
     def test_dispose_while_stopped_at_a_breakpoint(self):
@@ -235,7 +231,7 @@ class SessionEndTest(unittest.TestCase):
         step = self.set_step(c, main)
         c.ok(VirtualMachine.Resume)
         policy, events = self.next_event(c)
-        self.assertEqual((policy, events[0][:2]), (SUSPEND_ALL, (SINGLE_STEP, step)))
+        self.assertEqual((policy, events[0][:2]), (SuspendPolicy.ALL, (EventKind.SINGLE_STEP, step)))
         # Stopped by the step, with the step request still set: end here.
         self.end_with_dispose(c)
         self.second_debugger_sees_a_clean_vm()
@@ -249,7 +245,7 @@ class SessionEndTest(unittest.TestCase):
     def test_dispose_with_events_held(self):
         c = self.first_client()
         c.ok(VirtualMachine.HoldEvents)
-        self.set_breakpoint(c, "work", "// @bp-work", policy=SUSPEND_NONE)
+        self.set_breakpoint(c, "work", "// @bp-work", policy=SuspendPolicy.NONE)
         self.wait_for_progress()  # several held breakpoint events meanwhile
         c.ok(VirtualMachine.Version)
         self.assertEqual(c.events, [])
@@ -276,7 +272,7 @@ class SessionEndTest(unittest.TestCase):
         # session ended. Several sessions in a row to meet that window.
         c = self.first_client()
         for _ in range(5):
-            self.set_breakpoint(c, "spin", "// @bp-spin", policy=SUSPEND_NONE)
+            self.set_breakpoint(c, "spin", "// @bp-spin", policy=SuspendPolicy.NONE)
             c.ok(VirtualMachine.Suspend)
             self.end_with_dispose(c)
             c = self.second_debugger_sees_a_clean_vm()
@@ -299,7 +295,7 @@ class SessionEndTest(unittest.TestCase):
         # Released: the event comes, its suspension with it.
         c.ok(VirtualMachine.ReleaseEvents)
         policy, events = self.next_event(c)
-        self.assertEqual((policy, events[0][0], events[0][2]), (1, BREAKPOINT, worker))
+        self.assertEqual((policy, events[0][0], events[0][2]), (1, EventKind.BREAKPOINT, worker))
         self.assertEqual(self.suspend_count(c, worker), 1)
         c.ok(VirtualMachine.HoldEvents)  # and the session ends while held again
         self.end_with_disconnect(c)
@@ -339,15 +335,15 @@ class SessionEndTest(unittest.TestCase):
                 kinds += [kind for kind, _, _ in events]
         except ConnectionClosed:
             pass
-        self.assertEqual(kinds[-1:], [VM_DEATH])
+        self.assertEqual(kinds[-1:], [EventKind.VM_DEATH])
         self.assertEqual(self.proc.wait(30), 0)
         self.assertIn("main done", self.proc.stdout)
 
     def test_vm_exits_during_a_storm_of_events(self):
-        self.storm_until_the_vm_exits(SUSPEND_NONE)
+        self.storm_until_the_vm_exits(SuspendPolicy.NONE)
 
     def test_vm_exits_during_a_storm_of_suspending_events(self):
-        self.storm_until_the_vm_exits(SUSPEND_EVENT_THREAD)
+        self.storm_until_the_vm_exits(SuspendPolicy.EVENT_THREAD)
 
     def storm_until_the_vm_exits(self, policy: int):
         # A breakpoint in the spinner's loop: events as fast as the agent reports
@@ -375,15 +371,15 @@ class SessionEndTest(unittest.TestCase):
                 continue
             _, events = self.next_event(c)
             for kind, request, thread in events:
-                hits += kind == BREAKPOINT and request == bp
+                hits += kind == EventKind.BREAKPOINT and request == bp
                 last = kind
-                if kind == BREAKPOINT and policy == SUSPEND_EVENT_THREAD and not closed:
+                if kind == EventKind.BREAKPOINT and policy == SuspendPolicy.EVENT_THREAD and not closed:
                     try:
                         # VM_DEAD once VMDeath is on its way; THREAD_NOT_SUSPENDED: never.
                         self.assertIn(c.error(ThreadReference.Resume, c.object_id(thread)), (0, 112))
                     except (ConnectionClosed, ConnectionResetError):  # stock may reset it
                         closed = True
-        self.assertEqual(last, VM_DEATH, f"{hits} hits")
+        self.assertEqual(last, EventKind.VM_DEATH, f"{hits} hits")
         # Stock now and then sends none of the storm before VMDeath (1 run in 24, JDK 25,
         # SUSPEND_NONE; usually thousands): the storm is checked on ours. A bound well
         # below the usual count: at load 6-7 on 2 cores, 5 ticks once gave only 28 hits.
@@ -401,7 +397,7 @@ class SessionEndTest(unittest.TestCase):
         # the debugger reads again: the breakpoint's events come, and it disposes.
         c = self.first_client()
         c.ok(VirtualMachine.Suspend)
-        bp = self.set_breakpoint(c, "spin", "// @bp-spin", policy=SUSPEND_NONE)
+        bp = self.set_breakpoint(c, "spin", "// @bp-spin", policy=SuspendPolicy.NONE)
         rss_before = self.rss_mb()
         c.ok(VirtualMachine.Resume)
         # Reading nothing for a while is the scenario: watch the memory meanwhile.
@@ -416,7 +412,7 @@ class SessionEndTest(unittest.TestCase):
         self.assertLess(max(half) - min(half), STALL_LATE_GROWTH_LIMIT_MB, f"growth (MB): {samples}")
         for _ in range(1000):
             _, events = self.next_event(c)
-            self.assertEqual([(kind, request) for kind, request, _ in events], [(BREAKPOINT, bp)])
+            self.assertEqual([(kind, request) for kind, request, _ in events], [(EventKind.BREAKPOINT, bp)])
         c.events.clear()
         self.end_with_dispose(c)
         self.wait_for_progress()
@@ -449,20 +445,21 @@ class SessionEndTest(unittest.TestCase):
                                      options=OPTIONS.replace("suspend=n", "suspend=y"))
         c = self.connect(self.proc.port)
         c.wait_for_vm_start()
-        request = c.ok(EventRequest.Set, bytes([VM_DEATH, SUSPEND_ALL]) + i32(0)).int()
+        request = c.ok(EventRequest.Set, bytes([EventKind.VM_DEATH, SuspendPolicy.ALL]) + i32(0)).int()
         c.events.clear()
         c.ok(VirtualMachine.Resume)
         while True:
             data = c.events.pop(0) if c.events else c.read_event()
-            if data[5] == VM_DEATH:
+            if data[5] == EventKind.VM_DEATH:
                 break
         r = Reader(data, c.sizes)
         policy = r.byte()
         events = [(r.byte(), r.int()) for _ in range(r.int())]
-        self.assertEqual((policy, events), (SUSPEND_ALL, [(VM_DEATH, request), (VM_DEATH, 0)]))
+        self.assertEqual((policy, events),
+                         (SuspendPolicy.ALL, [(EventKind.VM_DEATH, request), (EventKind.VM_DEATH, 0)]))
         r = c.ok(VirtualMachine.AllThreads)
         for thread in [r.id() for _ in range(r.int())]:
-            if c.ok(ThreadReference.Status, c.object_id(thread)).int() != THREAD_STATUS_ZOMBIE:
+            if c.ok(ThreadReference.Status, c.object_id(thread)).int() != ThreadStatus.ZOMBIE:
                 name = c.ok(ThreadReference.Name, c.object_id(thread)).string()
                 self.assertEqual(self.suspend_count(c, thread), 1, name)
         self.assertIsNone(self.proc.returncode, "the VM ended before the debugger resumed it")

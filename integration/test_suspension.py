@@ -26,8 +26,8 @@ import time
 import unittest
 
 import harness
-from jdwp_client import (Client, ClassType, EventRequest, ThreadReference, VirtualMachine, i32, i64,
-                         jdwp_string)
+from jdwp_client import (Client, ClassType, EventKind, EventRequest, ModKind, SuspendPolicy, ThreadReference,
+                         ThreadStatus, TypeTag, VirtualMachine, i32, i64, jdwp_string)
 
 SOURCE = "Suspension.java"
 
@@ -52,12 +52,6 @@ EXPECTED = {
 }
 CHECK_RE = re.compile(r"(?m)^CHECK (\S+) (.*)$")
 
-# JDWP constants for the raw HoldEvents scenario.
-BREAKPOINT, CLASS_PREPARE = 2, 8
-SUSPEND_NONE, SUSPEND_ALL = 0, 2
-MOD_CLASS_MATCH, MOD_LOCATION_ONLY = 5, 7
-TYPE_TAG_CLASS = 1
-THREAD_STATUS_ZOMBIE = 0
 CHURN_ROUNDS = 150
 STORM_THREADS = 3_000  # Suspension.STORM_THREADS
 ROUND_TRIPS = 50
@@ -102,21 +96,21 @@ class Suspension(unittest.TestCase):
             c = Client(debuggee.port, timeout=30)
             try:
                 c.wait_for_vm_start()
-                c.ok(EventRequest.Set, bytes([CLASS_PREPARE, SUSPEND_ALL]) + i32(1)
-                     + bytes([MOD_CLASS_MATCH]) + jdwp_string("Suspension"))
+                c.ok(EventRequest.Set, bytes([EventKind.CLASS_PREPARE, SuspendPolicy.ALL]) + i32(1)
+                     + bytes([ModKind.ClassMatch]) + jdwp_string("Suspension"))
                 c.ok(VirtualMachine.Resume)
                 while True:
                     event = c.read_event()
-                    if event[5] == CLASS_PREPARE:
+                    if event[5] == EventKind.CLASS_PREPARE:
                         break
                 fixture = c.class_by_signature("LSuspension;")
                 held = c.method_named(fixture, "held")
                 request_ids = []
                 for n in range(1, 6):
                     index = c.code_index(fixture, held, harness.fixture_line(SOURCE, f"// @p-held-{n}"))
-                    location = bytes([TYPE_TAG_CLASS]) + c.type_id(fixture) + c.method_id(held) + i64(index)
-                    r = c.ok(EventRequest.Set, bytes([BREAKPOINT, SUSPEND_NONE]) + i32(1)
-                             + bytes([MOD_LOCATION_ONLY]) + location)
+                    location = bytes([TypeTag.CLASS]) + c.type_id(fixture) + c.method_id(held) + i64(index)
+                    r = c.ok(EventRequest.Set, bytes([EventKind.BREAKPOINT, SuspendPolicy.NONE]) + i32(1)
+                             + bytes([ModKind.LocationOnly]) + location)
                     request_ids.append(r.int())
                 c.ok(VirtualMachine.HoldEvents)
                 before = len(c.events)
@@ -130,7 +124,7 @@ class Suspension(unittest.TestCase):
                     c.read_event()
                 got = []
                 for event in c.events[before:]:
-                    self.assertEqual(event[5], BREAKPOINT, f"unexpected event kind {event[5]}")
+                    self.assertEqual(event[5], EventKind.BREAKPOINT, f"unexpected event kind {event[5]}")
                     got.append(int.from_bytes(event[6:10], "big"))
                 self.assertEqual(got, request_ids, "held breakpoint events: request ids in arrival order")
                 gate = c.fields(fixture)["gate"].id
@@ -156,7 +150,7 @@ class Suspension(unittest.TestCase):
                     first = churned()
                     r = c.ok(VirtualMachine.AllThreads)
                     for thread in [r.id() for _ in range(r.int())]:
-                        if c.ok(ThreadReference.Status, c.object_id(thread)).int() == THREAD_STATUS_ZOMBIE:
+                        if c.ok(ThreadReference.Status, c.object_id(thread)).int() == ThreadStatus.ZOMBIE:
                             continue
                         count = c.ok(ThreadReference.SuspendCount, c.object_id(thread)).int()
                         name = c.ok(ThreadReference.Name, c.object_id(thread)).string()
@@ -175,7 +169,8 @@ class Suspension(unittest.TestCase):
                     deadline = time.monotonic() + WAIT_S
                     while churned() == first:
                         self.assertLess(time.monotonic(), deadline, "the churn did not go on after Resume")
-                c.ok(ClassType.SetValues, c.type_id(fixture) + i32(1) + c.encode_id(statics["gate"].id, "field") + i32(1))
+                c.ok(ClassType.SetValues,
+                     c.type_id(fixture) + i32(1) + c.encode_id(statics["gate"].id, "field") + i32(1))
                 debuggee.wait_for_output(r"suspension: done", WAIT_S)
                 self.assertEqual(debuggee.wait(WAIT_S), 0)
             finally:
@@ -193,10 +188,22 @@ class Suspension(unittest.TestCase):
                 ran_object = c.static_values(fixture, [c.fields(fixture)["stormRan"].id])[0][1]
                 atomic_value = c.fields(c.class_by_signature("Ljava/util/concurrent/atomic/AtomicLong;"))["value"].id
                 ran = lambda: c.object_values(ran_object, [atomic_value])[0][1]
+                # main ends the VM once it has joined the storm's threads. A Resume that
+                # let the last of them run could see the VM end before its reply: stock
+                # (JDK 25, 1 run in 6 at -j 2) then closed the connection without one.
+                # A SUSPEND_ALL breakpoint where main prints "storm: done" keeps the VM
+                # there instead, until the Dispose below.
+                main = c.method_named(fixture, "main", "([Ljava/lang/String;)V")
+                done_line = harness.fixture_line(SOURCE, 'System.out.println("storm: done "')
+                done_at = (bytes([TypeTag.CLASS]) + c.type_id(fixture) + c.method_id(main)
+                           + i64(c.code_index(fixture, main, done_line)))
                 stops = 0
                 # Stops until the storm is over (every thread ran): each one as an IDE's.
                 while True:
                     c.ok(VirtualMachine.Suspend)
+                    if stops == 0:  # set while the VM is suspended: the storm cannot end first
+                        c.ok(EventRequest.Set, bytes([EventKind.BREAKPOINT, SuspendPolicy.ALL]) + i32(1)
+                             + bytes([ModKind.LocationOnly]) + done_at)
                     first = ran()
                     r = c.ok(VirtualMachine.AllThreads)
                     for thread in [r.id() for _ in range(r.int())]:
@@ -235,13 +242,13 @@ class AppResume(unittest.TestCase):
                 fixture = c.class_by_signature("LAppResume;")
                 mark = c.method_named(fixture, "mark")
                 index = c.code_index(fixture, mark, harness.fixture_line("AppResume.java", "// @bp-mark"))
-                location = bytes([TYPE_TAG_CLASS]) + c.type_id(fixture) + c.method_id(mark) + i64(index)
-                request = c.ok(EventRequest.Set, bytes([BREAKPOINT, 1]) + i32(1) + bytes([MOD_LOCATION_ONLY])
-                               + location).int()
+                location = bytes([TypeTag.CLASS]) + c.type_id(fixture) + c.method_id(mark) + i64(index)
+                request = c.ok(EventRequest.Set, bytes([EventKind.BREAKPOINT, SuspendPolicy.EVENT_THREAD]) + i32(1)
+                               + bytes([ModKind.LocationOnly]) + location).int()
                 event = c.read_event()
-                self.assertEqual(event[5], BREAKPOINT)
+                self.assertEqual(event[5], EventKind.BREAKPOINT)
                 target = int.from_bytes(event[10:10 + c.sizes["object"]], "big")
-                c.ok(EventRequest.Clear, bytes([BREAKPOINT]) + i32(request))
+                c.ok(EventRequest.Clear, bytes([EventKind.BREAKPOINT]) + i32(request))
                 main = c.thread_named("main")
                 thread_class = c.class_by_signature("Ljava/lang/Thread;")
                 resume = c.method_named(thread_class, "resume", "()V")

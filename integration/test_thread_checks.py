@@ -25,20 +25,19 @@ from __future__ import annotations
 
 import os
 import re
-import struct
 import sys
 import unittest
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import harness  # noqa: E402
-from jdwp_client import (Client, ClassType, ConnectionClosed, Error, EventRequest, ObjectReference,  # noqa: E402
-                         StackFrame, ThreadReference, VirtualMachine, error_name, i32, i64)
+from jdwp_client import (HEADER_SIZE, Client, ClassType, ConnectionClosed, Error, EventKind, EventRequest,  # noqa: E402
+                         ObjectReference, StackFrame, ThreadReference, VirtualMachine, command_header, error_name,
+                         i32, i64)
 
 OPTIONS = "transport=dt_socket,server=y,suspend=n,address=127.0.0.1:0"
 LISTENING = r"Listening for transport dt_socket at address: (\d+)\n"
 TIMEOUT_S = 30
 NEVER_ISSUED_ID = 0x7EADBEEFCAFE1234
-SINGLE_STEP, BREAKPOINT = 1, 2
 E = Error
 TNS, IT = E.THREAD_NOT_SUSPENDED, E.INVALID_THREAD
 
@@ -116,9 +115,9 @@ class ThreadChecksTest(unittest.TestCase):
             "StackFrame.SetValues": (StackFrame.SetValues, t + frame0 + i32(0)),
             "StackFrame.ThisObject": (StackFrame.ThisObject, t + frame0),
             "StackFrame.PopFrames": (StackFrame.PopFrames, t + frame0),
-            "EventRequest.Set SINGLE_STEP": (EventRequest.Set, bytes([SINGLE_STEP, 2]) + i32(1)
+            "EventRequest.Set SINGLE_STEP": (EventRequest.Set, bytes([EventKind.SINGLE_STEP, 2]) + i32(1)
                                              + bytes([10]) + t + i32(1) + i32(1)),
-            "EventRequest.Set BREAKPOINT ThreadOnly": (EventRequest.Set, bytes([BREAKPOINT, 0]) + i32(2)
+            "EventRequest.Set BREAKPOINT ThreadOnly": (EventRequest.Set, bytes([EventKind.BREAKPOINT, 0]) + i32(2)
                                                        + bytes([3]) + t + bytes([7]) + location),
         }
 
@@ -131,7 +130,7 @@ class ThreadChecksTest(unittest.TestCase):
             error, r = self.c.command(command, data)
             got[name] = Error(error)
             if error == E.NONE and name.startswith("EventRequest.Set"):
-                kind = SINGLE_STEP if "SINGLE_STEP" in name else BREAKPOINT
+                kind = EventKind.SINGLE_STEP if "SINGLE_STEP" in name else EventKind.BREAKPOINT
                 self.c.ok(EventRequest.Clear, bytes([kind]) + i32(r.int()))
         return got
 
@@ -202,7 +201,7 @@ class ThreadChecksTest(unittest.TestCase):
 
     def test_a_packet_with_flags_neither_command_nor_reply_ends_the_connection(self):
         # As stock: logged, the connection closed, the VM runs on and the agent listens again.
-        self.c.sock.sendall(struct.pack(">IIBBB", 11, 77, 0x40, 1, 1))  # VirtualMachine.Version
+        self.c.sock.sendall(command_header(HEADER_SIZE, 77, VirtualMachine.Version, flags=0x40))
         with self.assertRaises((ConnectionClosed, ConnectionResetError)):
             while True:
                 packet = self.c.read_packet()

@@ -22,13 +22,11 @@ import time
 import unittest
 
 import harness
-from jdwp_client import Client, Error, Method, ReferenceType, StackFrame, ThreadReference, i32
+from jdwp_client import Client, Error, Method, ReferenceType, StackFrame, ThreadReference, ThreadStatus, i32
 
 READ_TIMEOUT_S = 30
 DEEP_FRAMES = 5000
 
-# Thread status
-MONITOR = 3
 # The monitor commands that need a suspended thread.
 MONITOR_COMMANDS = (ThreadReference.OwnedMonitors, ThreadReference.CurrentContendedMonitor,
                     ThreadReference.OwnedMonitorsStackDepthInfo)
@@ -150,7 +148,7 @@ class ThreadsFrames(unittest.TestCase):
         c = self.client
         with self.suspended("tf-blocked") as t:
             r = c.ok(ThreadReference.Status, c.object_id(t))
-            self.assertEqual(r.int(), MONITOR)
+            self.assertEqual(r.int(), ThreadStatus.MONITOR)
             r = c.ok(ThreadReference.CurrentContendedMonitor, c.object_id(t))
             self.assertEqual(r.value(), ("L", self.lock_a))
             r = c.ok(ThreadReference.OwnedMonitors, c.object_id(t))

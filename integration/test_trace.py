@@ -20,7 +20,6 @@ import re
 import shutil
 import signal
 import socket
-import struct
 import subprocess
 import sys
 import tempfile
@@ -30,13 +29,11 @@ import unittest
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import harness  # noqa: E402
 import jdwp_client  # noqa: E402
-from jdwp_client import (ArrayReference, Client, ClassType, EventRequest, VirtualMachine,  # noqa: E402
-                         command_label, i32, i64, jdwp_string)
+from jdwp_client import (ArrayReference, Client, ClassType, EventKind, EventRequest, SuspendPolicy,  # noqa: E402
+                         VirtualMachine, command_label, i32, i64, jdwp_string)
 
 OPTIONS = "transport=dt_socket,server=y,suspend=n,address=127.0.0.1:0"
 MAIN = "TraceFixture"
-BREAKPOINT, VM_DEATH = 2, 99
-SUSPEND_NONE = 0
 CLI_TIMEOUT_S = 60
 
 
@@ -56,16 +53,6 @@ class CountingClient(Client):
 COMMAND_NAMES = {(c.command_set, c.command): c.name
                  for cls in jdwp_client.CommandSet.__subclasses__()
                  for c in vars(cls).values() if isinstance(c, jdwp_client.Command)}
-
-
-def recv_exact(sock, n: int) -> bytes | None:
-    data = b""
-    while len(data) < n:
-        chunk = sock.recv(n - len(data))
-        if not chunk:
-            return None
-        data += chunk
-    return data
 
 
 class Relay:
@@ -99,16 +86,17 @@ class Relay:
             agent = socket.create_connection(("127.0.0.1", self.agent_port))
             pump = threading.Thread(target=self._pump, args=(agent, debugger), daemon=True)
             pump.start()
-            agent.sendall(recv_exact(debugger, 14))  # JDWP-Handshake
-            while (header := recv_exact(debugger, 11)) is not None:
-                length, _, flags, command_set, command = struct.unpack(">IIBBB", header)
-                body = recv_exact(debugger, length - 11) or b""
-                if not flags & 0x80:
-                    key = (command_set, command)
-                    self.sent[COMMAND_NAMES.get(key, f"command {command_set}.{command}")] += 1
-                agent.sendall(header + body)
+            agent.sendall(jdwp_client.recv_exact(debugger, len(jdwp_client.HANDSHAKE)))
+            while True:
+                try:
+                    packet = jdwp_client.read_packet(debugger)
+                except jdwp_client.ConnectionClosed:
+                    break
+                if not packet.is_reply:
+                    self.sent[COMMAND_NAMES.get(packet.kind, "command {}.{}".format(*packet.kind))] += 1
+                agent.sendall(packet.to_bytes())
             agent.shutdown(socket.SHUT_WR)
-        except OSError:
+        except (OSError, jdwp_client.ConnectionClosed):
             pass
         finally:
             if pump:
@@ -158,7 +146,7 @@ class TraceTest(unittest.TestCase):
         fields = c.fields(type_id)
         hit = c.method_named(type_id, "hit")
         modifier = bytes([7, 1]) + c.type_id(type_id) + c.method_id(hit) + i64(0)
-        c.ok(EventRequest.Set, bytes([BREAKPOINT, SUSPEND_NONE]) + i32(1) + modifier)
+        c.ok(EventRequest.Set, bytes([EventKind.BREAKPOINT, SuspendPolicy.NONE]) + i32(1) + modifier)
         c.thread_named("main")
         self.set_flag(c, type_id, fields["go"].id)
         return c, type_id, fields
@@ -169,7 +157,7 @@ class TraceTest(unittest.TestCase):
     def read_breakpoints(self, c, hits: int) -> int:
         got = 0  # read_event returns the events that came during commands first
         while got < hits:
-            if c.read_event()[5] == BREAKPOINT:
+            if c.read_event()[5] == EventKind.BREAKPOINT:
                 got += 1
         return got
 
@@ -202,13 +190,13 @@ class TraceTest(unittest.TestCase):
             self.set_flag(c, type_id, fields["exit"].id)
             kinds = []
             try:
-                while VM_DEATH not in kinds:
+                while EventKind.VM_DEATH not in kinds:
                     kinds.append(c.read_event()[5])
             except Exception:
                 pass
             self.assertEqual(d.wait(30), 3)
             c.close()
-        self.assertIn(VM_DEATH, kinds)
+        self.assertIn(EventKind.VM_DEATH, kinds)
         if self.cfg.agent != "ours":
             return  # stock ran the session; it has no trace to check
         files = self.trace_files(d.proc.pid)
@@ -303,7 +291,7 @@ class TraceTest(unittest.TestCase):
             fixture = c.class_by_signature("LObjectsFixture;")
             array = c.static_values(fixture, [c.fields(fixture)["mediumLongs"].id])[0][1]
             region = c.ok(ArrayReference.GetValues, c.object_id(array) + i32(0) + i32(-1)).data
-            self.assertEqual(region[:5], b"J" + struct.pack(">i", 200_000))
+            self.assertEqual(region[:5], b"J" + i32(200_000))
             self.assertEqual(len(region), 5 + 8 * 200_000)
             c.close()
             self.terminate(d)

@@ -25,12 +25,11 @@ import time
 import unittest
 
 import harness
-from jdwp_client import Client, ClassType, ThreadReference, VirtualMachine, i32
+from jdwp_client import Client, ClassType, ThreadReference, ThreadStatus, VirtualMachine, i32
 
 FIXTURE = "VthreadSuspend"
 ROUND_TRIPS = 300
 CHURN_ROUNDS = 20
-THREAD_STATUS_ZOMBIE = 0
 WAIT_S = 30
 
 
@@ -160,7 +159,7 @@ class VthreadSuspend(unittest.TestCase):
             r = c.ok(VirtualMachine.AllThreads)
             for thread in [r.id() for _ in range(r.int())]:
                 status = c.ok(ThreadReference.Status, c.object_id(thread)).int()
-                if status == THREAD_STATUS_ZOMBIE:
+                if status == ThreadStatus.ZOMBIE:
                     continue
                 name = c.ok(ThreadReference.Name, c.object_id(thread)).string()
                 self.assertEqual(c.suspend_count(thread), 1, f"SuspendCount of {name}")

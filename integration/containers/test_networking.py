@@ -15,13 +15,13 @@ Exits 77 (ctest: skipped) with a message where containers cannot run.
 """
 
 import os
-import socket
 import sys
 import unittest
 import uuid
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import podman as pm  # noqa: E402
+import podman as pm  # noqa: E402  (puts integration/ on sys.path)
+import jdwp_client  # noqa: E402
 from session import BP_LINE, FIXTURE, debug_session  # noqa: E402
 
 harness = pm.harness
@@ -157,19 +157,7 @@ class InContainers(unittest.TestCase):
 
 
 def _handshake(port: int) -> bool:
-    try:
-        with socket.create_connection(("127.0.0.1", port), timeout=10) as s:
-            s.sendall(b"JDWP-Handshake")
-            s.settimeout(10)
-            got = b""
-            while len(got) < 14:
-                chunk = s.recv(14 - len(got))
-                if not chunk:
-                    break
-                got += chunk
-            return got == b"JDWP-Handshake"
-    except OSError:
-        return False
+    return jdwp_client.handshake_answered("127.0.0.1", port, timeout=10)
 
 
 if __name__ == "__main__":

@@ -1,23 +1,20 @@
-#!/usr/bin/env python3
-"""Regressions found by review, through the JDK's JDI and Eclipse's, stock as the oracle.
+"""Cases run by jdi/ControlEdgesJdi.java over fixtures/ControlEdges.java, through the
+JDK's JDI and through Eclipse's (eclipse/ControlEdgesEclipse.java); stock is the oracle.
 
-    python3 integration/test_control_edges.py --agent {ours,stock} --agent-lib PATH \
-        --jdk JAVA_HOME --classes DIR --build-dir DIR [unittest args]
+Not a test module: the tests that use it are filed under their features
+(test_events: field watches, ClassUnload between sessions; test_method_events:
+a native method's entry while stepping; test_frames_control: a step request
+after PopFrames). ControlEdgesCase is their base:
 
-One debuggee (fixtures/ControlEdges.java) per scenario and client, driven by
-jdi/ControlEdgesJdi.java (through the JDK's JDI, and through Eclipse's by
-eclipse/ControlEdgesEclipse.java), which checks what it sees and prints a verdict:
-  - watch: ModificationWatchpoint requests on A.a and B.b, each the first
-    instance field of its class (same offset, same jfieldID in HotSpot), each
-    report exactly their own field's modifications;
-  - sleep: a MethodEntry request on java.lang.Thread while stepping over
-    Thread.sleep(300) reports the native sleep on entry (its frame on top),
-    not once it has returned;
-  - pop: a LINE/OVER step request without a count filter stays active after
-    PopFrames at its first event (three more steps on the expected lines);
-  - unload: a class loaded while no debugger was attached (after a first
-    session made a ClassUnload request and detached) is reported unloaded to
-    the second session's ClassUnload request.
+    class FieldWatchesThroughJdi(control_edges.ControlEdgesCase):
+        def test_...(self):
+            self.run_scenario("watch", ["watch a=3 b=20", "done"])
+
+run_scenario(scenario, expected_output) runs `ControlEdges <scenario>` (suspend=y)
+once per client, the driver to its end, and compares what the debuggee printed;
+drive(client, scenario, port, *extra) runs the driver alone and checks its
+"SCENARIO <scenario> PASS" and exit code 0. On failure, tearDown prints every
+driver's and debuggee's output.
 """
 
 from __future__ import annotations
@@ -34,7 +31,7 @@ DRIVER_TIMEOUT_S = 60
 CLIENTS = ("jdk", "eclipse")  # whose JDI drives the debuggee
 
 
-class ControlEdges(unittest.TestCase):
+class ControlEdgesCase(unittest.TestCase):
     def setUp(self):
         self.cfg = harness.config()
         self.reports = []
@@ -71,22 +68,10 @@ class ControlEdges(unittest.TestCase):
             printed = [line for line in debuggee.stdout.splitlines() if not line.startswith("Listening")]
             self.assertEqual(printed, expected_output)
 
-    def test_watches_on_first_fields_of_two_classes(self):
-        self.run_scenario("watch", ["watch a=3 b=20", "done"])
-
-    def test_native_sleep_entry_is_reported_while_sleeping(self):
-        self.run_scenario("sleep", ["slept 2", "done"])
-
-    def test_step_request_survives_pop_frames(self):
-        # popped(1) = 3 runs twice (the pop re-runs the call), popped(2) = 5.
-        self.run_scenario("pop", ["pop r=8", "done"])
-
-    def test_class_unload_of_a_class_loaded_between_sessions(self):
-        for client in CLIENTS:
-            with self.subTest(client=client):
-                self.class_unload_between_sessions(client)
-
     def class_unload_between_sessions(self, client):
+        """Scenario unload: a first session makes a ClassUnload request and
+        detaches; a class is loaded while no debugger is attached; the second
+        session's ClassUnload request reports it unloaded."""
         options = "transport=dt_socket,server=y,suspend=n,address=127.0.0.1:0"
         with harness.Debuggee(self.cfg, "ControlEdges", args=["unload"], options=options) as debuggee:
             try:
@@ -103,7 +88,3 @@ class ControlEdges(unittest.TestCase):
                 self.assertEqual(debuggee.wait(30), 0)
             finally:
                 self.reports.append(f"--- debuggee stdout:\n{debuggee.stdout}\n--- stderr:\n{debuggee.stderr}")
-
-
-if __name__ == "__main__":
-    harness.main()
