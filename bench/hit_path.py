@@ -30,14 +30,9 @@ import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "integration"))
-from jdwp_client import Client, EventRequest, i32  # noqa: E402
+from jdwp_client import Client, EventKind, EventRequest, ModKind, SuspendPolicy, TypeTag, i32  # noqa: E402
 
-EVENT_KIND_BREAKPOINT = 2
-SUSPEND_NONE = 0
-MODIFIER_COUNT = 1
-MODIFIER_LOCATION_ONLY = 7
-TYPE_TAG_CLASS = 1
-NEVER = 2**31 - 1
+NEVER = 2**31 - 1  # a Count no loop reaches
 
 
 def compile_debuggee(jdk: str, out: str) -> None:
@@ -46,15 +41,15 @@ def compile_debuggee(jdk: str, out: str) -> None:
 
 
 def location(c: Client, type_id: int, method_id: int, index: int) -> bytes:
-    return bytes([TYPE_TAG_CLASS]) + c.type_id(type_id) + c.method_id(method_id) + index.to_bytes(8, "big")
+    return bytes([TypeTag.CLASS]) + c.type_id(type_id) + c.method_id(method_id) + index.to_bytes(8, "big")
 
 
 def breakpoint_request(c: Client, loc: bytes, count: int | None) -> bytes:
     modifiers = []
     if count is not None:
-        modifiers.append(bytes([MODIFIER_COUNT]) + i32(count))
-    modifiers.append(bytes([MODIFIER_LOCATION_ONLY]) + loc)
-    return bytes([EVENT_KIND_BREAKPOINT, SUSPEND_NONE]) + i32(len(modifiers)) + b"".join(modifiers)
+        modifiers.append(bytes([ModKind.Count]) + i32(count))
+    modifiers.append(bytes([ModKind.LocationOnly]) + loc)
+    return bytes([EventKind.BREAKPOINT, SuspendPolicy.NONE]) + i32(len(modifiers)) + b"".join(modifiers)
 
 
 def one_run(jdk: str, classes: str, agent_option: str, others: int, rounds: int, calls: int) -> float:
