@@ -10,7 +10,9 @@
 // cases: each decodes EventRequest.Set bodies with the jdwp codec, hands them
 // to EventManager::Set, runs EventPathFixture on a new Java thread, and
 // compares every packet the outbox got with the composite the spec's layout
-// gives (IDs taken from the same Context, so the comparison is exact).
+// gives (IDs taken from the same Context, so the comparison is exact). The
+// SUSPEND_EVENT_THREAD and step cases resume the parked worker as the
+// ThreadReference.Resume handler does (UnblockAfterResume, ThreadControl::Resume).
 //
 // Each case ends with a breakpoint of its own at EventPathFixture.mark(), hit
 // by the worker after its hits: the reporter sends in order, so once mark's
@@ -55,6 +57,7 @@ constexpr auto kWait = std::chrono::seconds(10);
 
 // JDWP constants as the spec numbers them (written out: the expectations do
 // not come from the code under test).
+constexpr uint8_t kSingleStep = 1;
 constexpr uint8_t kBreakpoint = 2;
 constexpr uint8_t kSuspendNone = 0;
 constexpr uint8_t kSuspendEventThread = 1;
@@ -62,6 +65,9 @@ constexpr uint8_t kModCount = 1;
 constexpr uint8_t kModThreadOnly = 3;
 constexpr uint8_t kModClassMatch = 5;
 constexpr uint8_t kModLocationOnly = 7;
+constexpr uint8_t kModStep = 10;
+constexpr uint32_t kStepLine = 1;
+constexpr uint32_t kStepOver = 1;
 constexpr uint8_t kEventCommandSet = 64;
 constexpr uint8_t kCompositeCommand = 100;
 
@@ -276,12 +282,13 @@ class Harness {
     return g_events->Clear(jni_, req->event_kind, req->request_id).has_value();
   }
 
-  // The Event.Composite packet of breakpoint events: {request ID, location} each, on `thread_id`.
+  // The Event.Composite packet of breakpoint events (or of `kind`'s, which
+  // share their layout): {request ID, location} each, on `thread_id`.
   Bytes Composite(uint8_t policy, uint64_t thread_id,
-                  const std::vector<std::pair<int32_t, jdwpx::jdwp::Location>>& events) {
+                  const std::vector<std::pair<int32_t, jdwpx::jdwp::Location>>& events, uint8_t kind = kBreakpoint) {
     Out body;
     body.U8(policy).U32(static_cast<uint32_t>(events.size()));
-    for (const auto& [id, loc] : events) body.U8(kBreakpoint).U32(static_cast<uint32_t>(id)).U64(thread_id).Loc(loc);
+    for (const auto& [id, loc] : events) body.U8(kind).U32(static_cast<uint32_t>(id)).U64(thread_id).Loc(loc);
     Out p;
     p.U32(static_cast<uint32_t>(11 + body.b.size())).U32(next_packet_id_++).U8(0).U8(kEventCommandSet).U8(kCompositeCommand);
     p.b.insert(p.b.end(), body.b.begin(), body.b.end());
@@ -503,6 +510,60 @@ void RunCases(Harness& h) {
       h.Join(worker);
     }
     if (id > 0) (void)h.Clear(kBreakpoint, id);
+    if (mark_id > 0) (void)h.Clear(kBreakpoint, mark_id);
+    g_outbox->RunTasks(jni);
+    jni->PopLocalFrame(nullptr);
+  }
+
+  // 9. A step's completion: stopped at hit()'s breakpoint (SUSPEND_EVENT_THREAD), a
+  // line step over (Count=1) set, the thread resumed: the step ends on the next
+  // line, hit()'s closing brace, whose one instruction is its last (javac -g).
+  jlocation hit_start = 0, hit_end = 0;
+  if (g_jvmti->GetMethodLocation(f.hit, &hit_start, &hit_end) != JVMTI_ERROR_NONE) hit_end = -1;
+  {
+    jni->PushLocalFrame(32);
+    int32_t id = h.Set(Harness::BreakpointSet(kSuspendEventThread, hit0), "step: breakpoint");
+    int32_t mark_id = h.Set(Harness::BreakpointSet(kSuspendNone, h.LocationOf(f.mark, 0)), "step: mark");
+    jthread worker = id > 0 && mark_id > 0 && hit_end > 0 ? h.StartWorker("ev-step", 1) : nullptr;
+    if (!worker) {
+      Check(false, "step: requests set, worker started");
+    } else {
+      const uint64_t t = h.ThreadId(worker);
+      bool stopped = g_outbox->WaitForCount(1);
+      std::vector<Bytes> first = g_outbox->Take();
+      Check(stopped && first.size() == 1 && first[0] == h.Composite(kSuspendEventThread, t, {{id, hit0}}),
+            "step: stopped at hit()'s breakpoint");
+      // JDI's order: the breakpoint cleared, the step set, the thread resumed.
+      (void)h.Clear(kBreakpoint, id);
+      Bytes step_body = Out{}
+                            .U8(kSingleStep)
+                            .U8(kSuspendNone)
+                            .U32(2)
+                            .U8(kModStep)
+                            .U64(t)
+                            .U32(kStepLine)
+                            .U32(kStepOver)
+                            .U8(kModCount)
+                            .U32(1)
+                            .b;
+      int32_t step_id = h.Set(step_body, "step: line over");
+      g_events->UnblockAfterResume();
+      auto resumed = g_ctx->threads.Resume(jni, worker);
+      Check(step_id > 0 && resumed.has_value(), "step: set (LINE, OVER, Count=1), thread resumed");
+      const bool marked = g_outbox->WaitFor([&](const Bytes& p) { return Harness::RequestIdOf(p) == mark_id; });
+      std::vector<Bytes> rest = g_outbox->Take();
+      std::vector<Bytes> want{h.Composite(kSuspendNone, t, {{step_id, h.LocationOf(f.hit, hit_end)}}, kSingleStep),
+                              h.Composite(kSuspendNone, t, {{mark_id, h.LocationOf(f.mark, 0)}})};
+      std::string detail;
+      if (rest != want) {
+        for (const Bytes& p : rest) detail += "\n       got  " + Hex(p);
+        for (const Bytes& p : want) detail += "\n       want " + Hex(p);
+      }
+      Check(marked && rest == want, "step: one SingleStep event at hit()'s last index (" + std::to_string(hit_end) +
+                                        "), then mark()'s" + detail);
+      h.Join(worker);
+      if (step_id > 0) (void)h.Clear(kSingleStep, step_id);  // expired (Count=1) already
+    }
     if (mark_id > 0) (void)h.Clear(kBreakpoint, mark_id);
     g_outbox->RunTasks(jni);
     jni->PopLocalFrame(nullptr);
