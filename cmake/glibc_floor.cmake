@@ -135,14 +135,19 @@ function(jdwpx_glibc_floor)
   target_link_options(jdwpx PRIVATE ${floor_link})
 
   # jdwpx-bridge is copied into pods and hosts as well: the same floor (its libraries
-  # are among the agent's: transport and jdwp).
-  if(TARGET jdwpx-bridge)
-    get_target_property(bridge_libs jdwpx-bridge LINK_LIBRARIES)
-    jdwpx_floor_map(bridge_libs ${bridge_libs})
-    set_property(TARGET jdwpx-bridge PROPERTY LINK_LIBRARIES "${bridge_libs}")
-    target_sources(jdwpx-bridge PRIVATE "${PROJECT_SOURCE_DIR}/backend/floor/glibc_compat.cc")
-    target_compile_options(jdwpx-bridge PRIVATE ${floor_compile})
-    target_link_options(jdwpx-bridge PRIVATE ${floor_link})
-  endif()
+  # are among the agent's: transport and jdwp). The event path's in-JVM test agent
+  # (backend/tests) links the agent's backend: its floor twin, so that backend is not
+  # compiled a second time for the host.
+  foreach(target jdwpx-bridge backend_event_path_agent)
+    if(NOT TARGET ${target})
+      continue()
+    endif()
+    get_target_property(target_libs ${target} LINK_LIBRARIES)
+    jdwpx_floor_map(target_libs ${target_libs})
+    set_property(TARGET ${target} PROPERTY LINK_LIBRARIES "${target_libs}")
+    target_sources(${target} PRIVATE "${PROJECT_SOURCE_DIR}/backend/floor/glibc_compat.cc")
+    target_compile_options(${target} PRIVATE ${floor_compile})
+    target_link_options(${target} PRIVATE ${floor_link})
+  endforeach()
 endfunction()
 jdwpx_glibc_floor()
