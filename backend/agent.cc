@@ -16,6 +16,7 @@
 #include <spdlog/sinks/base_sink.h>
 
 #include "backend/address_file.h"
+#include "backend/commands/bind_all.h"
 #include "backend/container.h"
 #include "backend/errors.h"
 #include "backend/launch_debugger.h"
@@ -76,12 +77,7 @@ Agent::Agent(JavaVM* vm, jvmtiEnv* jvmti, Options options, bool late)
   events_.post_command = [this](std::function<void(JNIEnv*)> task) {
     Post({Message::kTask, {}, 0, false, std::move(task)});
   };
-  RegisterVirtualMachine(dispatcher_, ctx_, *this, &command_jni_);
-  RegisterReferenceTypes(dispatcher_, ctx_, &command_jni_);
-  RegisterObjects(dispatcher_, ctx_, &command_jni_);
-  RegisterThreads(dispatcher_, ctx_, &command_jni_);
-  RegisterHeap(dispatcher_, ctx_, &command_jni_);
-  RegisterEventRequests(dispatcher_, ctx_, &command_jni_);
+  BindAllCommands(dispatcher_, ctx_, &command_jni_, *this);
   OpenTrace(jvmti);
 }
 
