@@ -83,6 +83,99 @@ jdwp::Result<MethodFacts> FactsOf(Context& c, jmethodID m) {
   return f;
 }
 
+// The arguments of a call, converted for JNI: objects held by global
+// references (`globals`) until the call is done.
+struct CallArguments {
+  std::shared_ptr<std::vector<jvalue>> values;
+  std::shared_ptr<std::vector<jobject>> globals;
+  char ret = 'V';  // the method's return kind
+};
+
+// Checks `arguments` against `m`'s parameters and converts them; on failure no
+// global reference is left.
+jdwp::Result<CallArguments> ConvertArguments(Context& c, JNIEnv* jni, jmethodID m,
+                                             const std::vector<jdwp::Value>& arguments) {
+  VM_ASSIGN_OR_RETURN(auto name, c.jvmti.GetMethodName(m));
+  CallArguments out;
+  std::string kinds = ParameterKinds(name.signature, &out.ret);
+  std::vector<std::string> parameter_types = ParameterSignatures(name.signature);
+  if (kinds.size() != arguments.size()) return jdwp::Fail(ErrorCode::kIllegalArgument, "wrong number of arguments");
+  // Parameter types are named as the method's declaring class's loader resolves them.
+  VM_ASSIGN_OR_RETURN(jclass declaring, c.jvmti.GetMethodDeclaringClass(m));
+  vmcore::LocalRef hold_declaring(jni, declaring);
+  out.values = std::make_shared<std::vector<jvalue>>();
+  out.globals = std::make_shared<std::vector<jobject>>();
+  auto drop_globals = [&] {
+    for (jobject g : *out.globals) jni->DeleteGlobalRef(g);
+  };
+  for (size_t i = 0; i < arguments.size(); ++i) {
+    auto v = ToJValue(c, jni, arguments[i], kinds[i]);
+    if (!v) {
+      drop_globals();
+      return tl::unexpected(v.error());
+    }
+    if (kinds[i] == 'L' || kinds[i] == '[') {
+      // JNI passes any object for any parameter: a wrong type would corrupt the callee.
+      if (!IsAssignableToSignature(c, jni, v->l, parameter_types[i], declaring)) {
+        drop_globals();
+        return jdwp::Fail(ErrorCode::kTypeMismatch, "argument does not fit the parameter's type");
+      }
+      jobject local = v->l;
+      v->l = local ? jni->NewGlobalRef(local) : nullptr;
+      if (local) jni->DeleteLocalRef(local);
+      if (v->l) out.globals->push_back(v->l);
+    }
+    out.values->push_back(*v);
+  }
+  return out;
+}
+
+// One invocation as the invoking thread gets it: references are global.
+struct PendingCall {
+  CallKind kind;
+  jobject obj;     // or null
+  jclass klass;
+  jthread thread;
+  jmethodID method;
+  CallArguments arguments;
+  bool single_threaded;
+  uint64_t epoch;  // a reply for this session only
+};
+
+// Runs on the invoking thread: the call, then the reply, and the references go.
+template <class Reply>
+void RunPendingCall(Context& c, JNIEnv* tjni, const PendingCall& call, const Dispatcher::Later<Reply>& later) {
+  std::vector<uint8_t> packet;
+  {
+    vmcore::LocalFrame frame(tjni, 32);
+    InvokeResult result = CallMethod(c, tjni, call.thread, call.kind, call.obj, call.klass, call.method,
+                                     *call.arguments.values, call.arguments.ret);
+    Reply reply{};
+    if constexpr (requires { reply.return_value; }) {
+      reply.return_value = result.value;
+    } else {
+      reply.new_object = jdwp::TaggedObjectId{result.value.tag, result.value.object()};
+    }
+    reply.exception = result.exception;
+    packet = later.Packet(reply);
+  }
+  for (jobject g : *call.arguments.globals) tjni->DeleteGlobalRef(g);
+  if (call.obj) tjni->DeleteGlobalRef(call.obj);
+  tjni->DeleteGlobalRef(call.klass);
+  if (call.single_threaded) {
+    // The thread counts itself suspended again and sends the reply; the JVMTI
+    // suspension waits for the next command (ThreadControl::EndSingleThreadedInvoke).
+    void* token = c.threads.PrepareToPark(tjni, call.thread, /*for_event=*/false);
+    tjni->DeleteGlobalRef(call.thread);  // the last JNI call: the thread is counted suspended from here
+    c.threads.EndSingleThreadedInvoke(token);
+    c.events->SendInvokeReply(call.epoch, std::move(packet));
+    return;
+  }
+  // The reporter re-suspends this thread (every thread after a call that resumed
+  // all), then sends the reply; no JNI after this.
+  c.events->SendAfterInvoke(tjni, call.thread, std::move(packet));
+}
+
 }  // namespace
 
 // Shared by the invoke commands: checks arguments on the command thread, then
@@ -92,92 +185,32 @@ template <class Reply>
 void StartInvoke(Context& c, JNIEnv* jni, jdwp::ThreadId thread_id, CallKind kind, jobject obj, jclass klass,
                  jmethodID m, const std::vector<jdwp::Value>& arguments, int32_t options,
                  const Dispatcher::Later<Reply>& later) {
-  auto fail = [&](const jdwp::Error& e) { later.Fail(e); };
   auto thread = c.Thread(jni, thread_id);
-  if (!thread) return fail(thread.error());
-  auto name = c.jvmti.GetMethodName(m);
-  if (!name) return fail(FromVm(name.error()));
-  char ret = 'V';
-  std::string kinds = ParameterKinds(name->signature, &ret);
-  std::vector<std::string> parameter_types = ParameterSignatures(name->signature);
-  if (kinds.size() != arguments.size()) return fail({ErrorCode::kIllegalArgument, "wrong number of arguments"});
-  // Parameter types are named as the method's declaring class's loader resolves them.
-  auto declaring = c.jvmti.GetMethodDeclaringClass(m);
-  if (!declaring) return fail(FromVm(declaring.error()));
-  vmcore::LocalRef hold_declaring(jni, *declaring);
-  // Arguments are held by global references until the call is done.
-  auto args = std::make_shared<std::vector<jvalue>>();
-  auto globals = std::make_shared<std::vector<jobject>>();
-  auto drop_globals = [&] {
-    for (jobject g : *globals) jni->DeleteGlobalRef(g);
-  };
-  for (size_t i = 0; i < arguments.size(); ++i) {
-    auto v = ToJValue(c, jni, arguments[i], kinds[i]);
-    if (!v) {
-      drop_globals();
-      return fail(v.error());
-    }
-    if (kinds[i] == 'L' || kinds[i] == '[') {
-      // JNI passes any object for any parameter: a wrong type would corrupt the callee.
-      if (!IsAssignableToSignature(c, jni, v->l, parameter_types[i], *declaring)) {
-        drop_globals();
-        return fail({ErrorCode::kTypeMismatch, "argument does not fit the parameter's type"});
-      }
-      jobject local = v->l;
-      v->l = local ? jni->NewGlobalRef(local) : nullptr;
-      if (local) jni->DeleteLocalRef(local);
-      if (v->l) globals->push_back(v->l);
-    }
-    args->push_back(*v);
-  }
-  jobject gobj = obj ? jni->NewGlobalRef(obj) : nullptr;
-  auto gklass = static_cast<jclass>(jni->NewGlobalRef(klass));
-  jobject gthread = jni->NewGlobalRef(*thread);
+  if (!thread) return later.Fail(thread.error());
+  auto converted = ConvertArguments(c, jni, m, arguments);
+  if (!converted) return later.Fail(converted.error());
+  PendingCall call{kind,
+                   obj ? jni->NewGlobalRef(obj) : nullptr,
+                   static_cast<jclass>(jni->NewGlobalRef(klass)),
+                   static_cast<jthread>(jni->NewGlobalRef(*thread)),
+                   m,
+                   std::move(*converted),
+                   (options & jdwp::InvokeOptions::kInvokeSingleThreaded) != 0,
+                   c.events->epoch()};
   Context* cp = &c;
-  const bool single_threaded = (options & jdwp::InvokeOptions::kInvokeSingleThreaded) != 0;
-  const uint64_t epoch = c.events->epoch();  // a reply for this session only
-  auto work = [cp, kind, gobj, gklass, gthread, m, args, globals, ret, later, single_threaded, epoch](JNIEnv* tjni) {
-    std::vector<uint8_t> packet;
-    {
-      vmcore::LocalFrame frame(tjni, 32);
-      InvokeResult result = CallMethod(*cp, tjni, static_cast<jthread>(gthread), kind, gobj, gklass, m, *args, ret);
-      Reply reply{};
-      if constexpr (requires { reply.return_value; }) {
-        reply.return_value = result.value;
-      } else {
-        reply.new_object = jdwp::TaggedObjectId{result.value.tag, result.value.object()};
-      }
-      reply.exception = result.exception;
-      packet = later.Packet(reply);
-    }
-    for (jobject g : *globals) tjni->DeleteGlobalRef(g);
-    if (gobj) tjni->DeleteGlobalRef(gobj);
-    tjni->DeleteGlobalRef(gklass);
-    if (single_threaded) {
-      // The thread counts itself suspended again and sends the reply; the JVMTI
-      // suspension waits for the next command (ThreadControl::EndSingleThreadedInvoke).
-      void* token = cp->threads.PrepareToPark(tjni, static_cast<jthread>(gthread), /*for_event=*/false);
-      tjni->DeleteGlobalRef(gthread);  // the last JNI call: the thread is counted suspended from here
-      cp->threads.EndSingleThreadedInvoke(token);
-      cp->events->SendInvokeReply(epoch, std::move(packet));
-      return;
-    }
-    // The reporter re-suspends this thread (every thread after a call that resumed
-    // all), then sends the reply; no JNI after this.
-    cp->events->SendAfterInvoke(tjni, static_cast<jthread>(gthread), std::move(packet));
-  };
-  auto started = c.threads.StartInvoke(jni, *thread, single_threaded, std::move(work));
+  auto started = c.threads.StartInvoke(jni, *thread, call.single_threaded,
+                                       [cp, call, later](JNIEnv* tjni) { RunPendingCall(*cp, tjni, call, later); });
   // As stock: an invocation resumes threads, so events (one inside the invoked
   // method, say) no longer wait for a resume after a SUSPEND_ALL one (events.h).
   if (started) c.events->UnblockAfterResume();
   if (!started) {
-    drop_globals();
+    for (jobject g : *call.arguments.globals) jni->DeleteGlobalRef(g);
     // As stock: a thread already invoking counts as not suspended by an event.
     if (started.error().code == ErrorCode::kAlreadyInvoking) started = jdwp::Fail(ErrorCode::kInvalidThread, "thread is invoking");
-    if (gobj) jni->DeleteGlobalRef(gobj);
-    jni->DeleteGlobalRef(gklass);
-    jni->DeleteGlobalRef(gthread);
-    fail(started.error());
+    if (call.obj) jni->DeleteGlobalRef(call.obj);
+    jni->DeleteGlobalRef(call.klass);
+    jni->DeleteGlobalRef(call.thread);
+    later.Fail(started.error());
   }
 }
 
