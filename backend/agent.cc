@@ -16,6 +16,7 @@
 #include <spdlog/sinks/base_sink.h>
 
 #include "backend/address_file.h"
+#include "backend/commands/bind_all.h"
 #include "backend/container.h"
 #include "backend/errors.h"
 #include "backend/launch_debugger.h"
@@ -72,12 +73,7 @@ Agent::Agent(JavaVM* vm, jvmtiEnv* jvmti, Options options, bool late)
     std::replace(name.begin(), name.end(), '.', '/');
     trigger_signature_ = "L" + name + ";";
   }
-  RegisterVirtualMachine(dispatcher_, ctx_, *this, &command_jni_);
-  RegisterReferenceTypes(dispatcher_, ctx_, &command_jni_);
-  RegisterObjects(dispatcher_, ctx_, &command_jni_);
-  RegisterThreads(dispatcher_, ctx_, &command_jni_);
-  RegisterHeap(dispatcher_, ctx_, &command_jni_);
-  RegisterEventRequests(dispatcher_, ctx_, &command_jni_);
+  BindAllCommands(dispatcher_, ctx_, &command_jni_, *this);
   OpenTrace(jvmti);
 }
 

@@ -41,6 +41,7 @@
 #include <vector>
 
 #include "backend/command_spin.h"
+#include "backend/commands/session_control.h"
 #include "backend/context.h"
 #include "backend/dispatcher.h"
 #include "backend/doorbell.h"
@@ -51,7 +52,7 @@
 
 namespace jdwpx::backend {
 
-class Agent : public transport::Listener, public Outbox {
+class Agent : public transport::Listener, public Outbox, public SessionControl {
  public:
   // `late`: created by Agent_OnAttach in a running JVM (see StartLate).
   Agent(JavaVM* vm, jvmtiEnv* jvmti, Options options, bool late = false);
@@ -98,10 +99,10 @@ class Agent : public transport::Listener, public Outbox {
     if (!ctx_.vm_dead) ExitWithTransportError(error);
   }
 
-  // Called by the Dispose handler: end the session once the reply is out.
-  void RequestDispose() { dispose_requested_ = true; }
-  // Called by the Exit handler: exit the process once the reply is out.
-  void RequestExit(int code) { exit_code_ = code; }
+  // SessionControl (the VirtualMachine handlers): Dispose ends the session once
+  // the reply is out, Exit the process.
+  void RequestDispose() override { dispose_requested_ = true; }
+  void RequestExit(int code) override { exit_code_ = code; }
   // Session end: clear requests, resume what the debugger suspended, forget IDs;
   // then no session is served until the next attach.
   void EndSession(JNIEnv* jni);
@@ -242,13 +243,5 @@ class Agent : public transport::Listener, public Outbox {
 
 // The JDK's feature version (17, 21...) from JVMTI's version number.
 int JdkFeatureVersion(jvmtiEnv* jvmti);
-
-// Registers every command handler (backend/commands/*.cc).
-void RegisterVirtualMachine(Dispatcher& d, Context& ctx, Agent& agent, JNIEnv** jni);
-void RegisterReferenceTypes(Dispatcher& d, Context& ctx, JNIEnv** jni);
-void RegisterObjects(Dispatcher& d, Context& ctx, JNIEnv** jni);
-void RegisterThreads(Dispatcher& d, Context& ctx, JNIEnv** jni);
-void RegisterHeap(Dispatcher& d, Context& ctx, JNIEnv** jni);
-void RegisterEventRequests(Dispatcher& d, Context& ctx, JNIEnv** jni);
 
 }  // namespace jdwpx::backend

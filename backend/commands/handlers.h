@@ -1,0 +1,53 @@
+// What every command set's handlers share (backend/commands/<set>.cc, one file
+// per JDWP command set), and each set's Bind function (bind_all.cc lists them).
+// Handlers run on the command thread only, one command at a time.
+#pragma once
+
+#include <jni.h>
+
+#include "backend/context.h"
+#include "backend/dispatcher.h"
+
+namespace jdwpx::backend {
+
+class SessionControl;
+
+// The context the handlers work in, and the command thread's JNIEnv: set once
+// that thread runs, after the handlers are bound, so read through its slot.
+struct CommandEnv {
+  Context& ctx;
+  JNIEnv** jni_slot;
+};
+
+// The base of each set's handler class: `ctx_` and `env()` for the handlers.
+class HandlerBase {
+ public:
+  explicit HandlerBase(const CommandEnv& env) : ctx_(env.ctx), jni_slot_(env.jni_slot) {}
+
+ protected:
+  JNIEnv* env() const { return *jni_slot_; }
+  Context& ctx_;
+
+ private:
+  JNIEnv** jni_slot_;
+};
+
+// Each binds its set's commands, in the spec's order.
+void BindVirtualMachine(Dispatcher& d, const CommandEnv& env, SessionControl& session);
+void BindReferenceType(Dispatcher& d, const CommandEnv& env);
+void BindClassType(Dispatcher& d, const CommandEnv& env);
+void BindArrayType(Dispatcher& d, const CommandEnv& env);
+void BindInterfaceType(Dispatcher& d, const CommandEnv& env);
+void BindMethod(Dispatcher& d, const CommandEnv& env);
+void BindObjectReference(Dispatcher& d, const CommandEnv& env);
+void BindStringReference(Dispatcher& d, const CommandEnv& env);
+void BindThreadReference(Dispatcher& d, const CommandEnv& env);
+void BindThreadGroupReference(Dispatcher& d, const CommandEnv& env);
+void BindArrayReference(Dispatcher& d, const CommandEnv& env);
+void BindClassLoaderReference(Dispatcher& d, const CommandEnv& env);
+void BindEventRequest(Dispatcher& d, const CommandEnv& env);
+void BindStackFrame(Dispatcher& d, const CommandEnv& env);
+void BindClassObjectReference(Dispatcher& d, const CommandEnv& env);
+void BindModuleReference(Dispatcher& d, const CommandEnv& env);
+
+}  // namespace jdwpx::backend
