@@ -120,9 +120,16 @@ public final class ControlEdgesJdi {
         erm = vm.eventRequestManager();
     }
 
-    // Resumes a set (the VMStart set was resumed with the VM already).
-    static void resume(EventSet set) {
-        if (!(set.iterator().next() instanceof VMStartEvent)) set.resume();
+    // Starts a debuggee launched with suspend=y: waits for its VMStart set, then
+    // resumes it. Not a Resume sent right after the attach: stock (debugInit.c
+    // initialize()) lets the debugger's commands run from the connection on, but
+    // suspends all threads for VMStart only after that, on its event helper
+    // thread; a Resume that came first is then undone, and the VM never runs (seen
+    // on JDK 17: no ClassPrepare of ControlEdges within 30 s).
+    void start() throws Exception {
+        EventSet set = JdiKit.nextAlive(vm, EVENT_TIMEOUT_MS);
+        JdiKit.check(set.iterator().next() instanceof VMStartEvent, "the first event set is not the VMStart: " + set);
+        set.resume();
     }
 
     // Requests a ClassPrepare of ControlEdges (SUSPEND_ALL), starts the VM and
@@ -132,7 +139,7 @@ public final class ControlEdgesJdi {
         prepare.addClassFilter("ControlEdges");
         prepare.setSuspendPolicy(EventRequest.SUSPEND_ALL);
         prepare.enable();
-        vm.resume();
+        start();
         while (true) {
             EventSet set = JdiKit.next(vm, EVENT_TIMEOUT_MS);
             for (Event e : set) {
@@ -142,7 +149,7 @@ public final class ControlEdgesJdi {
                 }
                 JdiKit.check(!JdiKit.ends(e), "the VM ended before ControlEdges was prepared");
             }
-            resume(set);
+            set.resume();
         }
     }
 
@@ -165,7 +172,7 @@ public final class ControlEdgesJdi {
         prepare.enable();
         Map<String, List<String>> seen = new TreeMap<>();
         Map<ModificationWatchpointRequest, String> watched = new HashMap<>();
-        vm.resume();
+        start();
         boolean done = false;
         while (!done) {
             EventSet set = JdiKit.next(vm, EVENT_TIMEOUT_MS);
@@ -191,7 +198,7 @@ public final class ControlEdgesJdi {
                     done = true;
                 }
             }
-            if (!done) resume(set);
+            if (!done) set.resume();
         }
         detail("modifications " + seen);
         JdiKit.check(watched.size() == 2, "watches set: " + watched.values());
@@ -245,7 +252,7 @@ public final class ControlEdgesJdi {
                     done = true;
                 }
             }
-            if (!done) resume(set);
+            if (!done) set.resume();
         }
         detail("entries " + entries + " step line " + stepLine);
         JdiKit.check(sawNativeSleep, "no MethodEntry of a native Thread.sleep*: " + entries);
@@ -285,7 +292,7 @@ public final class ControlEdgesJdi {
                     done = true;
                 }
             }
-            if (!done) resume(set);
+            if (!done) set.resume();
         }
         detail("steps after the pop " + after);
         // popped(1) runs again (stepped over), then the rest of pop().

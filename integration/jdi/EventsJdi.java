@@ -277,10 +277,15 @@ public final class EventsJdi {
                     ClassUnloadRequest excluded = erm.createClassUnloadRequest();
                     excluded.addClassExclusionFilter("EventsUnload*");
                     add(excluded, "unload-excluded", EventRequest.SUSPEND_NONE);
+                    // Events only to carry the unload (EventsFixture.awaitUnloadSeen): main's
+                    // System.gc() calls, until the driver has had the unload; not printed.
+                    MethodEntryRequest flush = erm.createMethodEntryRequest();
+                    flush.addClassFilter("java.lang.System");
+                    flush.addThreadFilter(mainThread);
+                    add(flush, "flush", EventRequest.SUSPEND_NONE);
                     break;
                 }
                 case "end":
-                    // The unload requests stay: stock reports the unload with this event.
                     break;
                 default:
                     throw new IllegalStateException("phase " + phase);
@@ -289,8 +294,12 @@ public final class EventsJdi {
 
         // Lets EventsFixture.marks() return (it spins until then).
         void release() {
+            setFlag("released");
+        }
+
+        void setFlag(String field) {
             try {
-                ((com.sun.jdi.ClassType) fixture).setValue(fixture.fieldByName("released"), vm.mirrorOf(true));
+                ((com.sun.jdi.ClassType) fixture).setValue(fixture.fieldByName(field), vm.mirrorOf(true));
             } catch (Exception x) {
                 throw new IllegalStateException(x);
             }
@@ -339,12 +348,17 @@ public final class EventsJdi {
                         + line(b.location()) + " suspended=" + b.thread().isSuspended() + " bystander-suspended="
                         + bystanderSuspended());
                 if (name(e).equals("mark-none")) release();
+            } else if (e instanceof MethodEntryEvent && name(e).equals("flush")) {
+                // Only a carrier for the unload (see startPhase, "unload").
             } else if (e instanceof MethodEntryEvent) {
                 MethodEntryEvent m = (MethodEntryEvent) e;
                 System.out.println("ENTERED " + name(e) + " " + m.method().declaringType().name() + "."
                         + m.method().name() + " thread=" + m.thread().name());
             } else if (e instanceof ClassUnloadEvent) {
-                System.out.println("UNLOAD " + name(e) + " " + ((ClassUnloadEvent) e).className());
+                String unloaded = ((ClassUnloadEvent) e).className();
+                System.out.println("UNLOAD " + name(e) + " " + unloaded);
+                // Lets main on to phase "end" (EventsFixture.awaitUnloadSeen).
+                if (name(e).equals("unload") && unloaded.equals("EventsUnloadable")) setFlag("unloadSeen");
             } else {
                 System.out.println("UNEXPECTED " + e);
             }

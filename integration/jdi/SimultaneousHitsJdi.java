@@ -160,7 +160,15 @@ public final class SimultaneousHitsJdi {
         prepare.addClassFilter("SimultaneousHits");
         prepare.setSuspendPolicy(EventRequest.SUSPEND_ALL);
         prepare.enable();
-        vm.resume();  // VMStart (suspend=y)
+        // VMStart (suspend=y) first, then its set resumed: stock lets commands run
+        // from the attach on but suspends the VM for VMStart later, on its event
+        // helper thread, so a Resume sent before that set has come may be undone
+        // (see ControlEdgesJdi.start).
+        EventSet start = next();
+        if (!(start.iterator().next() instanceof VMStartEvent)) {
+            throw new IllegalStateException("the first event set is not the VMStart: " + start);
+        }
+        start.resume();
         while (true) {
             EventSet set = next();
             for (Event e : set) {
