@@ -37,6 +37,7 @@
 #include <utility>
 #include <vector>
 
+#include "backend/capabilities.h"
 #include "backend/context.h"
 #include "backend/events.h"
 #include "backend/ids.h"
@@ -648,28 +649,10 @@ void JNICALL OnVmInit(jvmtiEnv*, JNIEnv* jni, jthread thread) {
 extern "C" JNIEXPORT jint JNICALL Agent_OnLoad(JavaVM* vm, char*, void*) {
   g_vm = vm;
   if (vm->GetEnv(reinterpret_cast<void**>(&g_jvmti), JVMTI_VERSION_1_2) != JNI_OK) return JNI_ERR;
-  // What Agent::Initialize asks for, as far as the event path needs it.
+  // What the agent asks for (its VM-dependent extras aside).
   jvmtiCapabilities potential{};
   if (g_jvmti->GetPotentialCapabilities(&potential) != JVMTI_ERROR_NONE) return JNI_ERR;
-  jvmtiCapabilities caps{};
-  caps.can_tag_objects = potential.can_tag_objects;
-  caps.can_get_source_file_name = potential.can_get_source_file_name;
-  caps.can_get_line_numbers = potential.can_get_line_numbers;
-  caps.can_get_source_debug_extension = potential.can_get_source_debug_extension;
-  caps.can_access_local_variables = potential.can_access_local_variables;
-  caps.can_maintain_original_method_order = potential.can_maintain_original_method_order;
-  caps.can_generate_single_step_events = potential.can_generate_single_step_events;
-  caps.can_generate_exception_events = potential.can_generate_exception_events;
-  caps.can_generate_frame_pop_events = potential.can_generate_frame_pop_events;
-  caps.can_generate_breakpoint_events = potential.can_generate_breakpoint_events;
-  caps.can_suspend = potential.can_suspend;
-  caps.can_get_bytecodes = potential.can_get_bytecodes;
-  caps.can_get_synthetic_attribute = potential.can_get_synthetic_attribute;
-  caps.can_generate_method_entry_events = potential.can_generate_method_entry_events;
-  caps.can_generate_method_exit_events = potential.can_generate_method_exit_events;
-  caps.can_generate_all_class_hook_events = potential.can_generate_all_class_hook_events;
-  caps.can_pop_frame = potential.can_pop_frame;
-  caps.can_redefine_classes = potential.can_redefine_classes;
+  jvmtiCapabilities caps = jdwpx::backend::DebuggerCapabilities(potential);
   if (g_jvmti->AddCapabilities(&caps) != JVMTI_ERROR_NONE) return JNI_ERR;
 
   g_ctx = new Context(vm, g_jvmti, jdwpx::backend::Options{});
