@@ -13,7 +13,5 @@ cmake --build "$build" --parallel 2
 
 cd "$build"
 # Two cores: two tests at a time; the integration tests mostly wait on JVMs.
-# A failed test runs once more: a few new tests still race on a loaded machine
-# (named in the issues, to be fixed). ctest prints every failed attempt, so a
-# test that passes only the second time is still visible in the log.
-ctest --output-on-failure -j 2 --timeout 600 --repeat until-pass:2 "$@"
+# Every test passes the first time: a race in a test is fixed in the test.
+ctest --output-on-failure -j 2 --timeout 600 "$@"
