@@ -256,25 +256,24 @@ int32_t Context::StepLineOf(JNIEnv* jni, jmethodID method, jlocation location) {
     stratum = default_stratum_;
     generation = method_caches_generation_;
   }
-  if (!cached.lines && jvmti.IsMethodObsolete(method).value_or(false)) {
-    // As stock, a step does not ask for an obsolete method's lines: it has none (-1).
-    // A method ID never turns obsolete (a redefinition gives the old code new IDs).
-    cached.lines = std::make_shared<const std::vector<Smap::LineEntry>>();
-    std::lock_guard lock(cache_mu_);
-    if (generation == method_caches_generation_ && stratum == default_stratum_) step_lines_[method] = cached;
-  }
   if (!cached.lines) {
-    auto java = LineTable(method);
-    auto klass = jvmti.GetMethodDeclaringClass(method);
-    if (klass) {
-      cached.map = SourceMapOf(*klass);
-      jni->DeleteLocalRef(*klass);
+    if (jvmti.IsMethodObsolete(method).value_or(false)) {
+      // As stock, a step does not ask for an obsolete method's lines: it has none (-1).
+      // A method ID never turns obsolete (a redefinition gives the old code new IDs).
+      cached.lines = std::make_shared<const std::vector<Smap::LineEntry>>();
+    } else {
+      auto java = LineTable(method);
+      auto klass = jvmti.GetMethodDeclaringClass(method);
+      if (klass) {
+        cached.map = SourceMapOf(*klass);
+        jni->DeleteLocalRef(*klass);
+      }
+      std::vector<Smap::LineEntry> entries;
+      entries.reserve(java->size());
+      for (const auto& e : *java) entries.push_back({e.start, e.line});
+      cached.lines = std::make_shared<const std::vector<Smap::LineEntry>>(
+          cached.map ? cached.map->StepLines(stratum, entries) : std::move(entries));
     }
-    std::vector<Smap::LineEntry> entries;
-    entries.reserve(java->size());
-    for (const auto& e : *java) entries.push_back({e.start, e.line});
-    cached.lines = std::make_shared<const std::vector<Smap::LineEntry>>(
-        cached.map ? cached.map->StepLines(stratum, entries) : std::move(entries));
     std::lock_guard lock(cache_mu_);
     if (generation == method_caches_generation_ && stratum == default_stratum_) step_lines_[method] = cached;
   }
