@@ -18,6 +18,7 @@
 #include "backend/address_file.h"
 #include "backend/capabilities.h"
 #include "backend/commands/bind_all.h"
+#include "backend/commands/handlers.h"
 #include "backend/container.h"
 #include "backend/errors.h"
 #include "backend/launch_debugger.h"
@@ -64,8 +65,7 @@ int JdkFeatureVersion(jvmtiEnv* jvmti) {
 }
 
 Agent::Agent(JavaVM* vm, jvmtiEnv* jvmti, Options options, bool late)
-    : ctx_(vm, jvmti, std::move(options)), events_(ctx_, *this), late_(late) {
-  ctx_.events = &events_;
+    : ctx_(vm, jvmti, std::move(options)), reporter_(ctx_, *this), events_(ctx_, *this, reporter_), late_(late) {
   ctx_.jdk_feature_version = JdkFeatureVersion(jvmti);
   SetWireModifiedUtf8(ctx_.options.mutf8);
   if (ctx_.options.onthrow) {
@@ -74,7 +74,7 @@ Agent::Agent(JavaVM* vm, jvmtiEnv* jvmti, Options options, bool late)
     std::replace(name.begin(), name.end(), '.', '/');
     trigger_signature_ = "L" + name + ";";
   }
-  BindAllCommands(dispatcher_, ctx_, &command_jni_, *this);
+  BindAllCommands(dispatcher_, CommandEnv{ctx_, events_, reporter_, &command_jni_}, *this);
   OpenTrace(jvmti);
 }
 
@@ -169,7 +169,7 @@ bool Agent::EnableSessionEvents(JNIEnv* jni) {
         !ctx_.jvmti.SetEventMode(true, vmcore::Jvmti::kEventVirtualThreadStart))
       Log().warn("cannot enable VirtualThreadStart events");
   }
-  events_.ActivateSession(jni);
+  events_.requests().ActivateSession(jni);
   // ClassPrepare is on now: a class prepared meanwhile is met by one or the other.
   (void)ctx_.classes.Sync(jni);
   session_events_ = true;
@@ -191,7 +191,7 @@ void Agent::DisableSessionEvents(JNIEnv* jni) {
     (void)ctx_.jvmti.SetEventMode(false, vmcore::Jvmti::kEventVirtualThreadEnd);
     (void)ctx_.jvmti.SetEventMode(false, vmcore::Jvmti::kEventVirtualThreadStart);
   }
-  events_.DeactivateSession(jni);
+  events_.requests().DeactivateSession(jni);
   session_events_ = false;
   Log().debug("session events off: no debugger attached");
 }
@@ -383,7 +383,7 @@ std::optional<std::string> Agent::StartLate(JNIEnv* jni, jthread thread) {
 }
 
 std::string Agent::ActiveState() {
-  if (events_.attached()) return "a debugger is attached";
+  if (reporter_.attached()) return "a debugger is attached";
   if (ctx_.options.server && transport_) return fmt::format("listening at port {}", transport_->address());
   return "started";
 }
@@ -525,10 +525,10 @@ bool Agent::StartSession(JNIEnv* jni, jthread thread, const StartingException* t
 void Agent::OnVmDeath(JNIEnv* jni) {
   // From here nothing waits for a debugger that reads nothing (transport.h).
   if (transport_) transport_->StopHoldingBack();
-  bool attached = events_.attached();
+  bool attached = reporter_.attached();
   if (attached) {
     events_.ReportVmDeath(jni);
-    events_.Drain(2000);
+    reporter_.Drain(2000);
   }
   ctx_.vm_dead = true;
   if (!attached) EndIdleThreads();
@@ -649,7 +649,7 @@ void Agent::EndIdleThreads() {
     stopping_ = true;
   }
   doorbell_.Ring();
-  events_.StopReporter();
+  reporter_.Stop();
   std::unique_lock lock(mu_);
   threads_ended_cv_.wait_for(lock, std::chrono::seconds(1), [&] { return running_threads_ == 0; });
 }
@@ -682,7 +682,7 @@ void JNICALL Agent::CommandThreadMain(jvmtiEnv*, JNIEnv* jni, void* arg) {
 void JNICALL Agent::ReporterThreadMain(jvmtiEnv*, JNIEnv* jni, void* arg) {
   ThreadControl::MarkCurrentAsAgent();
   try {
-    static_cast<Agent*>(arg)->events_.RunReporter(jni);
+    static_cast<Agent*>(arg)->reporter_.Run(jni);
   } catch (...) {
     Log().error("event reporter ended by an exception");
   }

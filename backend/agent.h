@@ -87,6 +87,7 @@ class Agent : public transport::Listener, public Outbox, public SessionControl {
 
   Context& context() { return ctx_; }
   EventManager& events() { return events_; }
+  EventReporter& reporter() { return reporter_; }
 
   // transport::Listener (I/O thread)
   void OnAttached(const std::string& peer, uint64_t session, std::chrono::nanoseconds handshake) override;
@@ -179,6 +180,7 @@ class Agent : public transport::Listener, public Outbox, public SessionControl {
   void FlushTrace(bool close);
 
   Context ctx_;
+  EventReporter reporter_;  // every composite's way to the debugger (event_reporter.h)
   EventManager events_;
   // The protocol trace (trace=), or null. Fed from the I/O thread (packets in
   // as read, out as written, sessions) and from error logs; it never blocks them.

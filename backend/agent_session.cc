@@ -284,7 +284,7 @@ void Agent::EndSession(JNIEnv* jni) {
   // The reporter may have found an event current just before the new epoch and
   // be applying its suspension now: let it finish, so that ResumeEverything
   // comes after it (later items see the new epoch and suspend nothing).
-  events_.Drain(2000);
+  reporter_.Drain(2000);
   ctx_.threads.ResumeEverything(jni);
   ctx_.objects.Reset(jni);
   ctx_.frame_reads.Clear();

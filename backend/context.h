@@ -27,7 +27,6 @@
 
 namespace jdwpx::backend {
 
-class EventManager;
 
 // What a command needs of its thread argument beyond an ID that names a
 // debuggee thread (else INVALID_OBJECT / INVALID_THREAD), in the order stock
@@ -59,7 +58,6 @@ struct Context {
   MemberIds members;
   ThreadControl threads;
   SingleStepModes single_steps;  // every thread's SINGLE_STEP mode (single_step_modes.h)
-  EventManager* events = nullptr;
   std::atomic<bool> vm_dead{false};
   int jdk_feature_version = 17;
   // VirtualMachine.SetDefaultStratum ("" = each type's own default): line steps

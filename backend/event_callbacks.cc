@@ -1,8 +1,8 @@
 // The JVMTI callbacks of every event kind but steps (stepping.cc) and method
 // entry and exit (method_events.cc): each matches the requests of its kind
-// (event_filters.cc), builds one composite of all that match, newest request
-// first, and hands it to the reporter (event_reporter.h). Also the events the
-// agent reports by itself (VMStart, VMDeath, the onthrow= exception).
+// (EventRequests::Matches), builds one composite of all that match, newest
+// request first, and hands it to the reporter (ReportComposite). Also the
+// events the agent reports by itself (VMStart, VMDeath, the onthrow= exception).
 #include "backend/events.h"
 
 #include <algorithm>
@@ -10,7 +10,7 @@
 #include <string>
 #include <utility>
 
-#include "backend/class_names.h"
+#include "backend/event_facts.h"
 #include "backend/event_places.h"
 #include "backend/event_request.h"
 #include "backend/values.h"
@@ -44,14 +44,14 @@ void EventManager::ReportStartingException(JNIEnv* jni, jthread thread, jmethodI
 
 void EventManager::ReportVmDeath(JNIEnv* jni) {
   reporter_.CloseForVmDeath();  // other threads' events, met from now on, are not sent
-  Release();  // events held until now go first: VMDeath is the last
-  UnblockAfterResume();  // and those waiting for a resume
+  reporter_.Release();  // events held until now go first: VMDeath is the last
+  reporter_.UnblockAfterResume();  // and those waiting for a resume
   std::vector<ev::EventData> events;
   SuspendPolicy policy = SuspendPolicy::kNone;
   {
-    std::lock_guard lock(mu_);
-    for (Request* r : NewestFirst(requests_.OfKind(EventKind::kVmDeath))) {
-      if (!Matches(jni, *r, nullptr, nullptr, nullptr, nullptr, false, nullptr)) continue;
+    std::lock_guard lock(requests_.mu());
+    for (Request* r : NewestFirst(requests_.table().OfKind(EventKind::kVmDeath))) {
+      if (!requests_.Matches(jni, *r, nullptr, nullptr, nullptr, nullptr, false, nullptr)) continue;
       events.push_back(ev::VMDeath{r->id});
       policy = std::max(policy, r->policy);
     }
@@ -70,42 +70,34 @@ void EventManager::ReportVmDeath(JNIEnv* jni) {
 }
 
 void EventManager::OnBreakpoint(JNIEnv* jni, jthread thread, jmethodID method, jlocation location) {
-  ReportUnloads(jni, thread);
+  unloads_.ReportPending(jni, thread);
   std::vector<ev::EventData> events;
   SuspendPolicy policy = SuspendPolicy::kNone;
   // Events kept back for this place (a method entry at its first instruction)
   // go first in the breakpoint's composite, as stock sends them.
-  if (!t_deferred.events.empty()) TakeDeferred(jni, thread, method, location, events, policy);
+  if (!t_deferred.events.empty()) method_events_.TakeDeferred(jni, thread, method, location, events, policy);
   StepPlace step_place = std::exchange(t_step_place, StepPlace{});
   [&] {
     if (step_place.method == method && step_place.location == location) return;
-    if (requests_.MayHaveSteps()) {
-      std::lock_guard lock(mu_);
-      // A step that completed here already reported these breakpoints (and a
-      // hooked method's entry) with it.
-      for (Request* r : requests_.Steps())
-        if (jni->IsSameObject(r->step->thread, thread) && r->step->start_method == method &&
-            r->step->start_location == location && r->step->frame_pop_depth < 0) {
-          auto count = ctx_.jvmti.GetFrameCount(thread);
-          if (count && *count == r->step->start_depth) return;
-        }
-    }
-    ReportHookedEntry(jni, thread, method, location, events, policy);
+    // A step that completed here already reported these breakpoints (and a
+    // hooked method's entry) with it.
+    if (stepping_.CompletedAt(jni, thread, method, location)) return;
+    method_events_.ReportHookedEntry(jni, thread, method, location, events, policy);
     // What the filters read of the place, before the lock: no JVM call under it
     // but those a filter itself needs.
     jdwp::Location loc = ctx_.LocationOf(jni, method, location);
     jclass klass = nullptr;
     if (auto k = ctx_.jvmti.GetMethodDeclaringClass(method)) klass = *k;
-    std::lock_guard lock(mu_);
+    std::lock_guard lock(requests_.mu());
     jdwp::ThreadId thread_id{};
     jobject instance = nullptr;
     bool instance_read = false;
-    for (Request* r : NewestFirst(requests_.BreakpointsAt(method, location))) {
+    for (Request* r : NewestFirst(requests_.table().BreakpointsAt(method, location))) {
       if (!instance_read && r->HasInstanceFilter()) {
         instance_read = true;
-        instance = FrameThis(thread, method);
+        instance = FrameThis(ctx_, thread, method);
       }
-      if (!Matches(jni, *r, thread, klass, &loc, nullptr, false, instance)) continue;
+      if (!requests_.Matches(jni, *r, thread, klass, &loc, nullptr, false, instance)) continue;
       if (thread_id.is_null()) thread_id = ctx_.IdOf<jdwp::ThreadId>(jni, thread);
       events.push_back(ev::Breakpoint{r->id, thread_id, loc});
       policy = std::max(policy, r->policy);
@@ -119,11 +111,11 @@ void EventManager::OnBreakpoint(JNIEnv* jni, jthread thread, jmethodID method, j
 
 void EventManager::OnException(JNIEnv* jni, jthread thread, jmethodID method, jlocation location, jobject exception,
                                jmethodID catch_method, jlocation catch_location) {
-  ReportUnloads(jni, thread);
+  unloads_.ReportPending(jni, thread);
   std::vector<ev::EventData> events;
   SuspendPolicy policy = SuspendPolicy::kNone;
   {
-    std::lock_guard lock(mu_);
+    std::lock_guard lock(requests_.mu());
     jdwp::Location loc = ctx_.LocationOf(jni, method, location);
     jdwp::Location catch_loc{};
     if (catch_method) catch_loc = ctx_.LocationOf(jni, catch_method, catch_location);
@@ -133,12 +125,12 @@ void EventManager::OnException(JNIEnv* jni, jthread thread, jmethodID method, jl
     jdwp::TaggedObjectId exception_id{};
     jobject instance = nullptr;
     bool instance_read = false;
-    for (Request* r : NewestFirst(requests_.OfKind(EventKind::kException))) {
+    for (Request* r : NewestFirst(requests_.table().OfKind(EventKind::kException))) {
       if (!instance_read && r->HasInstanceFilter()) {
         instance_read = true;
-        instance = FrameThis(thread, method);
+        instance = FrameThis(ctx_, thread, method);
       }
-      if (!Matches(jni, *r, thread, klass, &loc, exception, catch_method != nullptr, instance)) continue;
+      if (!requests_.Matches(jni, *r, thread, klass, &loc, exception, catch_method != nullptr, instance)) continue;
       if (thread_id.is_null()) {
         thread_id = ctx_.IdOf<jdwp::ThreadId>(jni, thread);
         exception_id = ctx_.TaggedId(jni, exception);
@@ -154,19 +146,19 @@ void EventManager::OnException(JNIEnv* jni, jthread thread, jmethodID method, jl
 
 void EventManager::OnClassPrepare(JNIEnv* jni, jthread thread, jclass klass) {
   ctx_.classes.Prepared(jni, klass);  // listed before the debugger hears of it
-  unloads_.Track(klass);
-  ReportUnloads(jni, thread);
+  requests_.unloads().Track(klass);
+  unloads_.ReportPending(jni, thread);
   std::vector<ev::EventData> events;
   SuspendPolicy policy = SuspendPolicy::kNone;
   bool agent = thread && ThreadControl::CurrentIsAgent();
   {
-    std::lock_guard lock(mu_);
+    std::lock_guard lock(requests_.mu());
     // Before the class's code can run: its methods' hooks.
-    if (!hooks_.AddClass(jni, klass)) RefreshHooks(jni);
+    if (!requests_.hooks().AddClass(jni, klass)) requests_.RefreshHooks(jni);
     ev::ClassPrepare base{};
     bool filled = false;
-    for (Request* r : NewestFirst(requests_.OfKind(EventKind::kClassPrepare))) {
-      if (!Matches(jni, *r, thread, klass, nullptr, nullptr, false, nullptr)) continue;
+    for (Request* r : NewestFirst(requests_.table().OfKind(EventKind::kClassPrepare))) {
+      if (!requests_.Matches(jni, *r, thread, klass, nullptr, nullptr, false, nullptr)) continue;
       if (!filled) {
         auto sig = ctx_.jvmti.GetClassSignature(klass);
         base.thread = agent ? jdwp::ThreadId{} : ctx_.IdOf<jdwp::ThreadId>(jni, thread);
@@ -187,13 +179,13 @@ void EventManager::OnClassPrepare(JNIEnv* jni, jthread thread, jclass klass) {
 
 template <class Event>
 void EventManager::ReportThreadEvent(JNIEnv* jni, jthread thread, EventKind kind) {
-  ReportUnloads(jni, thread);
+  unloads_.ReportPending(jni, thread);
   std::vector<ev::EventData> events;
   SuspendPolicy policy = SuspendPolicy::kNone;
   {
-    std::lock_guard lock(mu_);
-    for (Request* r : NewestFirst(requests_.OfKind(kind))) {
-      if (!Matches(jni, *r, thread, nullptr, nullptr, nullptr, false, nullptr)) continue;
+    std::lock_guard lock(requests_.mu());
+    for (Request* r : NewestFirst(requests_.table().OfKind(kind))) {
+      if (!requests_.Matches(jni, *r, thread, nullptr, nullptr, nullptr, false, nullptr)) continue;
       events.push_back(Event{r->id, ctx_.IdOf<jdwp::ThreadId>(jni, thread)});
       policy = std::max(policy, r->policy);
     }
@@ -209,62 +201,23 @@ void EventManager::OnThreadEnd(JNIEnv* jni, jthread thread) {
   ReportThreadEvent<ev::ThreadDeath>(jni, thread, EventKind::kThreadDeath);
 }
 
-// ---- class unloading ------------------------------------------------------------
-
-void EventManager::ReportUnloads(JNIEnv* jni, jthread thread) {
-  if (!unloads_.HasUnloaded() || !thread || ThreadControl::CurrentIsAgent()) return;
-  for (const std::string& signature : unloads_.TakeUnloaded()) {
-    std::vector<ev::EventData> events;
-    SuspendPolicy policy = SuspendPolicy::kNone;
-    {
-      std::lock_guard lock(mu_);
-      std::string name = DottedName(ToWireString(signature));
-      for (Request* r : NewestFirst(requests_.OfKind(EventKind::kClassUnload))) {
-        if (r->expired) continue;
-        // As stock: only Count, ClassMatch and ClassExclude apply to an unloaded class.
-        bool ok = true;
-        for (size_t i = 0; ok && i < r->modifiers.size(); ++i) {
-          if (auto* match = std::get_if<mod::ClassMatch>(&r->modifiers[i])) {
-            ok = PatternMatches(match->class_pattern, name);
-          } else if (auto* exclude = std::get_if<mod::ClassExclude>(&r->modifiers[i])) {
-            ok = !PatternMatches(exclude->class_pattern, name);
-          } else if (std::holds_alternative<mod::Count>(r->modifiers[i])) {
-            if (--r->counts[i] > 0) {
-              ok = false;
-            } else {
-              r->expired = true;
-              expired_pending_ = true;
-            }
-          }
-        }
-        if (!ok) continue;
-        events.push_back(ev::ClassUnload{r->id, ToWireString(signature)});
-        policy = std::max(policy, r->policy);
-      }
-    }
-    // Whatever the policy suspends (all threads: the set names none), the thread
-    // reporting included: it waits like an event thread.
-    Report(jni, thread, std::move(events), policy);
-  }
-}
-
 void EventManager::OnFieldEvent(JNIEnv* jni, jthread thread, jmethodID method, jlocation location,
                                 jclass field_klass, jobject object, jfieldID field, char value_sig,
                                 jvalue new_value) {
-  ReportUnloads(jni, thread);
+  unloads_.ReportPending(jni, thread);
   EventKind kind = value_sig ? EventKind::kFieldModification : EventKind::kFieldAccess;
   std::vector<ev::EventData> events;
   SuspendPolicy policy = SuspendPolicy::kNone;
   {
-    std::lock_guard lock(mu_);
+    std::lock_guard lock(requests_.mu());
     jdwp::Location loc = ctx_.LocationOf(jni, method, location);
     jclass klass = nullptr;
     if (auto k = ctx_.jvmti.GetMethodDeclaringClass(method)) klass = *k;
     jdwp::ThreadId thread_id{};
     jdwp::TaggedObjectId object_id{};
     jdwp::Value value_to_be;
-    for (Request* r : NewestFirst(requests_.OfKind(kind))) {
-      if (!Matches(jni, *r, thread, klass, &loc, nullptr, false, object, field, field_klass)) continue;
+    for (Request* r : NewestFirst(requests_.table().OfKind(kind))) {
+      if (!requests_.Matches(jni, *r, thread, klass, &loc, nullptr, false, object, field, field_klass)) continue;
       if (thread_id.is_null()) {
         thread_id = ctx_.IdOf<jdwp::ThreadId>(jni, thread);
         object_id = object ? ctx_.TaggedId(jni, object) : jdwp::TaggedObjectId{jdwp::Tag::kObject, {}};
@@ -286,12 +239,12 @@ void EventManager::OnFieldEvent(JNIEnv* jni, jthread thread, jmethodID method, j
 }
 
 void EventManager::OnMonitorEvent(JNIEnv* jni, jthread thread, jobject object, EventKind kind, jlong extra) {
-  ReportUnloads(jni, thread);
+  unloads_.ReportPending(jni, thread);
   std::vector<ev::EventData> events;
   SuspendPolicy policy = SuspendPolicy::kNone;
   {
-    std::lock_guard lock(mu_);
-    if (!requests_.AnyLive(kind)) return;
+    std::lock_guard lock(requests_.mu());
+    if (!requests_.table().AnyLive(kind)) return;
     // As stock: the location is where the thread's top frame is. The class
     // filters see the monitor's class for a wait or waited (the top frame is
     // Object.wait's), the code's class for a contended enter or entered; a
@@ -311,12 +264,12 @@ void EventManager::OnMonitorEvent(JNIEnv* jni, jthread thread, jobject object, E
     jdwp::TaggedObjectId object_id{};
     // As stock: InstanceOnly tests the top frame's `this` (for a wait, the
     // receiver of the native Object.wait: the monitor).
-    const RequestTable::View& requests = requests_.OfKind(kind);
+    const RequestTable::View& requests = requests_.table().OfKind(kind);
     const bool wants_instance =
         std::any_of(requests.begin(), requests.end(), [](const Request* r) { return r->HasInstanceFilter(); });
-    jobject instance = frame_method && wants_instance ? FrameThis(thread, frame_method) : nullptr;
+    jobject instance = frame_method && wants_instance ? FrameThis(ctx_, thread, frame_method) : nullptr;
     for (Request* r : NewestFirst(requests)) {
-      if (!Matches(jni, *r, thread, klass, &loc, nullptr, false, instance)) continue;
+      if (!requests_.Matches(jni, *r, thread, klass, &loc, nullptr, false, instance)) continue;
       if (thread_id.is_null()) {
         thread_id = ctx_.IdOf<jdwp::ThreadId>(jni, thread);
         object_id = ctx_.TaggedId(jni, object);

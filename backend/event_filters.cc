@@ -1,10 +1,11 @@
-// The filters: whether a request's modifiers pass one event (EventRequest.Set's
+// EventRequests' filters: whether a request's modifiers pass one event (EventRequest.Set's
 // modifiers, in order; a Count counts down only when all before it passed).
-#include "backend/events.h"
+#include "backend/event_requests.h"
 
 #include <string>
 
 #include "backend/class_names.h"
+#include "backend/event_facts.h"
 #include "backend/event_request.h"
 #include "backend/wire_string.h"
 
@@ -16,25 +17,9 @@ using jdwp::SuspendPolicy;
 namespace ev = jdwp::events;
 namespace mod = jdwp::modifiers;
 
-jobject EventManager::FrameThis(jthread thread, jmethodID method) {
-  // As stock: the `this` of a non-static method's top frame (null when static
-  // or unreadable), a native frame's too: its receiver, which GetLocalInstance
-  // reads where slot 0 (GetLocalObject) is opaque.
-  auto modifiers = ctx_.jvmti.GetMethodModifiers(method);
-  if (!modifiers || (*modifiers & 0x0008) != 0) return nullptr;
-  auto self = ctx_.jvmti.GetLocalInstance(thread, 0);
-  return self ? *self : nullptr;
-}
-
-std::string EventManager::ClassNameOf(jclass klass) {
-  auto sig = ctx_.jvmti.GetClassSignature(klass);
-  // Patterns come from the debugger: compare in the wire's encoding.
-  return sig ? DottedName(ToWireString(sig->signature)) : std::string();
-}
-
 // ---- matching ----------------------------------------------------------------
 
-bool EventManager::Matches(JNIEnv* jni, Request& r, jthread thread, jclass klass, const jdwp::Location* loc,
+bool EventRequests::Matches(JNIEnv* jni, Request& r, jthread thread, jclass klass, const jdwp::Location* loc,
                            jobject exception, bool caught, jobject instance, jfieldID field, jclass field_klass) {
   if (r.expired) return false;
   for (size_t i = 0; i < r.modifiers.size(); ++i) {
@@ -51,9 +36,9 @@ bool EventManager::Matches(JNIEnv* jni, Request& r, jthread thread, jclass klass
           } else if constexpr (std::is_same_v<T, mod::ClassOnly>) {
             return klass && jni->IsAssignableFrom(klass, static_cast<jclass>(r.resolved[i]));
           } else if constexpr (std::is_same_v<T, mod::ClassMatch>) {
-            return klass && PatternMatches(x.class_pattern, ClassNameOf(klass));
+            return klass && PatternMatches(x.class_pattern, ClassNameOf(ctx_, klass));
           } else if constexpr (std::is_same_v<T, mod::ClassExclude>) {
-            return klass && !PatternMatches(x.class_pattern, ClassNameOf(klass));
+            return klass && !PatternMatches(x.class_pattern, ClassNameOf(ctx_, klass));
           } else if constexpr (std::is_same_v<T, mod::LocationOnly>) {
             return loc && loc->method_id == x.loc.method_id && loc->index == x.loc.index;
           } else if constexpr (std::is_same_v<T, mod::ExceptionOnly>) {

@@ -64,7 +64,7 @@ jdwp::Result<void> FramePopper::RunToNextBytecode(Context& c, JNIEnv* jni, jthre
   return {};
 }
 
-jdwp::Result<void> FramePopper::PopFrames(Context& c, JNIEnv* jni, jthread thread, int32_t depth) {
+jdwp::Result<void> FramePopper::PopFrames(Context& c, EventManager& events, JNIEnv* jni, jthread thread, int32_t depth) {
   int32_t count = c.threads.SuspendCount(jni, thread);
   if (count == 0) return jdwp::Fail(ErrorCode::kThreadNotSuspended, "thread not suspended");
   VM_ASSIGN_OR_RETURN(jint frames, c.jvmti.GetFrameCount(thread));
@@ -80,7 +80,7 @@ jdwp::Result<void> FramePopper::PopFrames(Context& c, JNIEnv* jni, jthread threa
     result = RunToNextBytecode(c, jni, thread);
   }
   // A step request of the debugger on this thread goes on from the new top frame (as stock keeps its mode).
-  c.events->AfterFramesPopped(jni, thread);
+  events.AfterFramesPopped(jni, thread);
   c.single_steps.Want(jni, thread, SingleStepModes::kPopFrames, false);
   {
     std::lock_guard lock(mu_);

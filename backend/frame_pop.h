@@ -30,10 +30,12 @@
 
 namespace jdwpx::backend {
 
+class EventManager;
+
 class FramePopper {
  public:
   // Command thread: pops frames 0..depth of a thread the debugger suspended.
-  jdwp::Result<void> PopFrames(Context& c, JNIEnv* jni, jthread thread, int32_t depth);
+  jdwp::Result<void> PopFrames(Context& c, EventManager& events, JNIEnv* jni, jthread thread, int32_t depth);
   // SingleStep callback (inside GuardThread): true when the step is the end of
   // one pop of ours (the step is not the debugger's; it is consumed).
   bool OnSingleStep(JNIEnv* jni, jthread thread);

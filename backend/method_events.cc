@@ -1,13 +1,13 @@
-// MethodEntry and MethodExit: from JVMTI's events or from the method hooks
-// (method_hooks.h); an entry is kept back (event_places.h) when a breakpoint
-// or step will report at the same place, to go in that one composite.
-#include "backend/events.h"
+// MethodEvents (method_events.h): MethodEntry and MethodExit, and the entries
+// kept back for a breakpoint or step at the same place.
+#include "backend/method_events.h"
 
 #include <algorithm>
 #include <optional>
 #include <ranges>
 #include <utility>
 
+#include "backend/event_facts.h"
 #include "backend/event_places.h"
 #include "backend/event_request.h"
 #include "backend/values.h"
@@ -24,18 +24,18 @@ thread_local Deferred t_deferred;
 thread_local StepPlace t_step_place;
 thread_local bool t_in_method_event = false;
 
-void EventManager::ReportHookedEntry(JNIEnv* jni, jthread thread, jmethodID method, jlocation location,
+void MethodEvents::ReportHookedEntry(JNIEnv* jni, jthread thread, jmethodID method, jlocation location,
                                      std::vector<ev::EventData>& events, SuspendPolicy& policy) {
-  if (!hooks_.OnStart(jni, thread, method, location)) return;
-  std::lock_guard lock(mu_);
+  if (!requests_.hooks().OnStart(jni, thread, method, location)) return;
+  std::lock_guard lock(requests_.mu());
   (void)AddEntryEvents(jni, thread, method, /*hooked=*/true, events, policy);
 }
 
-std::optional<EventManager::EntryPlace> EventManager::AddEntryEvents(JNIEnv* jni, jthread thread, jmethodID method,
+std::optional<MethodEvents::EntryPlace> MethodEvents::AddEntryEvents(JNIEnv* jni, jthread thread, jmethodID method,
                                                                      bool hooked, std::vector<ev::EventData>& events,
                                                                      SuspendPolicy& policy) {
   bool wanted = false, wants_instance = false;
-  const RequestTable::View& entries = requests_.OfKind(EventKind::kMethodEntry);
+  const RequestTable::View& entries = requests_.table().OfKind(EventKind::kMethodEntry);
   for (Request* r : entries) {
     if (r->expired || r->hooked != hooked) continue;
     wanted = true;
@@ -50,12 +50,12 @@ std::optional<EventManager::EntryPlace> EventManager::AddEntryEvents(JNIEnv* jni
   jdwp::Location loc = ctx_.LocationOf(jni, method, place.start);
   jclass klass = nullptr;
   if (auto k = ctx_.jvmti.GetMethodDeclaringClass(method)) klass = *k;
-  jobject instance = wants_instance ? FrameThis(thread, method) : nullptr;
+  jobject instance = wants_instance ? FrameThis(ctx_, thread, method) : nullptr;
   jdwp::ThreadId thread_id{};
   // Newest request first, as stock orders the events of one place.
   for (Request* r : NewestFirst(entries)) {
     if (r->hooked != hooked) continue;
-    if (!Matches(jni, *r, thread, klass, &loc, nullptr, false, instance)) continue;
+    if (!requests_.Matches(jni, *r, thread, klass, &loc, nullptr, false, instance)) continue;
     if (thread_id.is_null()) thread_id = ctx_.IdOf<jdwp::ThreadId>(jni, thread);
     events.push_back(ev::MethodEntry{r->id, thread_id, loc});
     policy = std::max(policy, r->policy);
@@ -65,9 +65,7 @@ std::optional<EventManager::EntryPlace> EventManager::AddEntryEvents(JNIEnv* jni
   return place;
 }
 
-// ---- method, field and monitor events ------------------------------------------
-
-void EventManager::TakeDeferred(JNIEnv* jni, jthread thread, jmethodID method, jlocation location,
+void MethodEvents::TakeDeferred(JNIEnv* jni, jthread thread, jmethodID method, jlocation location,
                                 std::vector<ev::EventData>& events, SuspendPolicy& policy) {
   Deferred kept = std::move(t_deferred);
   t_deferred = Deferred{};
@@ -82,20 +80,17 @@ void EventManager::TakeDeferred(JNIEnv* jni, jthread thread, jmethodID method, j
   Report(jni, thread, std::move(kept.events), kept.policy);
 }
 
-void EventManager::OnMethodEntry(JNIEnv* jni, jthread thread, jmethodID method) {
+void MethodEvents::OnMethodEntry(JNIEnv* jni, jthread thread, jmethodID method) {
   ReentryGuard guard;
   if (!guard.entered) return;
   {
-    std::lock_guard lock(mu_);
-    for (Request* r : requests_.Steps()) {
+    std::lock_guard lock(requests_.mu());
+    for (Request* r : requests_.table().Steps()) {
       if (!r->step->watching_entries || r->expired || !jni->IsSameObject(r->step->thread, thread)) continue;
-      // A step into, in code it may not stop in, enters a method it may stop in:
-      // single steps again; the step ends at this method's first instruction.
-      Step& step = *r->step;
-      if (CachedMayStopIn(jni, step, method)) SingleStepAgain(jni, step);
+      steps_.MethodEntered(jni, *r->step, method);
     }
   }
-  ReportUnloads(jni, thread);
+  unloads_.ReportPending(jni, thread);
   t_step_place = StepPlace{};
   std::vector<ev::EventData> events;
   SuspendPolicy policy = SuspendPolicy::kNone;
@@ -106,7 +101,7 @@ void EventManager::OnMethodEntry(JNIEnv* jni, jthread thread, jmethodID method) 
   jlocation start = 0;
   bool defer = false;
   {
-    std::lock_guard lock(mu_);
+    std::lock_guard lock(requests_.mu());
     // The requests the hooks serve report at their breakpoint (ReportHookedEntry).
     auto place = AddEntryEvents(jni, thread, method, /*hooked=*/false, events, policy);
     if (!place) return;
@@ -115,8 +110,8 @@ void EventManager::OnMethodEntry(JNIEnv* jni, jthread thread, jmethodID method) 
       // As stock: kept back when a breakpoint at the first instruction, or the
       // single step of a step in progress, will report at this same place (a
       // native method has no instruction to meet them at: never kept back).
-      defer = hooks_.BreakpointAt(method, start) || UserBreakpointAt(method, start);
-      for (Request* r : requests_.Steps()) {
+      defer = requests_.hooks().BreakpointAt(method, start) || requests_.UserBreakpointAt(method, start);
+      for (Request* r : requests_.table().Steps()) {
         if (r->step->frame_pop_depth < 0 && !r->expired && jni->IsSameObject(r->step->thread, thread)) defer = true;
       }
     }
@@ -132,10 +127,10 @@ void EventManager::OnMethodEntry(JNIEnv* jni, jthread thread, jmethodID method) 
   guard.Outside([&] { Report(jni, thread, std::move(events), policy); });
 }
 
-void EventManager::OnMethodExit(JNIEnv* jni, jthread thread, jmethodID method, bool by_exception,
+void MethodEvents::OnMethodExit(JNIEnv* jni, jthread thread, jmethodID method, bool by_exception,
                                 jvalue return_value) {
   // Every exit counts for the frames the hooks follow, even one of our own calls.
-  hooks_.OnExit(jni, thread, method);
+  requests_.hooks().OnExit(jni, thread, method);
   ReentryGuard guard;
   if (!guard.entered) return;
   std::vector<ev::EventData> events;
@@ -148,13 +143,13 @@ void EventManager::OnMethodExit(JNIEnv* jni, jthread thread, jmethodID method, b
   if (by_exception) return;
   // A callee of a hooked frame (MethodExit is on for this thread alone): no
   // request can match it.
-  if (!global_method_exit_ && !hooks_.MayMatchExit(method)) return;
+  if (!requests_.GlobalMethodExit() && !requests_.hooks().MayMatchExit(method)) return;
   {
-    std::lock_guard lock(mu_);
+    std::lock_guard lock(requests_.mu());
     bool wanted = false, wants_instance = false;
     // Both kinds, newest first as one list: their events share a composite.
-    std::vector<Request*> exits = MergedNewestFirst(requests_.OfKind(EventKind::kMethodExit),
-                                                    requests_.OfKind(EventKind::kMethodExitWithReturnValue));
+    std::vector<Request*> exits = MergedNewestFirst(requests_.table().OfKind(EventKind::kMethodExit),
+                                                    requests_.table().OfKind(EventKind::kMethodExitWithReturnValue));
     for (Request* r : exits) {
       if (r->expired) continue;
       wanted = true;
@@ -170,11 +165,11 @@ void EventManager::OnMethodExit(JNIEnv* jni, jthread thread, jmethodID method, b
     if (auto k = ctx_.jvmti.GetMethodDeclaringClass(method)) klass = *k;
     jobject instance = nullptr;
     if (wants_instance)
-      instance = FrameThis(thread, method);
+      instance = FrameThis(ctx_, thread, method);
     jdwp::ThreadId thread_id{};
     std::optional<jdwp::Value> value;
     for (Request* r : exits) {
-      if (!Matches(jni, *r, thread, klass, &loc, nullptr, false, instance)) continue;
+      if (!requests_.Matches(jni, *r, thread, klass, &loc, nullptr, false, instance)) continue;
       if (thread_id.is_null()) thread_id = ctx_.IdOf<jdwp::ThreadId>(jni, thread);
       if (r->kind == EventKind::kMethodExit) {
         events.push_back(ev::MethodExit{r->id, thread_id, loc});

@@ -50,7 +50,7 @@ void GuardThread(const char* what, JNIEnv* jni, jthread thread, Fn fn,
   } catch (...) {
   }
   Guard(what, fn);
-  if (token && agent->context().threads.ExitCallback(token)) agent->events().SuspendDeferred(jni, token);
+  if (token && agent->context().threads.ExitCallback(token)) agent->reporter().SuspendDeferred(jni, token);
   if (token && thread_ends) agent->context().threads.ForgetSelf(jni, token);
 }
 
@@ -110,11 +110,11 @@ void JNICALL CbBreakpoint(jvmtiEnv*, JNIEnv* jni, jthread thread, jmethodID meth
 void JNICALL CbSingleStep(jvmtiEnv*, JNIEnv* jni, jthread thread, jmethodID method, jlocation location) {
   // A step of StackFrame.PopFrames' own (frame_pop.h) is not the debugger's.
   GuardThread("SingleStep", jni, thread, [&](Agent& a) {
-    if (!FramePops().OnSingleStep(jni, thread)) a.events().OnSingleStep(jni, thread, method, location);
+    if (!FramePops().OnSingleStep(jni, thread)) a.events().stepping().OnSingleStep(jni, thread, method, location);
   });
 }
 void JNICALL CbFramePop(jvmtiEnv*, JNIEnv* jni, jthread thread, jmethodID method, jboolean by_exception) {
-  GuardThread("FramePop", jni, thread, [&](Agent& a) { a.events().OnFramePop(jni, thread, method, by_exception == JNI_TRUE); });
+  GuardThread("FramePop", jni, thread, [&](Agent& a) { a.events().stepping().OnFramePop(jni, thread, method, by_exception == JNI_TRUE); });
 }
 void JNICALL CbException(jvmtiEnv*, JNIEnv* jni, jthread thread, jmethodID method, jlocation location,
                          jobject exception, jmethodID catch_method, jlocation catch_location) {
@@ -124,12 +124,12 @@ void JNICALL CbException(jvmtiEnv*, JNIEnv* jni, jthread thread, jmethodID metho
 }
 
 void JNICALL CbMethodEntry(jvmtiEnv*, JNIEnv* jni, jthread thread, jmethodID method) {
-  GuardThread("MethodEntry", jni, thread, [&](Agent& a) { a.events().OnMethodEntry(jni, thread, method); });
+  GuardThread("MethodEntry", jni, thread, [&](Agent& a) { a.events().method_events().OnMethodEntry(jni, thread, method); });
 }
 void JNICALL CbMethodExit(jvmtiEnv*, JNIEnv* jni, jthread thread, jmethodID method, jboolean by_exception,
                           jvalue return_value) {
   GuardThread("MethodExit", jni, thread, [&](Agent& a) {
-    a.events().OnMethodExit(jni, thread, method, by_exception == JNI_TRUE, return_value);
+    a.events().method_events().OnMethodExit(jni, thread, method, by_exception == JNI_TRUE, return_value);
   });
 }
 void JNICALL CbFieldAccess(jvmtiEnv*, JNIEnv* jni, jthread thread, jmethodID method, jlocation location,

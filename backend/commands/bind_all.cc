@@ -6,8 +6,7 @@
 
 namespace jdwpx::backend {
 
-void BindAllCommands(Dispatcher& d, Context& ctx, JNIEnv** jni_slot, SessionControl& session) {
-  const CommandEnv env{ctx, jni_slot};
+void BindAllCommands(Dispatcher& d, const CommandEnv& env, SessionControl& session) {
   BindVirtualMachine(d, env, session);  // 1
   BindReferenceType(d, env);            // 2
   BindClassType(d, env);                // 3

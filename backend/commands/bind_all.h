@@ -8,9 +8,11 @@
 
 namespace jdwpx::backend {
 
+struct CommandEnv;
 class SessionControl;
 
-// `jni_slot` holds the command thread's JNIEnv once that thread runs.
-void BindAllCommands(Dispatcher& d, Context& ctx, JNIEnv** jni_slot, SessionControl& session);
+// What the handlers work with (handlers.h: CommandEnv; its `jni_slot` holds the
+// command thread's JNIEnv once that thread runs).
+void BindAllCommands(Dispatcher& d, const CommandEnv& env, SessionControl& session);
 
 }  // namespace jdwpx::backend

@@ -19,17 +19,17 @@ class EventRequestHandlers : public HandlerBase {
   using HandlerBase::HandlerBase;
 
   jdwp::Result<ER::Set::Reply> Set(const ER::Set::Request& req) {
-    ASSIGN_OR_RETURN(int32_t id, ctx_.events->Set(env(), req));
+    ASSIGN_OR_RETURN(int32_t id, events_.requests().Set(env(), req));
     return ER::Set::Reply{id};
   }
 
   jdwp::Result<ER::Clear::Reply> Clear(const ER::Clear::Request& req) {
-    RETURN_IF_ERROR(ctx_.events->Clear(env(), req.event_kind, req.request_id));
+    RETURN_IF_ERROR(events_.requests().Clear(env(), req.event_kind, req.request_id));
     return ER::Clear::Reply{};
   }
 
   jdwp::Result<ER::ClearAllBreakpoints::Reply> ClearAllBreakpoints(const ER::ClearAllBreakpoints::Request&) {
-    ctx_.events->ClearAllBreakpoints(env());
+    events_.requests().ClearAllBreakpoints(env());
     return ER::ClearAllBreakpoints::Reply{};
   }
 };

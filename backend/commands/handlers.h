@@ -10,23 +10,33 @@
 
 namespace jdwpx::backend {
 
+class EventManager;
+class EventReporter;
 class SessionControl;
 
-// The context the handlers work in, and the command thread's JNIEnv: set once
-// that thread runs, after the handlers are bound, so read through its slot.
+// The context the handlers work in, the event path's two ends they talk to
+// (EventRequest's table, the reporter that resumes and sends), and the command
+// thread's JNIEnv: set once that thread runs, after the handlers are bound, so
+// read through its slot.
 struct CommandEnv {
   Context& ctx;
+  EventManager& events;
+  EventReporter& reporter;
   JNIEnv** jni_slot;
 };
 
-// The base of each set's handler class: `ctx_` and `env()` for the handlers.
+// The base of each set's handler class: `ctx_`, `events_`, `reporter_` and
+// `env()` for the handlers.
 class HandlerBase {
  public:
-  explicit HandlerBase(const CommandEnv& env) : ctx_(env.ctx), jni_slot_(env.jni_slot) {}
+  explicit HandlerBase(const CommandEnv& env)
+      : ctx_(env.ctx), events_(env.events), reporter_(env.reporter), jni_slot_(env.jni_slot) {}
 
  protected:
   JNIEnv* env() const { return *jni_slot_; }
   Context& ctx_;
+  EventManager& events_;
+  EventReporter& reporter_;
 
  private:
   JNIEnv** jni_slot_;

@@ -5,7 +5,7 @@
 #include <string>
 
 #include "backend/errors.h"
-#include "backend/events.h"
+#include "backend/event_reporter.h"
 #include "backend/values.h"
 #include "jdwp/commands/class_type.h"
 #include "jdwp/commands/interface_type.h"
@@ -144,7 +144,8 @@ struct PendingCall {
 
 // Runs on the invoking thread: the call, then the reply, and the references go.
 template <class Reply>
-void RunPendingCall(Context& c, JNIEnv* tjni, const PendingCall& call, const Dispatcher::Later<Reply>& later) {
+void RunPendingCall(Context& c, EventReporter& reporter, JNIEnv* tjni, const PendingCall& call,
+                    const Dispatcher::Later<Reply>& later) {
   std::vector<uint8_t> packet;
   {
     vmcore::LocalFrame frame(tjni, 32);
@@ -168,12 +169,12 @@ void RunPendingCall(Context& c, JNIEnv* tjni, const PendingCall& call, const Dis
     void* token = c.threads.PrepareToPark(tjni, call.thread, /*for_event=*/false);
     tjni->DeleteGlobalRef(call.thread);  // the last JNI call: the thread is counted suspended from here
     c.threads.EndSingleThreadedInvoke(token);
-    c.events->SendInvokeReply(call.epoch, std::move(packet));
+    reporter.SendInvokeReply(call.epoch, std::move(packet));
     return;
   }
   // The reporter re-suspends this thread (every thread after a call that resumed
   // all), then sends the reply; no JNI after this.
-  c.events->SendAfterInvoke(tjni, call.thread, std::move(packet));
+  reporter.SendAfterInvoke(tjni, call.thread, std::move(packet));
 }
 
 }  // namespace
@@ -182,7 +183,7 @@ void RunPendingCall(Context& c, JNIEnv* tjni, const PendingCall& call, const Dis
 // hands the call to the (event-suspended) thread; the reply follows from there.
 // `obj` is the receiver (ObjectReference.InvokeMethod) or null.
 template <class Reply>
-void StartInvoke(Context& c, JNIEnv* jni, jdwp::ThreadId thread_id, CallKind kind, jobject obj, jclass klass,
+void StartInvoke(Context& c, EventReporter& reporter, JNIEnv* jni, jdwp::ThreadId thread_id, CallKind kind, jobject obj, jclass klass,
                  jmethodID m, const std::vector<jdwp::Value>& arguments, int32_t options,
                  const Dispatcher::Later<Reply>& later) {
   auto thread = c.Thread(jni, thread_id);
@@ -196,13 +197,14 @@ void StartInvoke(Context& c, JNIEnv* jni, jdwp::ThreadId thread_id, CallKind kin
                    m,
                    std::move(*converted),
                    (options & jdwp::InvokeOptions::kInvokeSingleThreaded) != 0,
-                   c.events->epoch()};
+                   reporter.epoch()};
   Context* cp = &c;
+  EventReporter* rp = &reporter;
   auto started = c.threads.StartInvoke(jni, *thread, call.single_threaded,
-                                       [cp, call, later](JNIEnv* tjni) { RunPendingCall(*cp, tjni, call, later); });
+                                       [cp, rp, call, later](JNIEnv* tjni) { RunPendingCall(*cp, *rp, tjni, call, later); });
   // As stock: an invocation resumes threads, so events (one inside the invoked
   // method, say) no longer wait for a resume after a SUSPEND_ALL one (events.h).
-  if (started) c.events->UnblockAfterResume();
+  if (started) reporter.UnblockAfterResume();
   if (!started) {
     for (jobject g : *call.arguments.globals) jni->DeleteGlobalRef(g);
     // As stock: a thread already invoking counts as not suspended by an event.
@@ -244,16 +246,16 @@ jdwp::Result<InvokeTarget> ResolveInvokeTarget(Context& c, JNIEnv* jni, jdwp::Re
   return t;
 }
 
-template void StartInvoke(Context&, JNIEnv*, jdwp::ThreadId, CallKind, jobject, jclass, jmethodID,
+template void StartInvoke(Context&, EventReporter&, JNIEnv*, jdwp::ThreadId, CallKind, jobject, jclass, jmethodID,
                           const std::vector<jdwp::Value>&, int32_t,
                           const Dispatcher::Later<jdwp::ObjectReference::InvokeMethod::Reply>&);
-template void StartInvoke(Context&, JNIEnv*, jdwp::ThreadId, CallKind, jobject, jclass, jmethodID,
+template void StartInvoke(Context&, EventReporter&, JNIEnv*, jdwp::ThreadId, CallKind, jobject, jclass, jmethodID,
                           const std::vector<jdwp::Value>&, int32_t,
                           const Dispatcher::Later<jdwp::ClassType::InvokeMethod::Reply>&);
-template void StartInvoke(Context&, JNIEnv*, jdwp::ThreadId, CallKind, jobject, jclass, jmethodID,
+template void StartInvoke(Context&, EventReporter&, JNIEnv*, jdwp::ThreadId, CallKind, jobject, jclass, jmethodID,
                           const std::vector<jdwp::Value>&, int32_t,
                           const Dispatcher::Later<jdwp::ClassType::NewInstance::Reply>&);
-template void StartInvoke(Context&, JNIEnv*, jdwp::ThreadId, CallKind, jobject, jclass, jmethodID,
+template void StartInvoke(Context&, EventReporter&, JNIEnv*, jdwp::ThreadId, CallKind, jobject, jclass, jmethodID,
                           const std::vector<jdwp::Value>&, int32_t,
                           const Dispatcher::Later<jdwp::InterfaceType::InvokeMethod::Reply>&);
 

@@ -13,6 +13,8 @@
 
 namespace jdwpx::backend {
 
+class EventReporter;
+
 enum class CallKind { kStatic, kVirtual, kNonvirtual, kConstructor };
 
 // What the invoke commands check about the method before the call (JNI would
@@ -34,7 +36,7 @@ struct InvokeTarget {
 // hands the call to the (event-suspended) thread; the reply follows from there.
 // `obj` is the receiver (ObjectReference.InvokeMethod) or null.
 template <class Reply>
-void StartInvoke(Context& c, JNIEnv* jni, jdwp::ThreadId thread_id, CallKind kind, jobject obj, jclass klass,
+void StartInvoke(Context& c, EventReporter& reporter, JNIEnv* jni, jdwp::ThreadId thread_id, CallKind kind, jobject obj, jclass klass,
                  jmethodID m, const std::vector<jdwp::Value>& arguments, int32_t options,
                  const Dispatcher::Later<Reply>& later);
 

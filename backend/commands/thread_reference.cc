@@ -4,7 +4,7 @@
 
 #include "backend/commands/handlers.h"
 #include "backend/errors.h"
-#include "backend/events.h"
+#include "backend/event_reporter.h"
 #include "backend/wire_string.h"
 #include "jdwp/commands/thread_reference.h"
 
@@ -44,7 +44,7 @@ class ThreadReferenceHandlers : public HandlerBase {
     ASSIGN_OR_RETURN(jthread t, ctx_.Thread(env(), req.thread));
     // Events after a SUSPEND_ALL one go out now (events.h); unblocked first, so
     // that the resumed thread's next event finds the way clear (the direct path).
-    ctx_.events->UnblockAfterResume();
+    reporter_.UnblockAfterResume();
     auto resumed = ctx_.threads.Resume(env(), t);
     RETURN_IF_ERROR(resumed);
     return TR::Resume::Reply{};

@@ -217,7 +217,7 @@ class VirtualMachineHandlers : public HandlerBase {
     // by that SUSPEND_ALL, so an event queued behind it that the reporter now
     // suspends ends with the same counts whether its +1 comes before or after
     // this resume's -1.
-    ctx_.events->UnblockAfterResume();
+    reporter_.UnblockAfterResume();
     auto resumed = ctx_.threads.ResumeAll(env());
     RETURN_IF_ERROR(resumed);
     return VM::Resume::Reply{};
@@ -267,12 +267,12 @@ class VirtualMachineHandlers : public HandlerBase {
   }
 
   jdwp::Result<VM::HoldEvents::Reply> HoldEvents(const VM::HoldEvents::Request&) {
-    ctx_.events->Hold();
+    reporter_.Hold();
     return VM::HoldEvents::Reply{};
   }
 
   jdwp::Result<VM::ReleaseEvents::Reply> ReleaseEvents(const VM::ReleaseEvents::Request&) {
-    ctx_.events->Release();
+    reporter_.Release();
     return VM::ReleaseEvents::Reply{};
   }
 
@@ -292,7 +292,7 @@ class VirtualMachineHandlers : public HandlerBase {
     if (definitions.empty()) return VM::RedefineClasses::Reply{};
     // The redefinition clears hooks' breakpoints: no thread runs Java code until
     // they are set again and their frames followed (method_hooks.h).
-    ThreadControl::ScopedVmSuspension frozen(ctx_.threads, env(), ctx_.events->HasMethodHooks());
+    ThreadControl::ScopedVmSuspension frozen(ctx_.threads, env(), events_.requests().HasMethodHooks());
     // JVMTI's errors map one to one onto the spec's (errors.cc): NAMES_DONT_MATCH,
     // INVALID_CLASS_FORMAT, ADD_METHOD_NOT_IMPLEMENTED, SCHEMA_CHANGE_NOT_IMPLEMENTED...
     auto redefined = ctx_.jvmti.RedefineClasses(definitions);
@@ -302,7 +302,7 @@ class VirtualMachineHandlers : public HandlerBase {
     ctx_.frame_reads.Clear();  // a frame in a redefined method now runs an obsolete one
     VM_RETURN_IF_ERROR(std::move(redefined));
     // JVMTI cleared the breakpoints in these classes; as stock, their requests go too.
-    ctx_.events->ForgetBreakpointsIn(env(), classes);
+    events_.requests().ForgetBreakpointsIn(env(), classes);
     for (jclass k : classes) env()->DeleteLocalRef(k);
     return VM::RedefineClasses::Reply{};
   }

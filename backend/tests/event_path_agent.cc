@@ -50,6 +50,7 @@ namespace {
 
 using jdwpx::backend::Context;
 using jdwpx::backend::EventManager;
+using jdwpx::backend::EventReporter;
 using jdwpx::backend::Outbox;
 using jdwpx::backend::ThreadControl;
 using Bytes = std::vector<uint8_t>;
@@ -162,6 +163,7 @@ jvmtiEnv* g_jvmti = nullptr;
 JavaVM* g_vm = nullptr;
 Context* g_ctx = nullptr;           // leaked: JVM threads may call in until the process ends
 EventManager* g_events = nullptr;   // leaked, likewise
+EventReporter* g_reporter = nullptr;  // leaked, likewise
 RecordingOutbox* g_outbox = nullptr;
 int g_passed = 0;
 int g_failed = 0;
@@ -190,7 +192,7 @@ void GuardThread(JNIEnv* jni, jthread thread, Fn fn, bool thread_ends = false) {
   } catch (...) {
     std::fprintf(stderr, "event_path_agent: exception in a callback\n");
   }
-  if (token && threads.ExitCallback(token)) g_events->SuspendDeferred(jni, token);
+  if (token && threads.ExitCallback(token)) g_reporter->SuspendDeferred(jni, token);
   if (token && thread_ends) threads.ForgetSelf(jni, token);
 }
 
@@ -212,16 +214,16 @@ void JNICALL CbBreakpoint(jvmtiEnv*, JNIEnv* jni, jthread thread, jmethodID meth
   GuardThread(jni, thread, [&] { g_events->OnBreakpoint(jni, thread, method, location); });
 }
 void JNICALL CbSingleStep(jvmtiEnv*, JNIEnv* jni, jthread thread, jmethodID method, jlocation location) {
-  GuardThread(jni, thread, [&] { g_events->OnSingleStep(jni, thread, method, location); });
+  GuardThread(jni, thread, [&] { g_events->stepping().OnSingleStep(jni, thread, method, location); });
 }
 void JNICALL CbFramePop(jvmtiEnv*, JNIEnv* jni, jthread thread, jmethodID method, jboolean by_exception) {
-  GuardThread(jni, thread, [&] { g_events->OnFramePop(jni, thread, method, by_exception == JNI_TRUE); });
+  GuardThread(jni, thread, [&] { g_events->stepping().OnFramePop(jni, thread, method, by_exception == JNI_TRUE); });
 }
 
 void JNICALL ReporterMain(jvmtiEnv*, JNIEnv* jni, void*) {
   ThreadControl::MarkCurrentAsAgent();
   try {
-    g_events->RunReporter(jni);
+    g_reporter->Run(jni);
   } catch (...) {
     std::fprintf(stderr, "event_path_agent: the reporter ended by an exception\n");
   }
@@ -269,7 +271,7 @@ class Harness {
       Check(false, what + ": EventRequest.Set body decodes");
       return 0;
     }
-    auto id = g_events->Set(jni_, *req);
+    auto id = g_events->requests().Set(jni_, *req);
     if (!id) {
       Check(false, what + ": EventRequest.Set accepted (" + std::string(jdwpx::jdwp::ErrorName(id.error().code)) + ")");
       return 0;
@@ -280,7 +282,7 @@ class Harness {
     Bytes body = Out{}.U8(kind).U32(static_cast<uint32_t>(id)).b;
     auto req = jdwpx::jdwp::DecodeBody<jdwpx::jdwp::EventRequest::Clear::Request>(body);
     if (!req) return false;
-    return g_events->Clear(jni_, req->event_kind, req->request_id).has_value();
+    return g_events->requests().Clear(jni_, req->event_kind, req->request_id).has_value();
   }
 
   // The Event.Composite packet of breakpoint events (or of `kind`'s, which
@@ -501,7 +503,7 @@ void RunCases(Harness& h) {
       Check(marks && g_outbox->Count() == 0 && marks_before == marks_at_start,
             "SUSPEND_EVENT_THREAD: the thread goes no further before its resume");
       // ThreadReference.Resume's handler: unblock, then resume.
-      g_events->UnblockAfterResume();
+      g_reporter->UnblockAfterResume();
       auto resumed = g_ctx->threads.Resume(jni, worker);
       Check(resumed.has_value(), "SUSPEND_EVENT_THREAD: ThreadControl::Resume answers NONE");
       bool marked = g_outbox->WaitForCount(1);
@@ -548,7 +550,7 @@ void RunCases(Harness& h) {
                             .U32(1)
                             .b;
       int32_t step_id = h.Set(step_body, "step: line over");
-      g_events->UnblockAfterResume();
+      g_reporter->UnblockAfterResume();
       auto resumed = g_ctx->threads.Resume(jni, worker);
       Check(step_id > 0 && resumed.has_value(), "step: set (LINE, OVER, Count=1), thread resumed");
       const bool marked = g_outbox->WaitFor([&](const Bytes& p) { return Harness::RequestIdOf(p) == mark_id; });
@@ -628,7 +630,7 @@ void JNICALL OnVmInit(jvmtiEnv*, JNIEnv* jni, jthread thread) {
       Finish(1);
     }
   }
-  g_events->ActivateSession(jni);
+  g_events->requests().ActivateSession(jni);
   (void)g_ctx->classes.Sync(jni);
 
   Harness h(jni, f);
@@ -636,7 +638,7 @@ void JNICALL OnVmInit(jvmtiEnv*, JNIEnv* jni, jthread thread) {
 
   // The session's end and the reporter's stop (Agent::EndIdleThreads): no agent thread left in native.
   g_events->EndSession(jni);
-  g_events->StopReporter();
+  g_reporter->Stop();
   {
     std::unique_lock lock(g_reporter_mu);
     Check(g_reporter_cv.wait_for(lock, kWait, [] { return g_reporter_ended; }), "the reporter thread stops");
@@ -657,8 +659,8 @@ extern "C" JNIEXPORT jint JNICALL Agent_OnLoad(JavaVM* vm, char*, void*) {
 
   g_ctx = new Context(vm, g_jvmti, jdwpx::backend::Options{});
   g_outbox = new RecordingOutbox();
-  g_events = new EventManager(*g_ctx, *g_outbox);
-  g_ctx->events = g_events;
+  g_reporter = new EventReporter(*g_ctx, *g_outbox);
+  g_events = new EventManager(*g_ctx, *g_outbox, *g_reporter);
 
   jvmtiEventCallbacks cb{};
   cb.VMInit = OnVmInit;
