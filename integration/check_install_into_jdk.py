@@ -45,7 +45,8 @@ class InstallIntoJdk(unittest.TestCase):
         return subprocess.run(command, capture_output=True, text=True, timeout=30)
 
     def files(self):
-        return {name: read(os.path.join(self.jdk, "lib", name)) for name in sorted(os.listdir(os.path.join(self.jdk, "lib")))}
+        lib_dir = os.path.join(self.jdk, "lib")
+        return {name: read(os.path.join(lib_dir, name)) for name in sorted(os.listdir(lib_dir))}
 
     def test_install_keeps_stock_once_and_restore_puts_it_back(self):
         first = self.script(self.jdk, self.ours)
@@ -61,11 +62,13 @@ class InstallIntoJdk(unittest.TestCase):
         self.assertEqual(self.files(), {"libjdwp.so": "ours v2", "libjdwp.so.stock": "stock"})
 
         restored = self.script("--restore", self.jdk)
-        self.assertEqual((restored.returncode, restored.stdout), (0, f"{PROG}restored the stock libjdwp.so in {self.jdk}\n"))
+        self.assertEqual((restored.returncode, restored.stdout),
+                         (0, f"{PROG}restored the stock libjdwp.so in {self.jdk}\n"))
         self.assertEqual(self.files(), {"libjdwp.so": "stock"})
         again = self.script("--restore", self.jdk)
         self.assertEqual((again.returncode, again.stdout),
-                         (0, f"{PROG}nothing to restore: {self.stock} does not exist (jdwpx is not installed in {self.jdk})\n"))
+                         (0, f"{PROG}nothing to restore: {self.stock} does not exist "
+                             f"(jdwpx is not installed in {self.jdk})\n"))
         self.assertEqual(self.files(), {"libjdwp.so": "stock"})
 
     def test_rejects_bad_arguments(self):

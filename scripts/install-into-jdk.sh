@@ -109,6 +109,7 @@ keep_copy() {
 # replace <new> <target>: <target> becomes a copy of <new>, mode 0644, by a rename.
 replace() {
   local tmp=$2.jdwpx-tmp.$$
+  tmp_files+=("$tmp")
   cp "$1" "$tmp"
   chmod 0644 "$tmp"
   mv -f "$tmp" "$2"
@@ -118,6 +119,7 @@ replace() {
 # (the same file through a hard link where possible).
 restore_from() {
   local tmp=$2.jdwpx-tmp.$$
+  tmp_files+=("$tmp")
   keep_copy "$1" "$tmp"
   mv -f "$tmp" "$2"
 }
@@ -243,6 +245,8 @@ restore_package() {
 }
 
 args=("$@")
+tmp_files=()
+trap 'rm -f "${tmp_files[@]}"' EXIT  # a temporary file a failed cp or mv left behind
 if [[ $# -eq 2 && $1 == --restore ]]; then
   mode=restore jdk=$2
 elif [[ $# -eq 2 && $1 != -* ]]; then

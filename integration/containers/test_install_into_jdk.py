@@ -312,11 +312,13 @@ def main():
     args, rest = parser.parse_known_args()
     if os.geteuid() != 0:
         skip("debootstrap, overlay mounts and chroot need root")
-    prepare(args)
+    CFG.shared = None
     try:
+        prepare(args)
         result = unittest.main(argv=[sys.argv[0], *rest], verbosity=2, exit=False).result
     finally:
-        shutil.rmtree(CFG.shared, ignore_errors=True)
+        if CFG.shared:
+            shutil.rmtree(CFG.shared, ignore_errors=True)
     sys.exit(0 if result.wasSuccessful() else 1)
 
 
