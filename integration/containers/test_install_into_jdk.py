@@ -56,11 +56,6 @@ def skip(reason):
     sys.exit(SKIP_EXIT)
 
 
-def sha256(path):
-    with open(path, "rb") as f:
-        return hashlib.sha256(f.read()).hexdigest()
-
-
 class Overlay:
     """The bullseye root with a writable layer of its own; each run() mounts it afresh."""
 
@@ -77,14 +72,14 @@ class Overlay:
         """Runs command in the root (as root, or as uid:gid `user`); returns the CompletedProcess."""
         if user is not None:
             command = ("setpriv", f"--reuid={user}", f"--regid={user}", "--clear-groups", *command)
-        mounts = (f'mount -t overlay overlay -o "lowerdir=$1,upperdir=$2/upper,workdir=$2/work" "$2/merged" && '
-                  f'mount -t proc proc "$2/merged/proc" && '
+        # $1 the root, $2 this overlay's directory, $3 the shared files, $4 the .deb cache.
+        mounts = ('mount -t overlay overlay -o "lowerdir=$1,upperdir=$2/upper,workdir=$2/work" "$2/merged" && '
+                  'mount -t proc proc "$2/merged/proc" && '
                   f'mount --bind "$3" "$2/merged{SHARED}" && '
                   f'mount --bind "$4" "$2/merged{SHARED}/debs" && '
-                  f'shift 4 && exec chroot "$M" "$@"')
-        proc = subprocess.run(["unshare", "--mount", "--fork", "--kill-child", "--",
-                               "env", f"M={self.dir}/merged", "sh", "-c", mounts, "sh", ROOT, self.dir,
-                               CFG.shared, CFG.debs, *command],
+                  'root="$2/merged" && shift 4 && exec chroot "$root" "$@"')
+        proc = subprocess.run(["unshare", "--mount", "--fork", "--kill-child", "--", "sh", "-c", mounts, "sh",
+                               ROOT, self.dir, CFG.shared, CFG.debs, *command],
                               capture_output=True, text=True, timeout=timeout)
         if check and proc.returncode != 0:
             raise AssertionError(f"{' '.join(command)}: exit {proc.returncode}\n"
