@@ -46,5 +46,6 @@ ENV JAVA_HOME=/opt/jdk PATH=/opt/jdwpx/bin:/opt/jdk/bin:$PATH
 COPY --from=build /out/lib/libjdwpx.so /opt/jdwpx/lib/libjdwpx.so
 COPY --from=build /out/bin/ /opt/jdwpx/bin/
 # -agentlib:jdwp, -Xrunjdwp and JAVA_TOOL_OPTIONS now load jdwpx; the JDK's own agent
-# stays beside it as lib/libjdwp.so.stock (jdwpx-install-into-jdk --restore /opt/jdk).
+# stays beside it as lib/libjdwp.so.stock, a dpkg diversion, so that an apt upgrade of the
+# JDK in a derived image keeps jdwpx (jdwpx-install-into-jdk --restore /opt/jdk undoes it).
 RUN jdwpx-install-into-jdk "$(readlink -f /opt/jdk)" /opt/jdwpx/lib/libjdwpx.so

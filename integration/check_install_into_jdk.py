@@ -1,12 +1,16 @@
 #!/usr/bin/env python3
-"""scripts/install-into-jdk.sh on a fake JDK home: install, reinstall, restore."""
+"""scripts/install-into-jdk.sh on a fake JDK home that no package owns (a plain copy of the
+stock library): install, install again, restore, restore again, and the errors.
+integration/containers/test_install_into_jdk.py runs it on a Debian JDK (dpkg-divert)."""
 
 import os
+import shutil
 import subprocess
 import tempfile
 import unittest
 
 SCRIPT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "scripts", "install-into-jdk.sh")
+PROG = "install-into-jdk.sh: "
 
 
 def read(path):
@@ -25,38 +29,78 @@ class InstallIntoJdk(unittest.TestCase):
     def setUp(self):
         self.tmp = tempfile.TemporaryDirectory(prefix="jdwpx-install-")
         self.addCleanup(self.tmp.cleanup)
+        os.chmod(self.tmp.name, 0o755)  # for the test as another user
         self.jdk = os.path.join(self.tmp.name, "jdk")
         write(os.path.join(self.jdk, "bin", "java"), "#!/bin/sh\n", 0o755)
         self.lib = os.path.join(self.jdk, "lib", "libjdwp.so")
+        self.stock = self.lib + ".stock"
         write(self.lib, "stock")
         self.ours = os.path.join(self.tmp.name, "libjdwpx.so")
         write(self.ours, "ours v1")
 
-    def script(self, *args):
-        return subprocess.run(["bash", SCRIPT, *args], capture_output=True, text=True, timeout=30)
+    def script(self, *args, user=None):
+        command = ["bash", SCRIPT, *args]
+        if user is not None:
+            command = ["setpriv", f"--reuid={user}", f"--regid={user}", "--clear-groups", *command]
+        return subprocess.run(command, capture_output=True, text=True, timeout=30)
+
+    def files(self):
+        lib_dir = os.path.join(self.jdk, "lib")
+        return {name: read(os.path.join(lib_dir, name)) for name in sorted(os.listdir(lib_dir))}
 
     def test_install_keeps_stock_once_and_restore_puts_it_back(self):
-        self.assertEqual(self.script(self.jdk, self.ours).returncode, 0)
-        self.assertEqual(read(self.lib), "ours v1")
-        self.assertEqual(read(self.lib + ".stock"), "stock")
-        # A second install replaces ours but never overwrites the saved stock copy.
+        first = self.script(self.jdk, self.ours)
+        self.assertEqual((first.returncode, first.stdout), (0, f"{PROG}installed {self.ours} as {self.lib} (stock kept "
+                                                               f"as {self.stock}; not from a package: a plain copy)\n"))
+        self.assertEqual(self.files(), {"libjdwp.so": "ours v1", "libjdwp.so.stock": "stock"})
+        again = self.script(self.jdk, self.ours)
+        self.assertEqual(again.returncode, 0)
+        self.assertIn("nothing to do", again.stdout)
+        # A new version replaces ours but never overwrites the saved stock copy.
         write(self.ours, "ours v2")
         self.assertEqual(self.script(self.jdk, self.ours).returncode, 0)
-        self.assertEqual(read(self.lib), "ours v2")
-        self.assertEqual(read(self.lib + ".stock"), "stock")
+        self.assertEqual(self.files(), {"libjdwp.so": "ours v2", "libjdwp.so.stock": "stock"})
 
-        self.assertEqual(self.script("--restore", self.jdk).returncode, 0)
-        self.assertEqual(read(self.lib), "stock")
-        self.assertFalse(os.path.exists(self.lib + ".stock"))
+        restored = self.script("--restore", self.jdk)
+        self.assertEqual((restored.returncode, restored.stdout),
+                         (0, f"{PROG}restored the stock libjdwp.so in {self.jdk}\n"))
+        self.assertEqual(self.files(), {"libjdwp.so": "stock"})
         again = self.script("--restore", self.jdk)
-        self.assertEqual(again.returncode, 1)
-        self.assertIn("nothing to restore", again.stderr)
+        self.assertEqual((again.returncode, again.stdout),
+                         (0, f"{PROG}nothing to restore: {self.stock} does not exist "
+                             f"(jdwpx is not installed in {self.jdk})\n"))
+        self.assertEqual(self.files(), {"libjdwp.so": "stock"})
 
     def test_rejects_bad_arguments(self):
-        self.assertEqual(self.script(os.path.join(self.tmp.name, "nojdk"), self.ours).returncode, 1)
-        self.assertEqual(self.script(self.jdk, os.path.join(self.tmp.name, "missing.so")).returncode, 1)
+        nojdk = os.path.join(self.tmp.name, "nojdk")
+        self.assertEqual(self.script(nojdk, self.ours).stderr, f"{PROG}not a JDK home: {nojdk} does not exist\n")
+        self.assertEqual(self.script(self.tmp.name, self.ours).stderr,
+                         f"{PROG}not a JDK home: {self.tmp.name} (no bin/java or no lib/)\n")
+        missing = self.script(self.jdk, os.path.join(self.tmp.name, "missing.so"))
+        self.assertEqual((missing.returncode, missing.stderr),
+                         (1, f"{PROG}no such library: {os.path.join(self.tmp.name, 'missing.so')}\n"))
+        os.remove(self.lib)
+        nolib = self.script("--restore", self.jdk)
+        self.assertEqual((nolib.returncode, nolib.stderr), (1, f"{PROG}{self.jdk} has no lib/libjdwp.so: a runtime "
+                                                               "made without the jdk.jdwp.agent module cannot debug\n"))
+        write(self.lib, "stock")
         self.assertEqual(self.script(self.jdk).returncode, 2)
-        self.assertEqual(read(self.lib), "stock")
+        self.assertEqual(self.script("--restore", self.jdk, self.ours).returncode, 2)
+        self.assertEqual(self.files(), {"libjdwp.so": "stock"})
+
+    def test_without_permission_changes_nothing(self):
+        if os.geteuid() == 0:
+            if not shutil.which("setpriv"):
+                self.skipTest("setpriv (util-linux) is not installed")
+            denied = self.script(self.jdk, self.ours, user=65534)  # nobody
+        else:
+            os.chmod(os.path.dirname(self.lib), 0o555)
+            self.addCleanup(os.chmod, os.path.dirname(self.lib), 0o755)
+            denied = self.script(self.jdk, self.ours)
+        self.assertEqual(denied.returncode, 1)
+        self.assertTrue(denied.stderr.startswith(f"{PROG}permission denied: cannot write to {self.jdk}/lib (the JDK's "
+                                                 "library directory); run it as root"), denied.stderr)
+        self.assertEqual(self.files(), {"libjdwp.so": "stock"})
 
 
 if __name__ == "__main__":
