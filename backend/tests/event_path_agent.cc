@@ -12,7 +12,11 @@
 // compares every packet the outbox got with the composite the spec's layout
 // gives (IDs taken from the same Context, so the comparison is exact). The
 // SUSPEND_EVENT_THREAD and step cases resume the parked worker as the
-// ThreadReference.Resume handler does (UnblockAfterResume, ThreadControl::Resume).
+// ThreadReference.Resume handler does (UnblockAfterResume, ThreadControl::Resume),
+// the SUSPEND_ALL case as VirtualMachine.Resume's does (ThreadControl::ResumeAll);
+// the held-events case holds and releases the reporter as VirtualMachine
+// HoldEvents and ReleaseEvents do. The cases' own thread plays the command
+// thread: an agent thread, which no suspension of all threads stops.
 //
 // Each case ends with a breakpoint of its own at EventPathFixture.mark(), hit
 // by the worker after its hits: the reporter sends in order, so once mark's
@@ -63,9 +67,12 @@ constexpr uint8_t kSingleStep = 1;
 constexpr uint8_t kBreakpoint = 2;
 constexpr uint8_t kSuspendNone = 0;
 constexpr uint8_t kSuspendEventThread = 1;
+constexpr uint8_t kSuspendAll = 2;
+constexpr uint8_t kMethodEntry = 40;
 constexpr uint8_t kModCount = 1;
 constexpr uint8_t kModThreadOnly = 3;
 constexpr uint8_t kModClassMatch = 5;
+constexpr uint8_t kModClassExclude = 6;
 constexpr uint8_t kModLocationOnly = 7;
 constexpr uint8_t kModStep = 10;
 constexpr uint32_t kStepLine = 1;
@@ -216,6 +223,9 @@ void JNICALL CbBreakpoint(jvmtiEnv*, JNIEnv* jni, jthread thread, jmethodID meth
 void JNICALL CbSingleStep(jvmtiEnv*, JNIEnv* jni, jthread thread, jmethodID method, jlocation location) {
   GuardThread(jni, thread, [&] { g_events->stepping().OnSingleStep(jni, thread, method, location); });
 }
+void JNICALL CbMethodEntry(jvmtiEnv*, JNIEnv* jni, jthread thread, jmethodID method) {
+  GuardThread(jni, thread, [&] { g_events->method_events().OnMethodEntry(jni, thread, method); });
+}
 void JNICALL CbFramePop(jvmtiEnv*, JNIEnv* jni, jthread thread, jmethodID method, jboolean by_exception) {
   GuardThread(jni, thread, [&] { g_events->stepping().OnFramePop(jni, thread, method, by_exception == JNI_TRUE); });
 }
@@ -240,7 +250,10 @@ struct Fixture {
   jmethodID mark = nullptr;
   jmethodID start = nullptr;
   jmethodID join = nullptr;  // Thread.join()
-  jthread main_thread = nullptr;
+  jmethodID create = nullptr;        // EventPathFixture.create(name, times)
+  jmethodID thread_start = nullptr;  // Thread.start()
+  jmethodID start_idler = nullptr;
+  jmethodID stop_idler = nullptr;
 };
 
 class Harness {
@@ -289,9 +302,21 @@ class Harness {
   // share their layout): {request ID, location} each, on `thread_id`.
   Bytes Composite(uint8_t policy, uint64_t thread_id,
                   const std::vector<std::pair<int32_t, jdwpx::jdwp::Location>>& events, uint8_t kind = kBreakpoint) {
+    std::vector<Event> of_kind;
+    for (const auto& [id, loc] : events) of_kind.push_back(Event{kind, id, loc});
+    return CompositeOf(policy, thread_id, of_kind);
+  }
+  // One event of a kind laid out as a breakpoint's (SingleStep, MethodEntry too).
+  struct Event {
+    uint8_t kind;
+    int32_t id;
+    jdwpx::jdwp::Location loc;
+  };
+  // A composite of such events of several kinds, in this order.
+  Bytes CompositeOf(uint8_t policy, uint64_t thread_id, const std::vector<Event>& events) {
     Out body;
     body.U8(policy).U32(static_cast<uint32_t>(events.size()));
-    for (const auto& [id, loc] : events) body.U8(kind).U32(static_cast<uint32_t>(id)).U64(thread_id).Loc(loc);
+    for (const Event& e : events) body.U8(e.kind).U32(static_cast<uint32_t>(e.id)).U64(thread_id).Loc(e.loc);
     Out p;
     p.U32(static_cast<uint32_t>(11 + body.b.size())).U32(next_packet_id_++).U8(0).U8(kEventCommandSet).U8(kCompositeCommand);
     p.b.insert(p.b.end(), body.b.begin(), body.b.end());
@@ -310,6 +335,52 @@ class Harness {
     }
     return static_cast<jthread>(t);
   }
+  // EventPathFixture.create(name, times), started once the case's requests name it.
+  jthread CreateWorker(const char* name, int times) {
+    jstring jname = jni_->NewStringUTF(name);
+    jobject t = jni_->CallStaticObjectMethod(f_.klass, f_.create, jname, static_cast<jint>(times));
+    jni_->DeleteLocalRef(jname);
+    return static_cast<jthread>(Described(t));
+  }
+  bool StartThread(jthread t) {
+    jni_->CallVoidMethod(t, f_.thread_start);
+    return Described(t) != nullptr;
+  }
+  // A fixture thread that waits (alive, in no callback) until StopIdler.
+  jthread StartIdler(const char* name) {
+    jstring jname = jni_->NewStringUTF(name);
+    jobject t = jni_->CallStaticObjectMethod(f_.klass, f_.start_idler, jname);
+    jni_->DeleteLocalRef(jname);
+    return static_cast<jthread>(Described(t));
+  }
+  void StopIdler(jthread idler) {
+    jni_->CallStaticVoidMethod(f_.klass, f_.stop_idler);
+    (void)Described(idler);
+    Join(idler);
+  }
+  // `result`, or null after describing a pending exception.
+  jobject Described(jobject result) {
+    if (!jni_->ExceptionCheck()) return result;
+    jni_->ExceptionDescribe();
+    jni_->ExceptionClear();
+    return nullptr;
+  }
+
+  // Checks that `got` are the packets `want` built; on a difference prints
+  // both and keeps the packet IDs of later expectations in step with what was sent.
+  bool Expect(bool ok, const std::vector<Bytes>& got, const std::vector<Bytes>& want, const std::string& what) {
+    const bool same = ok && got == want;
+    std::string detail;
+    if (!same) {
+      detail = " (got " + std::to_string(got.size()) + " packets, want " + std::to_string(want.size()) + ")";
+      for (const Bytes& p : got) detail += "\n       got  " + Hex(p);
+      for (const Bytes& p : want) detail += "\n       want " + Hex(p);
+      next_packet_id_ = static_cast<uint32_t>(next_packet_id_ - want.size() + got.size());
+    }
+    Check(same, what + detail);
+    return same;
+  }
+
   void Join(jthread t) {
     jni_->CallVoidMethod(t, f_.join);
     if (jni_->ExceptionCheck()) {
@@ -412,13 +483,20 @@ void RunCases(Harness& h) {
         },
         [&](uint64_t t, const Ids& ids) { return Events{h.Composite(kSuspendNone, t, {{ids[0], hit0}})}; });
 
-  // 3. ThreadOnly naming another thread (the VMInit thread): nothing.
-  h.Run("ThreadOnly of another thread: nothing", 2,
-        [&] {
-          Bytes only = Out{}.U8(kModThreadOnly).U64(h.ThreadId(f.main_thread)).b;
-          return Ids{h.Set(Harness::BreakpointSet(kSuspendNone, hit0, 1, only), "ThreadOnly")};
-        },
-        [&](uint64_t, const Ids&) { return Events{}; });
+  // 3. ThreadOnly naming another thread (an idle fixture thread: the cases' own
+  // thread is an agent thread, which no request can name): nothing.
+  if (jthread other = h.StartIdler("ev-other")) {
+    h.Run("ThreadOnly of another thread: nothing", 2,
+          [&] {
+            Bytes only = Out{}.U8(kModThreadOnly).U64(h.ThreadId(other)).b;
+            return Ids{h.Set(Harness::BreakpointSet(kSuspendNone, hit0, 1, only), "ThreadOnly")};
+          },
+          [&](uint64_t, const Ids&) { return Events{}; });
+    h.StopIdler(other);
+    jni->DeleteLocalRef(other);
+  } else {
+    Check(false, "ThreadOnly of another thread: that thread started");
+  }
 
   // 4. ClassMatch: a pattern that matches the class reports, one that does not, nothing.
   h.Run("ClassMatch \"*PathFixture\" matches: reports", 1,
@@ -571,6 +649,217 @@ void RunCases(Harness& h) {
     g_outbox->RunTasks(jni);
     jni->PopLocalFrame(nullptr);
   }
+
+  // 10. SUSPEND_ALL: the hitting thread sends its composite (policy 2) having
+  // suspended every other thread, and parks. An idle fixture thread, which met
+  // no event, counts as suspended (the count ThreadReference.SuspendCount
+  // answers) and is JVMTI-suspended; VirtualMachine.Resume's handler's sequence
+  // (UnblockAfterResume, then ThreadControl::ResumeAll) lets both go.
+  {
+    jni->PushLocalFrame(32);
+    jthread idler = h.StartIdler("ev-all-idler");
+    int32_t id = h.Set(Harness::BreakpointSet(kSuspendAll, hit0), "SUSPEND_ALL: breakpoint");
+    int32_t mark_id = h.Set(Harness::BreakpointSet(kSuspendNone, h.LocationOf(f.mark, 0)), "SUSPEND_ALL: mark");
+    jfieldID marks_field = jni->GetStaticFieldID(f.klass, "marks", "I");
+    const jint marks_at_start = marks_field ? jni->GetStaticIntField(f.klass, marks_field) : -1;
+    jthread worker = idler && id > 0 && mark_id > 0 && marks_field ? h.StartWorker("ev-all", 1) : nullptr;
+    if (!worker) {
+      Check(false, "SUSPEND_ALL: idler started, requests set, worker started");
+    } else {
+      const uint64_t t = h.ThreadId(worker);
+      const bool stopped = g_outbox->WaitForCount(1);
+      std::vector<Bytes> first = g_outbox->Take();
+      h.Expect(stopped, first, {h.Composite(kSuspendAll, t, {{id, hit0}})}, "SUSPEND_ALL: one composite, policy 2");
+      jint idler_state = 0;
+      const bool idler_read = g_jvmti->GetThreadState(idler, &idler_state) == JVMTI_ERROR_NONE;
+      const int32_t worker_count = g_ctx->threads.SuspendCount(jni, worker);
+      const int32_t idler_count = g_ctx->threads.SuspendCount(jni, idler);
+      Check(worker_count == 1 && idler_count == 1 && idler_read && (idler_state & JVMTI_THREAD_STATE_SUSPENDED) != 0,
+            "SUSPEND_ALL: the hitting thread and another (idle) thread both count as suspended (counts " +
+                std::to_string(worker_count) + ", " + std::to_string(idler_count) + "), the other JVMTI-suspended");
+      // Parked until resumed: no further event, mark() not run (as in case 8,
+      // this check can only miss a thread that went on, never flake).
+      Check(g_outbox->Count() == 0 && jni->GetStaticIntField(f.klass, marks_field) == marks_at_start,
+            "SUSPEND_ALL: no further event of the hitting thread before the resume");
+      // VirtualMachine.Resume's handler: unblock, then resume every thread.
+      g_reporter->UnblockAfterResume();
+      Check(g_ctx->threads.ResumeAll(jni).has_value(), "SUSPEND_ALL: ThreadControl::ResumeAll answers NONE");
+      const bool marked = g_outbox->WaitFor([&](const Bytes& p) { return Harness::RequestIdOf(p) == mark_id; });
+      std::vector<Bytes> rest = g_outbox->Take();
+      h.Expect(marked, rest, {h.Composite(kSuspendNone, t, {{mark_id, h.LocationOf(f.mark, 0)}})},
+               "SUSPEND_ALL: resumed (VirtualMachine.Resume), it runs on to mark()");
+      const bool idler_read_after = g_jvmti->GetThreadState(idler, &idler_state) == JVMTI_ERROR_NONE;
+      Check(g_ctx->threads.SuspendCount(jni, idler) == 0 && idler_read_after &&
+                (idler_state & JVMTI_THREAD_STATE_SUSPENDED) == 0,
+            "SUSPEND_ALL: after the resume the other thread counts 0 and runs");
+      h.Join(worker);
+    }
+    if (idler) h.StopIdler(idler);
+    if (id > 0) (void)h.Clear(kBreakpoint, id);
+    if (mark_id > 0) (void)h.Clear(kBreakpoint, mark_id);
+    g_outbox->RunTasks(jni);
+    jni->PopLocalFrame(nullptr);
+  }
+
+  // 11. A step that completes where a breakpoint is set: ONE composite, the
+  // SingleStep event first and then the Breakpoint (stock's order:
+  // stepping.cc's OnSingleStep), its policy the strongest of both (the step's
+  // SUSPEND_NONE, the breakpoint's SUSPEND_EVENT_THREAD: 1); the breakpoint
+  // callback that follows at that place reports nothing more.
+  {
+    jni->PushLocalFrame(32);
+    const auto hit_last = h.LocationOf(f.hit, hit_end > 0 ? hit_end : 0);
+    int32_t id = h.Set(Harness::BreakpointSet(kSuspendEventThread, hit0), "step at a breakpoint: first breakpoint");
+    int32_t end_id = h.Set(Harness::BreakpointSet(kSuspendEventThread, hit_last), "step at a breakpoint: breakpoint");
+    int32_t mark_id = h.Set(Harness::BreakpointSet(kSuspendNone, h.LocationOf(f.mark, 0)), "step at a breakpoint: mark");
+    jthread worker = id > 0 && end_id > 0 && mark_id > 0 && hit_end > 0 ? h.StartWorker("ev-step-bp", 1) : nullptr;
+    int32_t step_id = 0;
+    if (!worker) {
+      Check(false, "step at a breakpoint: requests set, worker started");
+    } else {
+      const uint64_t t = h.ThreadId(worker);
+      const bool stopped = g_outbox->WaitForCount(1);
+      std::vector<Bytes> first = g_outbox->Take();
+      h.Expect(stopped, first, {h.Composite(kSuspendEventThread, t, {{id, hit0}})},
+               "step at a breakpoint: stopped at hit()'s first breakpoint");
+      (void)h.Clear(kBreakpoint, id);
+      Bytes step_body = Out{}
+                            .U8(kSingleStep)
+                            .U8(kSuspendNone)
+                            .U32(2)
+                            .U8(kModStep)
+                            .U64(t)
+                            .U32(kStepLine)
+                            .U32(kStepOver)
+                            .U8(kModCount)
+                            .U32(1)
+                            .b;
+      step_id = h.Set(step_body, "step at a breakpoint: line over");
+      g_reporter->UnblockAfterResume();
+      Check(step_id > 0 && g_ctx->threads.Resume(jni, worker).has_value(),
+            "step at a breakpoint: step set (SUSPEND_NONE), thread resumed");
+      const bool got_step = g_outbox->WaitForCount(1);
+      std::vector<Bytes> at_end = g_outbox->Take();
+      h.Expect(got_step, at_end,
+               {h.CompositeOf(kSuspendEventThread, t,
+                              {Harness::Event{kSingleStep, step_id, hit_last}, Harness::Event{kBreakpoint, end_id, hit_last}})},
+               "step at a breakpoint: one composite, SingleStep then Breakpoint at hit()'s last index (" +
+                   std::to_string(hit_end) + "), policy 1");
+      Check(g_ctx->threads.SuspendCount(jni, worker) == 1, "step at a breakpoint: the thread is suspended (policy 1)");
+      g_reporter->UnblockAfterResume();
+      Check(g_ctx->threads.Resume(jni, worker).has_value(), "step at a breakpoint: thread resumed again");
+      const bool marked = g_outbox->WaitFor([&](const Bytes& p) { return Harness::RequestIdOf(p) == mark_id; });
+      std::vector<Bytes> rest = g_outbox->Take();
+      h.Expect(marked, rest, {h.Composite(kSuspendNone, t, {{mark_id, h.LocationOf(f.mark, 0)}})},
+               "step at a breakpoint: the breakpoint callback there reports nothing more; then mark()'s");
+      h.Join(worker);
+    }
+    if (step_id > 0) (void)h.Clear(kSingleStep, step_id);  // expired (Count=1) already
+    if (id > 0) (void)h.Clear(kBreakpoint, id);  // cleared already
+    if (end_id > 0) (void)h.Clear(kBreakpoint, end_id);
+    if (mark_id > 0) (void)h.Clear(kBreakpoint, mark_id);
+    g_outbox->RunTasks(jni);
+    jni->PopLocalFrame(nullptr);
+  }
+
+  // 12. EventRequest.Clear while the request's event is queued: held
+  // (EventReporter::Hold, as VirtualMachine.HoldEvents does), a SUSPEND_NONE hit
+  // is queued, not sent; the request is cleared; released, the event is still
+  // sent. That is stock's behaviour: its event helper (eventHelper.c) queues a
+  // command holding the request ID, and dequeueCommand drops only commands of a
+  // dead VM or of an earlier session, never looking the request up again; the
+  // JDWP spec says nothing of events queued when a request is cleared. New
+  // hits after the Clear report nothing.
+  {
+    jni->PushLocalFrame(32);
+    int32_t id = h.Set(Harness::BreakpointSet(kSuspendNone, hit0), "Clear while queued: breakpoint");
+    int32_t mark_id = h.Set(Harness::BreakpointSet(kSuspendNone, h.LocationOf(f.mark, 0)), "Clear while queued: mark");
+    g_reporter->Hold();
+    jthread worker = id > 0 && mark_id > 0 ? h.StartWorker("ev-held", 1) : nullptr;
+    if (!worker) {
+      g_reporter->Release();
+      Check(false, "Clear while queued: requests set, worker started");
+    } else {
+      const uint64_t t = h.ThreadId(worker);
+      // SUSPEND_NONE: the thread queues its events and runs on; once it has
+      // ended, both (hit()'s and mark()'s) are in the reporter's queue.
+      h.Join(worker);
+      Check(g_outbox->Count() == 0, "Clear while queued: held, nothing is sent");
+      Check(h.Clear(kBreakpoint, id), "Clear while queued: EventRequest.Clear answers NONE");
+      g_reporter->Release();
+      const bool marked = g_outbox->WaitFor([&](const Bytes& p) { return Harness::RequestIdOf(p) == mark_id; });
+      std::vector<Bytes> got = g_outbox->Take();
+      h.Expect(marked, got,
+               {h.Composite(kSuspendNone, t, {{id, hit0}}), h.Composite(kSuspendNone, t, {{mark_id, h.LocationOf(f.mark, 0)}})},
+               "Clear while queued: released, the cleared request's queued event is still sent (as stock)");
+      jthread again = h.StartWorker("ev-held-after", 1);
+      if (!again) {
+        Check(false, "Clear while queued: second worker started");
+      } else {
+        const uint64_t t2 = h.ThreadId(again);
+        const bool marked2 = g_outbox->WaitFor([&](const Bytes& p) { return Harness::RequestIdOf(p) == mark_id; });
+        h.Join(again);
+        std::vector<Bytes> after = g_outbox->Take();
+        h.Expect(marked2, after, {h.Composite(kSuspendNone, t2, {{mark_id, h.LocationOf(f.mark, 0)}})},
+                 "Clear while queued: after the Clear, a new hit reports nothing");
+      }
+    }
+    if (id > 0) (void)h.Clear(kBreakpoint, id);  // cleared already
+    if (mark_id > 0) (void)h.Clear(kBreakpoint, mark_id);
+    g_outbox->RunTasks(jni);
+    jni->PopLocalFrame(nullptr);
+  }
+
+  // 13. MethodEntry, Count=2, with a breakpoint at hit()'s first instruction:
+  // the first entry of hit() reports nothing (the breakpoint alone), the second
+  // is kept back for the breakpoint and goes first in its composite (entry,
+  // then breakpoint, as stock), then the request has expired (mark()'s entry
+  // reports nothing). Served by JVMTI's MethodEntry events (ThreadOnly and
+  // ClassExclude filters: no class to hook), and by the method hooks
+  // (ClassMatch: method_hooks.h), the same bytes either way. The request
+  // names the worker before it starts (ThreadOnly).
+  for (const bool hooked : {false, true}) {
+    const std::string name = std::string("MethodEntry Count=2 (") + (hooked ? "hooked" : "JVMTI events") + ")";
+    jni->PushLocalFrame(32);
+    jthread worker = h.CreateWorker(hooked ? "ev-entry-hooked" : "ev-entry", 2);
+    int32_t entry_id = 0, id = 0, mark_id = 0;
+    if (worker) {
+      const uint64_t t = h.ThreadId(worker);
+      Out body;
+      body.U8(kMethodEntry).U8(kSuspendNone);
+      if (hooked) {
+        body.U32(3).U8(kModThreadOnly).U64(t).U8(kModClassMatch).Str("EventPathFixture");
+      } else {
+        // The worker's entries but hit()'s and mark(): Worker.run, and the JDK's at the thread's end.
+        body.U32(6).U8(kModThreadOnly).U64(t);
+        for (const char* p : {"EventPathFixture$*", "java.*", "jdk.*", "sun.*"}) body.U8(kModClassExclude).Str(p);
+      }
+      body.U8(kModCount).U32(2);  // last: only entries the filters before it let through count
+      entry_id = h.Set(body.b, name + ": MethodEntry");
+      id = h.Set(Harness::BreakpointSet(kSuspendNone, hit0), name + ": breakpoint");
+      mark_id = h.Set(Harness::BreakpointSet(kSuspendNone, h.LocationOf(f.mark, 0)), name + ": mark");
+      if (entry_id <= 0 || id <= 0 || mark_id <= 0 || !h.StartThread(worker)) {
+        Check(false, name + ": requests set, worker started");
+      } else {
+        const bool marked = g_outbox->WaitFor([&](const Bytes& p) { return Harness::RequestIdOf(p) == mark_id; });
+        h.Join(worker);
+        std::vector<Bytes> got = g_outbox->Take();
+        h.Expect(marked, got,
+                 {h.Composite(kSuspendNone, t, {{id, hit0}}),
+                  h.CompositeOf(kSuspendNone, t,
+                                {Harness::Event{kMethodEntry, entry_id, hit0}, Harness::Event{kBreakpoint, id, hit0}}),
+                  h.Composite(kSuspendNone, t, {{mark_id, h.LocationOf(f.mark, 0)}})},
+                 name + ": the breakpoint alone, then {entry, breakpoint}, then mark()'s alone");
+      }
+    } else {
+      Check(false, name + ": worker created");
+    }
+    if (entry_id > 0) (void)h.Clear(kMethodEntry, entry_id);  // expired already
+    if (id > 0) (void)h.Clear(kBreakpoint, id);
+    if (mark_id > 0) (void)h.Clear(kBreakpoint, mark_id);
+    g_outbox->RunTasks(jni);
+    jni->PopLocalFrame(nullptr);
+  }
 }
 
 void Finish(int code) {
@@ -605,8 +894,11 @@ void JNICALL OnVmInit(jvmtiEnv*, JNIEnv* jni, jthread thread) {
   f.start = jni->GetStaticMethodID(f.klass, "start", "(Ljava/lang/String;I)Ljava/lang/Thread;");
   jclass thread_class = jni->FindClass("java/lang/Thread");
   f.join = thread_class ? jni->GetMethodID(thread_class, "join", "()V") : nullptr;
-  f.main_thread = static_cast<jthread>(jni->NewGlobalRef(thread));
-  if (!f.hit || !f.mark || !f.start || !f.join) {
+  f.thread_start = thread_class ? jni->GetMethodID(thread_class, "start", "()V") : nullptr;
+  f.create = jni->GetStaticMethodID(f.klass, "create", "(Ljava/lang/String;I)Ljava/lang/Thread;");
+  f.start_idler = jni->GetStaticMethodID(f.klass, "startIdler", "(Ljava/lang/String;)Ljava/lang/Thread;");
+  f.stop_idler = jni->GetStaticMethodID(f.klass, "stopIdler", "()V");
+  if (!f.hit || !f.mark || !f.start || !f.join || !f.thread_start || !f.create || !f.start_idler || !f.stop_idler) {
     jni->ExceptionClear();
     Check(false, "EventPathFixture's methods and Thread.join found");
     Finish(1);
@@ -621,6 +913,13 @@ void JNICALL OnVmInit(jvmtiEnv*, JNIEnv* jni, jthread thread) {
     Check(false, "RunAgentThread(reporter)");
     Finish(1);
   }
+
+  // The cases' thread (this VMInit thread) plays the command thread, which the
+  // Agent runs as an agent thread: a SUSPEND_ALL event and the VM suspension
+  // around a method request's Set and Clear (EventRequests) leave it running,
+  // as they leave the thread that sends the debugger's commands.
+  g_ctx->threads.AddAgentThread(jni, thread);
+  ThreadControl::MarkCurrentAsAgent();
 
   // The session's start (Agent::OnAttached / BeginServing, then EnableSessionEvents).
   g_events->BeginSession();
@@ -670,6 +969,7 @@ extern "C" JNIEXPORT jint JNICALL Agent_OnLoad(JavaVM* vm, char*, void*) {
   cb.Breakpoint = CbBreakpoint;
   cb.SingleStep = CbSingleStep;
   cb.FramePop = CbFramePop;
+  cb.MethodEntry = CbMethodEntry;  // enabled by the requests that need it (EventRequests)
   if (g_jvmti->SetEventCallbacks(&cb, sizeof(cb)) != JVMTI_ERROR_NONE) return JNI_ERR;
   if (g_jvmti->SetEventNotificationMode(JVMTI_ENABLE, JVMTI_EVENT_VM_INIT, nullptr) != JVMTI_ERROR_NONE) return JNI_ERR;
   return JNI_OK;
