@@ -100,6 +100,7 @@ void Agent::OpenTrace(jvmtiEnv* jvmti) {
     return;
   }
   trace_ = std::move(*writer);
+  ctx_.trace_thread_names = std::make_unique<TraceThreadNames>(ctx_.jvmti, trace_.get());  // names thread tracks
   auto sink = std::make_shared<TraceErrorSink>(trace_.get());
   for (const char* name : {"jdwpx.backend", "jdwpx.transport", "jdwpx.packets"}) {
     if (auto logger = spdlog::get(name)) logger->sinks().push_back(sink);

@@ -11,6 +11,7 @@
 #include <mutex>
 #include <string>
 #include <string_view>
+#include <type_traits>
 #include <unordered_map>
 #include <vector>
 
@@ -21,6 +22,7 @@
 #include "backend/single_step_modes.h"
 #include "backend/smap.h"
 #include "backend/threads.h"
+#include "backend/trace_threads.h"
 #include "jdwp/error.h"
 #include "jdwp/types.h"
 #include "vmcore/jvmti.h"
@@ -85,9 +87,18 @@ struct Context {
   jdwp::Result<jmethodID> Method(jdwp::MethodId id);
   jdwp::Result<jfieldID> Field(jdwp::FieldId id);
 
-  // JNI reference -> wire ID (assigning one on first sight).
+  // JNI reference -> wire ID (assigning one on first sight). Every thread ID
+  // that goes out is made here: with trace=, its thread's name is recorded.
   template <class IdT>
-  IdT IdOf(JNIEnv* jni, jobject obj) { return jdwp::IdCast<IdT>(objects.IdOf(jni, obj)); }
+  IdT IdOf(JNIEnv* jni, jobject obj) {
+    IdT id = jdwp::IdCast<IdT>(objects.IdOf(jni, obj));
+    if constexpr (std::is_same_v<IdT, jdwp::ThreadId>) {
+      if (trace_thread_names && !id.is_null()) trace_thread_names->Saw(jni, obj, id.value);
+    }
+    return id;
+  }
+  // Set with trace= before any thread runs our code (Agent::OpenTrace).
+  std::unique_ptr<TraceThreadNames> trace_thread_names;
 
   jdwp::TypeTag TypeTagOf(jclass klass);
   // The most specific object tag of an object (s t g l c [ or L).

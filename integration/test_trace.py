@@ -132,6 +132,12 @@ class TraceTest(unittest.TestCase):
         os.kill(debuggee.proc.pid, signal.SIGTERM)
         debuggee.wait(30)
 
+    @staticmethod
+    def track_names(trace: dict) -> dict:
+        """-> {tid: name} of an export's thread tracks."""
+        return {e["tid"]: e["args"]["name"] for e in trace["traceEvents"]
+                if e["ph"] == "M" and e["name"] == "thread_name"}
+
     def cli(self, *args) -> subprocess.CompletedProcess:
         return subprocess.run([self.tool, *args], capture_output=True, text=True, timeout=CLI_TIMEOUT_S)
 
@@ -221,13 +227,19 @@ class TraceTest(unittest.TestCase):
         self.assertEqual(chrome.returncode, 0, chrome.stderr)
         import json
         trace = json.loads(chrome.stdout)
-        slices = [e for e in trace["traceEvents"] if e["ph"] == "X"]
+        slices = [e for e in trace["traceEvents"] if e["ph"] == "X" and e["cat"] == "command"]
         self.assertEqual(len(slices), sum(c.sent.values()))
-        # Without tracebytes=y too, ThreadReference commands (thread_named) are on their thread's track.
+        # Without tracebytes=y too, ThreadReference commands (thread_named) are on their thread's
+        # track, which is named after the Java thread.
+        names = self.track_names(trace)
         on_threads = [e for e in slices if e["tid"] != 0]
         self.assertEqual(len(on_threads), c.sent["ThreadReference.Name"], on_threads)
         self.assertTrue(all(e["name"] == "ThreadReference.Name" for e in on_threads), on_threads)
-        self.assertEqual(sum(1 for e in trace["traceEvents"] if e.get("name") == "BREAKPOINT"), hits)
+        self.assertTrue(all(names[e["tid"]] == "main" for e in on_threads), (on_threads, names))
+        breakpoints = [e for e in trace["traceEvents"] if e.get("name") == "BREAKPOINT"]
+        self.assertEqual(len(breakpoints), hits)
+        self.assertEqual({e["args"]["suspend_policy"] for e in breakpoints}, {"SUSPEND_NONE"})
+        self.assertEqual({names[e["tid"]] for e in breakpoints}, {"main"})
 
     def test_jdb_session_summary_counts_what_a_relay_saw(self):
         options = harness.DEFAULT_SERVER_OPTIONS
@@ -262,6 +274,26 @@ class TraceTest(unittest.TestCase):
         self.assertEqual(events.get("BREAKPOINT"), 1, result.stdout)
         self.assertRegex(result.stdout, r"VM suspended: .* in [1-9]\d* suspension")
         print("\n" + result.stdout)
+        # The timeline: jdb's breakpoint (SUSPEND_ALL) on main's track, main suspended from
+        # it to jdb's `cont`, and the whole VM too.
+        chrome = self.cli("export", "--chrome", *files)
+        self.assertEqual(chrome.returncode, 0, chrome.stderr)
+        import json
+        trace = json.loads(chrome.stdout)
+        names = self.track_names(trace)
+        events = trace["traceEvents"]
+        [hit] = [e for e in events if e.get("name") == "BREAKPOINT"]
+        self.assertEqual(names[hit["tid"]], "main")
+        self.assertEqual(hit["args"]["suspend_policy"], "SUSPEND_ALL")
+        spans = [e for e in events if e["ph"] == "X" and e["cat"] == "suspension" and e["ts"] == hit["ts"]]
+        self.assertEqual(len(spans), 1, spans)
+        self.assertEqual(spans[0]["tid"], hit["tid"])
+        self.assertEqual(spans[0]["args"]["by"], "BREAKPOINT event, SUSPEND_ALL")
+        self.assertEqual(spans[0]["args"]["resumed_by"][:len("VirtualMachine.Resume id=")], "VirtualMachine.Resume id=")
+        vm = [(e["ph"], e["ts"]) for e in events if e["cat"] == "suspension" and e["ph"] in ("b", "e")]
+        self.assertIn(("b", hit["ts"]), vm)
+        end = spans[0]["ts"] + spans[0]["dur"]
+        self.assertTrue(any(ph == "e" and abs(ts - end) < 0.01 for ph, ts in vm), (end, vm))
 
     def test_bodies_are_decoded_with_tracebytes(self):
         self.need_ours()

@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "trace/analysis.h"
+#include "trace/chrome_export.h"
 #include "trace/reader.h"
 
 namespace {

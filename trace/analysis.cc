@@ -19,6 +19,8 @@ std::string Printf(const char* format, auto... args) {
   return buf;
 }
 
+}  // namespace
+
 std::string CommandLabel(uint32_t set, uint32_t command) {
   std::string_view name = jdwp::CommandName(static_cast<uint8_t>(set), static_cast<uint8_t>(command));
   if (!name.empty() && set < 256 && command < 256) return std::string(name);
@@ -30,6 +32,8 @@ std::string EventKindName(uint32_t kind) {
   jdwp::print_detail::Append(out, static_cast<jdwp::EventKind>(kind));
   return out;
 }
+
+namespace {
 
 std::string Duration(uint64_t ns) {
   if (ns < 10'000) return Printf("%" PRIu64 " ns", ns);
@@ -46,36 +50,14 @@ uint64_t Percentile(const std::vector<uint64_t>& sorted, double p) {
   return sorted[rank - 1];
 }
 
-// Ring segments of one run in the order they were written; runs by pid.
+}  // namespace
+
 void Order(std::vector<TraceFile>& files) {
   std::stable_sort(files.begin(), files.end(), [](const TraceFile& a, const TraceFile& b) {
     if (a.header.start_wall_ns != b.header.start_wall_ns) return a.header.start_wall_ns < b.header.start_wall_ns;
     return a.header.segment < b.header.segment;
   });
 }
-
-std::string JsonString(std::string_view s) {
-  std::string out = "\"";
-  for (char c : s) {
-    if (c == '"' || c == '\\') {
-      out += '\\';
-      out += c;
-    } else if (static_cast<unsigned char>(c) < 0x20) {
-      out += Printf("\\u%04x", static_cast<unsigned>(c));
-    } else {
-      out += c;
-    }
-  }
-  return out + "\"";
-}
-
-uint64_t Be64(const uint8_t* p) {
-  uint64_t v = 0;
-  for (int i = 0; i < 8; ++i) v = v << 8 | p[i];
-  return v;
-}
-
-}  // namespace
 
 tl::expected<TraceFile, std::string> Load(const std::string& path) {
   auto reader = Reader::Open(path);
@@ -168,6 +150,8 @@ std::string Line(const Record& r, uint64_t start_ns) {
     out += "agent error: " + r.agent_error->message;
   } else if (r.dropped) {
     out += "dropped: " + std::to_string(r.dropped->count) + " records lost so far (queue full)";
+  } else if (r.thread_name) {
+    out += Printf("thread 0x%" PRIx64 " is named '", r.thread_name->thread) + r.thread_name->name + "'";
   }
   return out;
 }
@@ -281,75 +265,6 @@ std::string Summarize(std::vector<TraceFile> files) {
   out += Printf("\nVM suspended: %s in %" PRIu64 " suspension(s)\n", Duration(suspended_ns).c_str(), suspensions);
   out += Printf("dropped records: %" PRIu64 "\n", dropped);
   out += Printf("agent errors: %" PRIu64 "\n", errors);
-  return out;
-}
-
-std::string ChromeJson(std::vector<TraceFile> files) {
-  Order(files);
-  uint64_t start = UINT64_MAX;
-  for (const TraceFile& f : files)
-    for (const Record& r : f.records) start = std::min(start, r.time_ns);
-  std::string out = "{\"traceEvents\":[\n";
-  bool first = true;
-  auto emit = [&](const std::string& event) {
-    if (!first) out += ",\n";
-    first = false;
-    out += event;
-  };
-  auto us = [&](uint64_t ns) { return Printf("%.3f", (ns - start) / 1e3); };
-  std::set<uint64_t> threads;
-  struct Open {
-    uint64_t time;
-    uint32_t set, command;
-    uint64_t thread;
-  };
-  std::map<uint32_t, Open> open;
-  uint32_t pid = files.empty() ? 0 : files.front().header.pid;
-  emit(Printf("{\"ph\":\"M\",\"name\":\"process_name\",\"pid\":%u,\"tid\":0,\"args\":{\"name\":\"debuggee\"}}", pid));
-  emit(Printf("{\"ph\":\"M\",\"name\":\"thread_name\",\"pid\":%u,\"tid\":0,\"args\":{\"name\":\"commands\"}}", pid));
-  for (const TraceFile& f : files) {
-    for (const Record& r : f.records) {
-      if (r.packet && r.packet->direction == Packet::Direction::kIn && !r.packet->reply) {
-        const Packet& p = *r.packet;
-        // ThreadReference.* and StackFrame.* name their thread first (recorded
-        // as `thread`; traces from before that field have it in the bytes only).
-        uint64_t thread = p.thread;
-        if (!thread && (p.command_set == 11 || p.command_set == 16) && p.bytes.size() >= jdwp::kHeaderSize + 8)
-          thread = Be64(p.bytes.data() + jdwp::kHeaderSize);
-        open[p.id] = Open{r.time_ns, p.command_set, p.command, thread};
-      } else if (r.packet && r.packet->direction == Packet::Direction::kOut && r.packet->reply) {
-        const Packet& p = *r.packet;
-        auto it = open.find(p.id);
-        if (it == open.end()) continue;
-        const Open o = it->second;
-        open.erase(it);
-        if (o.thread) threads.insert(o.thread);
-        emit("{\"ph\":\"X\",\"cat\":\"command\",\"name\":" + JsonString(CommandLabel(o.set, o.command)) +
-             Printf(",\"pid\":%u,\"tid\":%" PRIu64 ",\"ts\":", pid, o.thread) + us(o.time) +
-             ",\"dur\":" + Printf("%.3f", (r.time_ns - o.time) / 1e3) +
-             Printf(",\"args\":{\"id\":%u,\"error\":", p.id) +
-             JsonString(jdwp::ErrorName(static_cast<jdwp::ErrorCode>(p.error_code))) +
-             Printf(",\"bytes_out\":%u}}", p.length));
-      } else if (r.event) {
-        const Event& e = *r.event;
-        threads.insert(e.thread);
-        emit("{\"ph\":\"i\",\"s\":\"t\",\"cat\":\"event\",\"name\":" + JsonString(EventKindName(e.kind)) +
-             Printf(",\"pid\":%u,\"tid\":%" PRIu64 ",\"ts\":", pid, e.thread) + us(r.time_ns) +
-             Printf(",\"args\":{\"request\":%d,\"policy\":%u}}", e.request_id, e.suspend_policy));
-      } else if (r.suspension) {
-        emit("{\"ph\":\"i\",\"s\":\"p\",\"cat\":\"suspension\",\"name\":" +
-             JsonString(r.suspension->suspended ? "VM suspended" : "VM resumed") +
-             Printf(",\"pid\":%u,\"tid\":0,\"ts\":", pid) + us(r.time_ns) + "}");
-      }
-    }
-  }
-  for (uint64_t t : threads) {
-    if (t == 0) continue;
-    emit(Printf("{\"ph\":\"M\",\"name\":\"thread_name\",\"pid\":%u,\"tid\":%" PRIu64
-                ",\"args\":{\"name\":\"thread 0x%" PRIx64 "\"}}",
-                pid, t, t));
-  }
-  out += "\n],\"displayTimeUnit\":\"ms\"}\n";
   return out;
 }
 

@@ -1,5 +1,6 @@
-// What jdwpx-trace prints: a summary of one or more trace files, one line per
-// record, and Chrome's trace-event JSON. Pure functions over records.
+// What jdwpx-trace prints: a summary of one or more trace files and one line
+// per record (Chrome's trace-event JSON: chrome_export.h). Pure functions over
+// records.
 #pragma once
 
 #include <cstdint>
@@ -32,9 +33,11 @@ std::string Summarize(std::vector<TraceFile> files);
 // One line for one record; `start_ns` is the monotonic time shown as 0.
 std::string Line(const Record& record, uint64_t start_ns);
 
-// Chrome trace-event JSON ({"traceEvents": [...]}): commands as slices on the
-// track of the thread they name (when bodies were recorded) or on a
-// "commands" track, events as instants on their thread's track.
-std::string ChromeJson(std::vector<TraceFile> files);
+// A command's spec name ("ThreadReference.Frames"), or "command 64.100".
+std::string CommandLabel(uint32_t set, uint32_t command);
+// An event kind's spec name ("BREAKPOINT").
+std::string EventKindName(uint32_t kind);
+// Ring segments of one run in the order they were written; runs by start time.
+void Order(std::vector<TraceFile>& files);
 
 }  // namespace jdwpx::trace

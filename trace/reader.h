@@ -1,8 +1,13 @@
 // Reads a trace file record by record, up to its last whole record. A file
 // still being written (show --follow) is read again as it grows.
+//
+// Records are parsed by libprotobuf, with the classes protoc generates from
+// trace/trace.proto (the agent writes them with its own encoder, wire.h), and
+// handed on as the structs of records.h, which the rest of the reader uses.
 #pragma once
 
 #include <cstdint>
+#include <span>
 #include <string>
 
 #include <tl/expected.hpp>
@@ -10,6 +15,11 @@
 #include "trace/records.h"
 
 namespace jdwpx::trace {
+
+// One record's bytes (no length prefix) parsed by libprotobuf; fails with
+// protobuf's one word of why. Fields and kinds this reader does not know are
+// skipped (a record of an unknown kind has none set).
+tl::expected<Record, std::string> ParseRecord(std::span<const uint8_t> bytes);
 
 class Reader {
  public:

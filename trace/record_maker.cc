@@ -22,6 +22,42 @@ concept HasThread = requires(const T& t) { t.thread.value; };
 
 }  // namespace
 
+std::string ValidUtf8(std::string_view text) {
+  std::string out;
+  out.reserve(text.size());
+  const auto* p = reinterpret_cast<const uint8_t*>(text.data());
+  const size_t n = text.size();
+  size_t i = 0;
+  while (i < n) {
+    const uint8_t b = p[i];
+    if (b < 0x80) {
+      out += static_cast<char>(b);
+      ++i;
+      continue;
+    }
+    // The length a lead byte announces, and the smallest code point of that length.
+    size_t len = 0;
+    uint32_t cp = 0, min = 0;
+    if ((b & 0xe0) == 0xc0) {
+      len = 2, cp = b & 0x1fu, min = 0x80;
+    } else if ((b & 0xf0) == 0xe0) {
+      len = 3, cp = b & 0x0fu, min = 0x800;
+    } else if ((b & 0xf8) == 0xf0) {
+      len = 4, cp = b & 0x07u, min = 0x10000;
+    }
+    size_t k = 1;
+    while (len && k < len && i + k < n && (p[i + k] & 0xc0) == 0x80) cp = cp << 6 | (p[i + k++] & 0x3fu);
+    if (len && k == len && cp >= min && cp <= 0x10ffff && !(cp >= 0xd800 && cp <= 0xdfff)) {
+      out.append(text.substr(i, len));
+      i += len;
+    } else {
+      out += "\xef\xbf\xbd";  // U+FFFD for the lead byte and the continuation bytes read with it
+      i += len ? k : 1;
+    }
+  }
+  return out;
+}
+
 void RecordMaker::Suspend(uint64_t time_ns, Suspension::By by, uint32_t packet_id, std::vector<Record>& out) {
   if (vm_suspends_++ == 0) {
     Record r;
@@ -49,23 +85,27 @@ void RecordMaker::Make(const Observation& seen, std::vector<Record>& out) {
     case Observation::Kind::kNone:
       return;
     case Observation::Kind::kAttached:
-      peer_ = seen.text;
-      r.session = Session{Session::Kind::kAttached, seen.text, {}, ++sessions_, seen.handshake_ns};
+      peer_ = ValidUtf8(seen.text);
+      r.session = Session{Session::Kind::kAttached, peer_, {}, ++sessions_, seen.handshake_ns};
       out.push_back(std::move(r));
       return;
     case Observation::Kind::kRefused:
-      r.session = Session{Session::Kind::kRefused, {}, seen.text, 0};
+      r.session = Session{Session::Kind::kRefused, {}, ValidUtf8(seen.text), 0};
       out.push_back(std::move(r));
       return;
     case Observation::Kind::kDetached:
-      r.session = Session{Session::Kind::kEnded, peer_, seen.text, sessions_};
+      r.session = Session{Session::Kind::kEnded, peer_, ValidUtf8(seen.text), sessions_};
       out.push_back(std::move(r));
       // The agent resumes everything the debugger suspended when it leaves.
       pending_.clear();
       Resume(seen.time_ns, Suspension::By::kSessionEnd, 0, true, out);
       return;
     case Observation::Kind::kError:
-      r.agent_error = AgentError{seen.text};
+      r.agent_error = AgentError{ValidUtf8(seen.text)};
+      out.push_back(std::move(r));
+      return;
+    case Observation::Kind::kThreadName:
+      r.thread_name = ThreadName{seen.thread, ValidUtf8(seen.text)};
       out.push_back(std::move(r));
       return;
     case Observation::Kind::kPacketIn:

@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <span>
 #include <string>
+#include <string_view>
 #include <unordered_map>
 #include <vector>
 
@@ -18,16 +19,23 @@ namespace jdwpx::trace {
 // thread makes them): a packet's header and length, and its bytes only when
 // they are needed (tracebytes=y, or an Event.Composite).
 struct Observation {
-  enum class Kind : uint8_t { kNone, kPacketIn, kPacketOut, kAttached, kRefused, kDetached, kError };
+  enum class Kind : uint8_t { kNone, kPacketIn, kPacketOut, kAttached, kRefused, kDetached, kError, kThreadName };
   Kind kind = Kind::kNone;
   uint64_t time_ns = 0;
   uint32_t length = 0;
   uint8_t header[11] = {};
   std::vector<uint8_t> bytes;  // the whole packet, when kept
-  std::string text;            // peer, reason or message
+  std::string text;            // peer, reason, message or thread name
   uint64_t handshake_ns = 0;   // kAttached
-  uint64_t thread = 0;         // kPacketIn of ThreadReference / StackFrame: the thread named first
+  uint64_t thread = 0;         // kPacketIn of ThreadReference / StackFrame: the thread named first;
+                               // kThreadName: the thread named
 };
+
+// `text` with every byte that is not part of well-formed UTF-8 (overlong
+// forms, surrogates, C0 80 of modified UTF-8, stray bytes) replaced by U+FFFD:
+// protobuf's parsers refuse a record whose string field is not UTF-8, so every
+// string the agent records goes through this.
+std::string ValidUtf8(std::string_view text);
 
 class RecordMaker {
  public:

@@ -117,6 +117,15 @@ struct Dropped {
 };
 constexpr auto TraceFields(const Dropped*) { return std::tuple<Field<1, &Dropped::count>>{}; }
 
+struct ThreadName {
+  uint64_t thread = 0;
+  std::string name;
+  bool operator==(const ThreadName&) const = default;
+};
+constexpr auto TraceFields(const ThreadName*) {
+  return std::tuple<Field<1, &ThreadName::thread>, Field<2, &ThreadName::name>>{};
+}
+
 // The envelope: a time and exactly one kind (a oneof in trace.proto). A record
 // of a kind this reader does not know decodes with none set.
 struct Record {
@@ -128,12 +137,14 @@ struct Record {
   std::optional<Suspension> suspension;
   std::optional<AgentError> agent_error;
   std::optional<Dropped> dropped;
+  std::optional<ThreadName> thread_name;
   bool operator==(const Record&) const = default;
 };
 constexpr auto TraceFields(const Record*) {
   return std::tuple<Field<1, &Record::time_ns>, Field<2, &Record::header>, Field<3, &Record::session>,
                     Field<4, &Record::packet>, Field<5, &Record::event>, Field<6, &Record::suspension>,
-                    Field<7, &Record::agent_error>, Field<8, &Record::dropped>>{};
+                    Field<7, &Record::agent_error>, Field<8, &Record::dropped>,
+                    Field<9, &Record::thread_name>>{};
 }
 
 }  // namespace jdwpx::trace

@@ -1,19 +1,26 @@
-// protobuf's wire format for the structs of records.h, derived from their
-// TraceFields lists: varints for integers, enums and bools, length-delimited
-// for strings, bytes and nested messages. As protobuf does for proto3, zero
-// scalars and empty strings are not written, fields go out in number order,
-// and a decoder skips fields it does not know.
+// The agent's encoder: protobuf's wire format for the structs of records.h,
+// derived from their TraceFields lists: varints for integers, enums and bools,
+// length-delimited for strings, bytes and nested messages. As protobuf does for
+// proto3, zero scalars and empty strings are not written and fields go out in
+// number order.
+//
+// Why not libprotobuf in the agent: the agent is a shared library loaded into
+// someone else's JVM, exporting only its Agent_* entry points. Debian's static
+// libprotobuf-lite.a cannot go into a shared object (local-exec TLS), and a
+// shared libprotobuf would be loaded into the debuggee, where the application's
+// own native libraries may bring another protobuf version: two versions of its
+// global symbols and descriptor pool in one process clash. So the agent writes
+// with these few lines, and only readers (reader.cc, jdwpx-trace) use the
+// classes protoc generates from trace.proto; trace/tests/schema_test.cc and
+// proto_readback_test.cc hold the two to the same bytes and values.
 #pragma once
 
 #include <cstdint>
 #include <optional>
-#include <span>
 #include <string>
 #include <tuple>
 #include <type_traits>
 #include <vector>
-
-#include <tl/expected.hpp>
 
 #include "trace/records.h"
 
@@ -32,58 +39,6 @@ inline void PutVarint(std::string& out, uint64_t v) {
 }
 
 inline void PutTag(std::string& out, uint32_t number, WireType type) { PutVarint(out, uint64_t{number} << 3 | type); }
-
-// A view being decoded; `error` is set at the first problem.
-struct Cursor {
-  const uint8_t* p;
-  const uint8_t* end;
-  std::string error;
-
-  std::optional<uint64_t> Varint() {
-    uint64_t v = 0;
-    for (int shift = 0; shift < 64; shift += 7) {
-      if (p == end) {
-        error = "a varint runs past the end";
-        return std::nullopt;
-      }
-      uint8_t b = *p++;
-      v |= uint64_t{b & 0x7fu} << shift;
-      if (!(b & 0x80)) return v;
-    }
-    error = "a varint is longer than 10 bytes";
-    return std::nullopt;
-  }
-  std::optional<std::span<const uint8_t>> Bytes() {
-    auto n = Varint();
-    if (!n) return std::nullopt;
-    if (*n > static_cast<uint64_t>(end - p)) {
-      error = "a field's length runs past the end";
-      return std::nullopt;
-    }
-    std::span<const uint8_t> s(p, static_cast<size_t>(*n));
-    p += *n;
-    return s;
-  }
-  bool Skip(uint32_t type) {
-    switch (type) {
-      case kVarint: return Varint().has_value();
-      case kLengthDelimited: return Bytes().has_value();
-      case kFixed64:
-      case kFixed32: {
-        size_t n = type == kFixed64 ? 8 : 4;
-        if (static_cast<size_t>(end - p) < n) {
-          error = "a fixed field runs past the end";
-          return false;
-        }
-        p += n;
-        return true;
-      }
-      default:
-        error = "unknown wire type " + std::to_string(type);
-        return false;
-    }
-  }
-};
 
 template <class T>
 struct IsOptional : std::false_type {};
@@ -129,69 +84,6 @@ void EncodeMessage(std::string& out, const M& m) {
              TraceFields(static_cast<const M*>(nullptr)));
 }
 
-template <class M>
-bool DecodeMessage(Cursor& in, M& m);
-
-template <class V>
-bool GetField(Cursor& in, uint32_t type, V& v) {
-  constexpr bool kDelimited = IsOptional<V>::value || std::is_same_v<V, std::string> ||
-                              std::is_same_v<V, std::vector<uint8_t>>;
-  // A known number with another wire type is skipped, as protobuf's parser
-  // would treat it as unknown.
-  if ((type == kLengthDelimited) != kDelimited || (!kDelimited && type != kVarint)) return in.Skip(type);
-  if constexpr (kDelimited) {
-    auto bytes = in.Bytes();
-    if (!bytes) return false;
-    if constexpr (IsOptional<V>::value) {
-      // A oneof member seen twice merges, as in protobuf.
-      if (!v) v.emplace();
-      Cursor nested{bytes->data(), bytes->data() + bytes->size(), {}};
-      if (!DecodeMessage(nested, *v)) {
-        in.error = nested.error;
-        return false;
-      }
-    } else {
-      v.assign(bytes->begin(), bytes->end());
-    }
-  } else {
-    auto raw = in.Varint();
-    if (!raw) return false;
-    if constexpr (std::is_same_v<V, bool>) {
-      v = *raw != 0;
-    } else {
-      v = static_cast<V>(*raw);
-    }
-  }
-  return true;
-}
-
-template <class M>
-bool DecodeMessage(Cursor& in, M& m) {
-  while (in.p != in.end) {
-    auto tag = in.Varint();
-    if (!tag) return false;
-    uint32_t number = static_cast<uint32_t>(*tag >> 3);
-    uint32_t type = static_cast<uint32_t>(*tag & 7);
-    if (number == 0) {
-      in.error = "field number 0";
-      return false;
-    }
-    bool known = false;
-    bool ok = true;
-    std::apply(
-        [&](auto... f) {
-          ((!known && decltype(f)::kNumber == number
-                ? (known = true, ok = GetField(in, type, m.*decltype(f)::kMember))
-                : false),
-           ...);
-        },
-        TraceFields(static_cast<const M*>(nullptr)));
-    if (!known) ok = in.Skip(type);
-    if (!ok) return false;
-  }
-  return true;
-}
-
 }  // namespace wire
 
 // A record's bytes, without the length prefix.
@@ -206,14 +98,6 @@ inline void AppendDelimited(std::string& out, const Record& record) {
   std::string body = Encode(record);
   wire::PutVarint(out, body.size());
   out += body;
-}
-
-// Decodes one record's bytes (no length prefix); the error says what is wrong.
-inline tl::expected<Record, std::string> Decode(std::span<const uint8_t> bytes) {
-  Record record;
-  wire::Cursor in{bytes.data(), bytes.data() + bytes.size(), {}};
-  if (!wire::DecodeMessage(in, record)) return tl::unexpected(in.error);
-  return record;
 }
 
 }  // namespace jdwpx::trace

@@ -3,6 +3,7 @@
 #include <fcntl.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <ctime>
@@ -69,6 +70,9 @@ Writer::Writer(WriterConfig config) : config_(std::move(config)), maker_(config_
 }
 
 tl::expected<std::unique_ptr<Writer>, std::string> Writer::Open(WriterConfig config) {
+  for (std::string* text : {&config.header.jdwpx_version, &config.header.vm_name, &config.header.vm_version,
+                            &config.header.options})
+    *text = ValidUtf8(*text);
   config.header.magic = std::string(kMagic);
   config.header.format_version = kFormatVersion;
   config.header.bodies = config.bodies;
@@ -162,7 +166,7 @@ void Writer::Packet(Observation::Kind kind, std::span<const uint8_t> packet, siz
   }
 }
 
-void Writer::Text(Observation::Kind kind, std::string_view text, uint64_t handshake_ns) noexcept {
+void Writer::Text(Observation::Kind kind, std::string_view text, uint64_t handshake_ns, uint64_t thread) noexcept {
   if (closed_.load(std::memory_order_relaxed)) return;
   try {
     Observation seen;
@@ -170,6 +174,7 @@ void Writer::Text(Observation::Kind kind, std::string_view text, uint64_t handsh
     seen.time_ns = MonotonicNs();
     seen.text = std::string(text);
     seen.handshake_ns = handshake_ns;
+    seen.thread = thread;
     Push(std::move(seen));
   } catch (...) {
     dropped_.fetch_add(1, std::memory_order_relaxed);
@@ -185,8 +190,21 @@ bool Writer::OpenSegment() {
   r.header = config_.header;
   r.header->segment = segment_;
   AppendDelimited(out_, r);
+  uint64_t names = 0;
+  for (auto it = thread_names_.rbegin(); it != thread_names_.rend(); ++it) {  // IDs grow: newest first
+    Record named;
+    named.time_ns = r.time_ns;
+    named.thread_name = ThreadName{it->first, it->second};
+    std::string bytes;
+    AppendDelimited(bytes, named);
+    names += bytes.size();
+    if (names > SegmentLimit() / 4) break;
+    out_ += bytes;
+  }
   return true;
 }
+
+uint64_t Writer::SegmentLimit() const { return std::max<uint64_t>(config_.max_bytes / kRingFiles, 4096); }
 
 void Writer::Stop(const std::string& why) {
   if (failed_) return;
@@ -218,7 +236,7 @@ void Writer::Put(const Record& record) {
   std::string bytes;
   AppendDelimited(bytes, record);
   if (config_.max_bytes > 0) {
-    const uint64_t limit = std::max<uint64_t>(config_.max_bytes / kRingFiles, 4096);
+    const uint64_t limit = SegmentLimit();
     if (bytes.size() > limit / 2 && record.packet && !record.packet->bytes.empty()) {
       // A body this large would not fit the bound: the packet is kept, its bytes are not.
       Record lean = record;
@@ -241,6 +259,7 @@ void Writer::Put(const Record& record) {
     }
   }
   out_ += bytes;
+  if (record.thread_name && config_.max_bytes > 0) thread_names_[record.thread_name->thread] = record.thread_name->name;
   if (out_.size() >= kWriteChunk) WriteOut();
 }
 

@@ -12,7 +12,9 @@
 // Files: `path` alone, or with a size bound a ring of kRingFiles files
 // (path, path.1, ... path.3, the higher the older): when the current file would
 // pass bound/kRingFiles it is rotated out and the oldest deleted, so the newest
-// records within the bound are kept. Every file starts with its own Header. A
+// records within the bound are kept. Every file starts with its own Header,
+// then the names of the threads named so far (the newest first, within a
+// quarter of its bound): the file that named a thread may be deleted since. A
 // failed write (disk full) stops the trace: logged once through on_error,
 // never retried, the agent runs on.
 #pragma once
@@ -22,6 +24,7 @@
 #include <condition_variable>
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <span>
@@ -77,6 +80,10 @@ class Writer {
   void SessionRefused(std::string_view reason) noexcept { Text(Observation::Kind::kRefused, reason); }
   void SessionEnded(std::string_view reason) noexcept { Text(Observation::Kind::kDetached, reason); }
   void Error(std::string_view message) noexcept { Text(Observation::Kind::kError, message); }
+  // A thread ID given out for the first time, and the thread's name (UTF-8).
+  void ThreadNamed(uint64_t thread, std::string_view name) noexcept {
+    Text(Observation::Kind::kThreadName, name, 0, thread);
+  }
 
   // Waits (at most `timeout`) until everything pushed before is written.
   bool Flush(std::chrono::milliseconds timeout);
@@ -92,7 +99,7 @@ class Writer {
     Observation value;
   };
   void Packet(Observation::Kind kind, std::span<const uint8_t> packet, size_t length) noexcept;
-  void Text(Observation::Kind kind, std::string_view text, uint64_t handshake_ns = 0) noexcept;
+  void Text(Observation::Kind kind, std::string_view text, uint64_t handshake_ns = 0, uint64_t thread = 0) noexcept;
   bool Push(Observation&& seen) noexcept;
   bool Pop(Observation& seen);
   void Run();
@@ -100,6 +107,7 @@ class Writer {
   void Put(const Record& record);
   void WriteOut();
   bool OpenSegment();
+  uint64_t SegmentLimit() const;
   void Stop(const std::string& why);
 
   WriterConfig config_;
@@ -121,6 +129,7 @@ class Writer {
   std::string out_;
   bool failed_ = false;
   std::string stop_reason_;
+  std::map<uint64_t, std::string> thread_names_;  // every ThreadName written, for the ring's next files
 
   std::mutex mu_;  // only for the condition variables (writer <-> Flush/Close), never taken by a push
   std::condition_variable wake_;

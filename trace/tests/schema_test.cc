@@ -1,7 +1,9 @@
-// The hand-written wire format (trace/wire.h) against protobuf's own classes
-// generated from trace.proto: same field numbers, same bytes, both ways.
+// The agent's hand-written encoder (trace/wire.h) against protobuf's own
+// classes generated from trace.proto: same field numbers, same bytes; and the
+// reader's ParseRecord (libprotobuf) gives back what was encoded.
 #include <gtest/gtest.h>
 
+#include "trace/reader.h"
 #include "trace/trace.pb.h"
 #include "trace/wire.h"
 
@@ -72,15 +74,20 @@ SAME_NUMBER(Suspension, by, Suspension, kByFieldNumber);
 SAME_NUMBER(Suspension, packet_id, Suspension, kPacketIdFieldNumber);
 SAME_NUMBER(AgentError, message, AgentError, kMessageFieldNumber);
 SAME_NUMBER(Dropped, count, Dropped, kCountFieldNumber);
+SAME_NUMBER(Record, thread_name, Record, kThreadNameFieldNumber);
+SAME_NUMBER(ThreadName, thread, ThreadName, kThreadFieldNumber);
+SAME_NUMBER(ThreadName, name, ThreadName, kNameFieldNumber);
 
 // Every field of the schema is declared (a field added to trace.proto and not
 // to records.h fails here).
 TEST(Schema, EveryProtoFieldIsDeclared) {
-  EXPECT_EQ(FieldCount<Record>(), 8u);
+  EXPECT_EQ(FieldCount<Record>(), 9u);
   EXPECT_EQ(FieldCount<Header>(), 11u);
   EXPECT_EQ(FieldCount<Packet>(), 10u);
   EXPECT_EQ(FieldCount<Session>(), 5u);
   EXPECT_EQ(FieldCount<Event>(), 6u);
+  EXPECT_EQ(FieldCount<Suspension>(), 3u);
+  EXPECT_EQ(FieldCount<ThreadName>(), 2u);
 }
 
 std::string Bytes(const proto::Record& r) {
@@ -95,7 +102,7 @@ void ExpectSameBytes(const Record& mine, const proto::Record& theirs) {
   proto::Record parsed;
   ASSERT_TRUE(parsed.ParseFromString(ours));
   EXPECT_EQ(Bytes(parsed), ours);
-  auto back = Decode({reinterpret_cast<const uint8_t*>(ours.data()), ours.size()});
+  auto back = ParseRecord({reinterpret_cast<const uint8_t*>(ours.data()), ours.size()});
   ASSERT_TRUE(back) << back.error();
   EXPECT_EQ(*back, mine);
 }
@@ -216,6 +223,16 @@ TEST(Schema, SessionSuspensionErrorDroppedSameBytesAsProtobuf) {
     p.mutable_dropped()->set_count(1ull << 40);
     ExpectSameBytes(r, p);
   }
+  {
+    Record r;
+    r.time_ns = 8;
+    r.thread_name = ThreadName{0x1f, "Reference Handler"};
+    proto::Record p;
+    p.set_time_ns(8);
+    p.mutable_thread_name()->set_thread(0x1f);
+    p.mutable_thread_name()->set_name("Reference Handler");
+    ExpectSameBytes(r, p);
+  }
 }
 
 // Old readers read newer traces: fields and record kinds they do not know are skipped.
@@ -230,7 +247,7 @@ TEST(Schema, UnknownFieldsAndKindsAreSkipped) {
   bytes += std::string(8, '\x01');
   wire::PutTag(bytes, 17, wire::kFixed32);
   bytes += std::string(4, '\x02');
-  auto r = Decode({reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size()});
+  auto r = ParseRecord({reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size()});
   ASSERT_TRUE(r) << r.error();
   EXPECT_EQ(r->time_ns, 42u);
   EXPECT_FALSE(r->packet);
@@ -244,7 +261,7 @@ TEST(Schema, CorruptBytesAreAnErrorNotACrash) {
       std::string("\x00\x01", 2),                      // field number 0
   };
   for (const std::string& c : cases) {
-    auto r = Decode({reinterpret_cast<const uint8_t*>(c.data()), c.size()});
+    auto r = ParseRecord({reinterpret_cast<const uint8_t*>(c.data()), c.size()});
     EXPECT_FALSE(r);
   }
 }

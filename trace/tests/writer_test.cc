@@ -11,6 +11,7 @@
 #include "jdwp/commands/all.h"
 #include "jdwp/packet.h"
 #include "trace/analysis.h"
+#include "trace/chrome_export.h"
 #include "trace/writer.h"
 
 namespace jdwpx::trace {
@@ -205,6 +206,36 @@ TEST(Writer, RingKeepsTheNewestWithinTheBound) {
   auto oldest = Load(path + "." + std::to_string(kRingFiles - 1));
   ASSERT_TRUE(oldest) << oldest.error();
   EXPECT_EQ(oldest->header.segment, newest->header.segment - (kRingFiles - 1));
+}
+
+// The file that named a thread is deleted in time; the newer ones name it again.
+TEST(Writer, RingFilesStartWithTheThreadNamesMetSoFar) {
+  const std::string path = TempPath("ring_names");
+  auto w = MustOpen(path, /*bodies=*/true, 64 * 1024, 1 << 16);
+  w->ThreadNamed(0x77, "main");
+  w->ThreadNamed(0x78, "worker \xe2\x9c\x93");
+  for (uint32_t i = 1; i <= 20000; ++i) {
+    w->PacketOut(BreakpointComposite(i, jdwp::SuspendPolicy::kNone));
+    if (i % 1000 == 0) ASSERT_TRUE(w->Flush(5s));
+  }
+  w->Close();
+  for (int i = 0; i < kRingFiles; ++i) {
+    auto file = Load(i == 0 ? path : path + "." + std::to_string(i));
+    ASSERT_TRUE(file) << file.error();
+    EXPECT_GT(file->header.segment, 0u);
+    ASSERT_GE(file->records.size(), 3u);
+    ASSERT_TRUE(file->records[1].thread_name) << Line(file->records[1], 0);
+    EXPECT_EQ(file->records[1].thread_name->thread, 0x78u);
+    EXPECT_EQ(file->records[1].thread_name->name, "worker \xe2\x9c\x93");
+    ASSERT_TRUE(file->records[2].thread_name);
+    EXPECT_EQ(file->records[2].thread_name->thread, 0x77u);
+    EXPECT_EQ(file->records[2].thread_name->name, "main");
+    EXPECT_FALSE(file->records[3].thread_name);
+  }
+  auto newest = Load(path);
+  ASSERT_TRUE(newest);
+  const std::string json = ChromeJson({*newest});
+  EXPECT_NE(json.find(R"("args":{"name":"main"})"), std::string::npos) << json.substr(json.size() - 600);
 }
 
 TEST(Writer, FullQueueDropsAndCountsNeverBlocks) {
