@@ -153,6 +153,15 @@ class KubernetesPod(unittest.TestCase):
         self.assertNotIn("*:", self.logs.stderr)
         self.assertNotIn("WARNING", self.logs.stderr)
 
+    def test_second_jvm_in_the_container_runs_on(self):
+        # `kubectl exec app -- jcmd 1 ...` starts a JVM that inherits JAVA_TOOL_OPTIONS: the
+        # port is the application's, and onbindfail=continue lets jcmd run undebugged.
+        out = pm.podman(self.env, "exec", self.app, "jcmd", "1", "VM.version", check=False, timeout=120)
+        self.assertEqual(out.returncode, 0, out.stdout + out.stderr)
+        self.assertRegex(out.stdout, r"^1:\n")
+        self.assertIn("jdwpx: cannot listen on 5005 (", out.stderr)
+        self.assertIn("); onbindfail=continue: the program runs without debugging\n", out.stderr)
+
     def test_pod_ip_does_not_answer(self):
         # Another pod would connect to the pod's IP: nothing answers there.
         networks = json.loads(pm.podman(self.env, "inspect", self.app, "--format",
