@@ -1,9 +1,13 @@
 # jdwpx in a container image: a JDK whose own debug agent (lib/libjdwp.so) is jdwpx,
 # jdwpx's command-line tools, and the agent alone at /opt/jdwpx/lib/libjdwpx.so for
-# `COPY --from=` into any other JDK image (README: "Debugging in containers and Kubernetes").
+# `COPY --from=` into any other JDK image or a Kubernetes init container
+# (docs/containers.md, deploy/kubernetes/pod.yaml).
 #
-#   podman build --pull=never --build-arg JDWPX_VERSION="$(git describe --always --dirty)" -t jdwpx .
-#   (or docker build with the same argument)
+#   docker build -t jdwpx .        or  podman build -t jdwpx .
+#   --build-arg JDWPX_VERSION="$(git describe --always --dirty)" names the agent's version
+#
+# Without a registry (Debian's archive still needed): scripts/make-base-image.sh makes
+# BASE from Debian's packages in podman's store, then podman build --pull=never -t jdwpx .
 #
 # The agent is built against a glibc 2.31 sysroot (scripts/setup.sh makes it), so the
 # copied library loads into Debian 11+, Ubuntu 20.04+, UBI 9 and Amazon Linux 2023 images.

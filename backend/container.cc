@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include <cstdlib>
 #include <fstream>
 #include <sstream>
 
@@ -26,6 +27,11 @@ bool InContainer(std::string_view root) {
   return false;
 }
 
+bool InKubernetes() {
+  const char* host = std::getenv("KUBERNETES_SERVICE_HOST");
+  return host != nullptr && *host != '\0';
+}
+
 namespace {
 
 // The port part of address= (after its last ':') names a port other than 0.
@@ -39,8 +45,17 @@ bool FixedPort(std::string_view address) {
 }  // namespace
 
 std::optional<std::string> LoopbackInContainerWarning(bool loopback_only, bool in_container,
-                                                      std::string_view address, std::string_view port) {
-  if (!loopback_only || !in_container || !FixedPort(address)) return std::nullopt;
+                                                      std::string_view address, std::string_view port,
+                                                      bool in_kubernetes) {
+  if (!loopback_only || !(in_container || in_kubernetes) || !FixedPort(address)) return std::nullopt;
+  if (in_kubernetes) {
+    // What docs/containers.md recommends in a pod: no warning, and no advice to open the
+    // port to every pod of the cluster.
+    return fmt::format(
+        "jdwpx: the debug port {0} listens on loopback only, inside this pod: kubectl port-forward and kubectl "
+        "exec (jdwpx-bridge connect 127.0.0.1:{0}) reach it, other pods and Services do not.",
+        port);
+  }
   return fmt::format(
       "jdwpx: WARNING: the debug port {0} listens on loopback only, inside this container: a debugger outside it "
       "cannot connect, even through a published port. To debug from outside, use address=*:{0} (and allow= to "

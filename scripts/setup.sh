@@ -14,11 +14,12 @@ PACKAGES=(
 )
 # The container tests (integration/containers/): rootful podman with runc (crun refuses
 # a mixed cgroup v1/v2 host), netavark and aardvark-dns (containers find each other by
-# name), and debootstrap for the base image and the Debian 11 root. The Dockerfile's
-# build stage needs none of them (JDWPX_SETUP_NO_CONTAINERS=1), nor lintian, which
-# checks the Debian package (integration.package).
+# name), catatonit (the pause process of the pod that `podman kube play` makes, in an
+# image podman builds locally), and debootstrap for the base image and the Debian 11
+# root. The Dockerfile's build stage needs none of them (JDWPX_SETUP_NO_CONTAINERS=1),
+# nor lintian, which checks the Debian package (integration.package).
 if [[ "${JDWPX_SETUP_NO_CONTAINERS:-}" != 1 ]]; then
-  PACKAGES+=(podman runc netavark aardvark-dns iptables debootstrap lintian)
+  PACKAGES+=(podman runc netavark aardvark-dns iptables catatonit debootstrap lintian)
 fi
 # The agent is built against bullseye's glibc 2.31 (cmake/glibc_floor.cmake): its
 # sysroot is unpacked from bullseye's packages by make-sysroot.sh, below.

@@ -1,7 +1,10 @@
 #include "backend/container.h"
 
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <optional>
+#include <string>
 
 #include <gtest/gtest.h>
 
@@ -36,22 +39,81 @@ TEST_F(FakeRoot, KubernetesCgroupV1) {
 }
 
 TEST(LoopbackInContainerWarning, NamesTheFix) {
-  auto warning = LoopbackInContainerWarning(true, true, "localhost:5005", "5005");
+  auto warning = LoopbackInContainerWarning(true, true, "localhost:5005", "5005", false);
   ASSERT_TRUE(warning);
-  EXPECT_NE(warning->find("loopback only"), std::string::npos);
-  EXPECT_NE(warning->find("address=*:5005"), std::string::npos);
-  EXPECT_EQ(warning->find('\n'), std::string::npos);  // one line
+  EXPECT_EQ(*warning,
+            "jdwpx: WARNING: the debug port 5005 listens on loopback only, inside this container: a debugger "
+            "outside it cannot connect, even through a published port. To debug from outside, use address=*:5005 "
+            "(and allow= to say who may connect).");
 }
 TEST(LoopbackInContainerWarning, OnlyLoopbackInAContainer) {
-  EXPECT_TRUE(LoopbackInContainerWarning(true, true, "5005", "5005"));
-  EXPECT_FALSE(LoopbackInContainerWarning(false, true, "*:5005", "5005"));
-  EXPECT_FALSE(LoopbackInContainerWarning(true, false, "5005", "5005"));
+  EXPECT_TRUE(LoopbackInContainerWarning(true, true, "5005", "5005", false));
+  EXPECT_FALSE(LoopbackInContainerWarning(false, true, "*:5005", "5005", false));
+  EXPECT_FALSE(LoopbackInContainerWarning(true, false, "5005", "5005", false));
 }
 TEST(LoopbackInContainerWarning, NotForAnEphemeralPort) {
   // Nobody publishes a port the OS picks: the tests' own address=0 stays quiet.
-  EXPECT_FALSE(LoopbackInContainerWarning(true, true, "0", "41234"));
-  EXPECT_FALSE(LoopbackInContainerWarning(true, true, "", "41234"));
-  EXPECT_FALSE(LoopbackInContainerWarning(true, true, "localhost:0", "41234"));
+  for (bool kubernetes : {false, true}) {
+    EXPECT_FALSE(LoopbackInContainerWarning(true, true, "0", "41234", kubernetes));
+    EXPECT_FALSE(LoopbackInContainerWarning(true, true, "", "41234", kubernetes));
+    EXPECT_FALSE(LoopbackInContainerWarning(true, true, "localhost:0", "41234", kubernetes));
+  }
+}
+
+// In a pod a loopback port is the recommended setup: the line names what reaches it and
+// never advises listening on every interface.
+TEST(LoopbackInContainerWarning, KubernetesNamesPortForwardAndExec) {
+  auto line = LoopbackInContainerWarning(true, true, "5005", "5005", true);
+  ASSERT_TRUE(line);
+  EXPECT_EQ(*line,
+            "jdwpx: the debug port 5005 listens on loopback only, inside this pod: kubectl port-forward and kubectl "
+            "exec (jdwpx-bridge connect 127.0.0.1:5005) reach it, other pods and Services do not.");
+  EXPECT_EQ(line->find("*:"), std::string::npos);
+  EXPECT_EQ(line->find("WARNING"), std::string::npos);
+}
+TEST(LoopbackInContainerWarning, KubernetesWithoutContainerMarkers) {
+  // containerd under cgroup v2 leaves no marker InContainer finds; the pod's environment says it.
+  auto line = LoopbackInContainerWarning(true, false, "localhost:8000", "8000", true);
+  ASSERT_TRUE(line);
+  EXPECT_NE(line->find("kubectl port-forward"), std::string::npos);
+  EXPECT_FALSE(LoopbackInContainerWarning(false, false, "*:8000", "8000", true));
+}
+
+// KUBERNETES_SERVICE_HOST, set for the test's duration and put back as it was.
+class KubernetesEnv : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    if (const char* value = std::getenv(kName)) saved_ = value;
+  }
+  void TearDown() override {
+    if (saved_) {
+      ::setenv(kName, saved_->c_str(), 1);
+    } else {
+      ::unsetenv(kName);
+    }
+  }
+  static constexpr const char* kName = "KUBERNETES_SERVICE_HOST";
+  std::optional<std::string> saved_;
+};
+
+TEST_F(KubernetesEnv, InKubernetesReadsTheServiceHost) {
+  ::setenv(kName, "10.96.0.1", 1);
+  EXPECT_TRUE(InKubernetes());
+  ::setenv(kName, "", 1);
+  EXPECT_FALSE(InKubernetes());
+  ::unsetenv(kName);
+  EXPECT_FALSE(InKubernetes());
+}
+TEST_F(KubernetesEnv, TheAgentsCallReadsTheEnvironment) {
+  // backend/agent.cc passes no in_kubernetes: the default reads the environment.
+  ::setenv(kName, "10.96.0.1", 1);
+  auto line = LoopbackInContainerWarning(true, true, "5005", "5005");
+  ASSERT_TRUE(line);
+  EXPECT_NE(line->find("inside this pod"), std::string::npos);
+  ::unsetenv(kName);
+  line = LoopbackInContainerWarning(true, true, "5005", "5005");
+  ASSERT_TRUE(line);
+  EXPECT_NE(line->find("use address=*:5005"), std::string::npos);
 }
 
 }  // namespace

@@ -19,9 +19,14 @@ def debug_session(test, jdb, app):
     test.addCleanup(jdb.__exit__, None, None, None)
     try:
         jdb.expect_prompt(60)
+        start = len(jdb.output)
         out = jdb.command(f"stop at {FIXTURE}:{BP_LINE}")
         test.assertIn(f"Set breakpoint {FIXTURE}:{BP_LINE}", out)
-        hit = jdb.expect(rf'Breakpoint hit: "thread=main", {FIXTURE}\.tick\(\), line=(\d+)', 30)
+        # The program runs: the hit may come before jdb's command thread prints "Set
+        # breakpoint", and jdb's event thread prints "Breakpoint hit: " in one write, the
+        # place in another ("Breakpoint hit: Set breakpoint ContainerApp:7\n> "thread=main"...").
+        hit = jdb.expect(rf'"thread=main", {FIXTURE}\.tick\(\), line=(\d+)', 30)
+        test.assertIn("Breakpoint hit: ", jdb.output[start:hit.start()])
         test.assertEqual(int(hit.group(1)), BP_LINE)
         jdb.expect_prompt()
         where = jdb.command("where")
