@@ -1,6 +1,6 @@
 # jdwpx in a container image: a JDK whose own debug agent (lib/libjdwp.so) is jdwpx,
 # jdwpx's command-line tools, and the agent alone at /opt/jdwpx/lib/libjdwpx.so for
-# `COPY --from=` into any other JDK image (README: "Debugging in containers and Kubernetes").
+# `COPY --from=` into any other JDK image (docs/containers.md).
 #
 #   podman build --pull=never --build-arg JDWPX_VERSION="$(git describe --always --dirty)" -t jdwpx .
 #   (or docker build with the same argument)
