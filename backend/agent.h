@@ -1,7 +1,7 @@
 // The composition root: one Agent per process, created in Agent_OnLoad, or in
 // Agent_OnAttach when jcmd loads jdwpx into a JVM started without it.
 //
-// Ways to start (Options and README "Debugging a running JVM"):
+// Ways to start (Options and docs/running-jvm.md, "Debugging a running JVM"):
 //   at VMInit                the usual start
 //   onthrow= / onuncaught=   on that exception (InstallStartTrigger)
 //   onjcmd=y                 dormant until `jcmd VM.start_java_debugging`

@@ -51,7 +51,7 @@ struct Options {
   std::optional<std::string> trace;
   bool trace_bytes = false;
   int64_t trace_size_mb = 0;  // 0 = no bound
-  // jdwpx extensions for orchestrators and safer exposure (README "Options for
+  // jdwpx extensions for orchestrators and safer exposure (docs/options.md, "Options for
   // orchestrators"). Absent, behaviour is stock's.
   int64_t handshake_timeout_ms = kDefaultHandshakeTimeoutMs;  // handshaketimeout=<ms>
   int64_t suspend_timeout_ms = 0;    // suspendtimeout=<ms>: server=y,suspend=y only; 0 = wait forever

@@ -1,5 +1,5 @@
 /* A JVMTI agent that only adds capabilities and enables no event: which capability makes an
- * agent-loaded JVM slower (README, "What a loaded agent costs").
+ * agent-loaded JVM slower (docs/performance.md, "What a loaded agent costs").
  *
  *   gcc -shared -fPIC -O2 -I$JDK/include -I$JDK/include/linux -o libcapprobe.so bench/capability_probe.c
  *   java -agentpath:./libcapprobe.so=<set> -cp <DormantWork's classes> DormantWork exceptions 20000

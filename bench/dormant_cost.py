@@ -39,7 +39,7 @@ timing.
 Goal (issue 13): threads, vthreads, classes <= 1.05x none for ours. The exceptions row is
 reported, not a goal: the capabilities an agent can only get at load time
 (can_generate_exception_events, can_access_local_variables, ...) stay in force for the
-VM's life, and HotSpot's compiled code throws more slowly while they are (README,
+VM's life, and HotSpot's compiled code throws more slowly while they are (docs/performance.md,
 "What a loaded agent costs").
 """
 

@@ -1,5 +1,5 @@
 /* What one FUTEX_WAKE costs in a process whose other threads wait on futexes of their own, as
- * a debuggee's parked threads do (README, "Many threads"): on Linux 6.16 and later a process's
+ * a debuggee's parked threads do (docs/performance.md, "Many threads"): on Linux 6.16 and later a process's
  * futexes hash into a private table sized by the CPUs (16 slots on 2 CPUs), and a wake walks
  * its slot's waiters, whichever futex they wait on.
  *

@@ -1,6 +1,6 @@
 # The shipped agent, build/backend/libjdwpx.so, loads into JDK images as old as Debian 11:
 # it is compiled and linked against a Debian 11 (bullseye) sysroot with glibc 2.31
-# (scripts/make-sysroot.sh, run by scripts/setup.sh), so that inline code and symbol
+# (scripts/make-sysroot.sh, run by `scripts/setup.sh test`), so that inline code and symbol
 # versions bind to glibc <= 2.31, with the host's g++ 12 and its static libstdc++.
 # backend.glibc_floor checks the result.
 #
@@ -21,7 +21,7 @@ function(jdwpx_glibc_floor)
   if(sysroot STREQUAL "auto")
     set(sysroot "/opt/jdwpx-sysroot/bullseye")
     if(NOT EXISTS "${sysroot}/.jdwpx-sysroot")
-      message(WARNING "No glibc 2.31 sysroot at ${sysroot} (scripts/setup.sh makes it): "
+      message(WARNING "No glibc 2.31 sysroot at ${sysroot} (scripts/setup.sh test makes it): "
         "the agent is linked against this machine's glibc and loads only where it is as new")
       return()
     endif()

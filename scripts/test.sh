@@ -1,12 +1,13 @@
 #!/usr/bin/env bash
-# The project's one test command: install dependencies, build, run every test.
+# The project's one test command: install dependencies (scripts/setup.sh test), build,
+# run every test.
 # Usage: scripts/test.sh [extra ctest arguments, e.g. -R integration.jdb]
 set -euo pipefail
 
 repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 build="$repo/build"
 
-"$repo/scripts/setup.sh"
+"$repo/scripts/setup.sh" test
 
 cmake -S "$repo" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo
 cmake --build "$build" --parallel 2

@@ -24,7 +24,7 @@ function(check_highest prefix limit)
     list(REMOVE_DUPLICATES offenders)
     string(REPLACE ";" "\n  " offenders "${offenders}")
     message(FATAL_ERROR "${LIB} needs ${prefix}_${highest} (at most ${prefix}_${limit} allowed); "
-      "built without the sysroot? (scripts/setup.sh makes it; cmake/glibc_floor.cmake)\n  ${offenders}")
+      "built without the sysroot? (scripts/setup.sh test makes it; cmake/glibc_floor.cmake)\n  ${offenders}")
   endif()
   message(STATUS "highest ${prefix}_ version: ${highest} (limit ${limit})")
 endfunction()

@@ -4,7 +4,7 @@ in a root made by debootstrap (make_bullseye_root.sh, kept under <build>/contain
 - a program started in it by chroot with our library, and jdb on the host debugging it
   over a socket (the chroot shares the host's network);
 - the root imported as an "existing JDK image", the library put into it with
-  `COPY --from=` the jdwpx image and loaded with -agentpath: (the README's recipe), and
+  `COPY --from=` the jdwpx image and loaded with -agentpath: (the recipe in docs/containers.md), and
   jdb on the host debugging the container through a published port (skipped where
   containers cannot run).
 
