@@ -15,13 +15,13 @@
 #include <unordered_map>
 #include <vector>
 
-#include "backend/class_table.h"
-#include "backend/frame_reads.h"
-#include "backend/ids.h"
+#include "backend/ids/class_table.h"
+#include "backend/threads/frame_reads.h"
+#include "backend/ids/ids.h"
 #include "backend/options.h"
-#include "backend/single_step_modes.h"
-#include "backend/smap.h"
-#include "backend/threads.h"
+#include "backend/threads/single_step_modes.h"
+#include "backend/ids/smap.h"
+#include "backend/threads/threads.h"
 #include "backend/trace_threads.h"
 #include "jdwp/error.h"
 #include "jdwp/types.h"

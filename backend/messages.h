@@ -116,7 +116,7 @@ inline constexpr std::string_view kTransportFailed = "ERROR: JDWP Transport {} f
 // Debian's 17, "[src/jdk.jdwp.agent/share/native/libjdwp/debugInit.c:697]" on
 // Temurin 25). Decision: jdwpx keeps the " [<file>:<line>]" shape, naming its
 // own source file relative to the repository root and the line (pass __FILE__-
-// derived "backend/agent.cc" and __LINE__), so any parser of the shape still
+// derived "backend/start/agent.cc" and __LINE__), so any parser of the shape still
 // works and nobody is sent to a libjdwp file that did not print it. Tests
 // compare the line up to " [".
 inline constexpr std::string_view kExitErrorFormat = "JDWP exit error {}({}): {} [{}:{}]";

@@ -6,7 +6,7 @@ across sessions, raw JDWP, for our agent and stock.
         --jdk JAVA_HOME --classes DIR --build-dir DIR [unittest args]
 
 jdwpx answers these from a table it keeps from the first session on (filled at
-attach, updated by ClassPrepare, dropping unloaded classes; backend/class_table.h).
+attach, updated by ClassPrepare, dropping unloaded classes; backend/ids/class_table.h).
 The fixture (fixtures/ClassScans.java, server=y,suspend=n) prepares, initializes,
 fails and unloads classes before the first debugger, during a session and while
 no debugger is attached. At each point both agents must list the same thing:

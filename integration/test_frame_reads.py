@@ -5,7 +5,7 @@
         --jdk JAVA_HOME --classes DIR --build-dir DIR [unittest args]
 
 jdwpx keeps what StackFrame.GetValues and ThisObject read of a suspended
-thread for the rest of that suspension (backend/frame_reads.h). FrameReads
+thread for the rest of that suspension (backend/threads/frame_reads.h). FrameReads
 stops at @bp-reads (a SUSPEND_EVENT_THREAD breakpoint); each case reads the
 frame, changes it or lets the thread run, and reads again: a repeated read
 gives the same bytes; after SetValues the new values; after PopFrames the

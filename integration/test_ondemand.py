@@ -37,7 +37,7 @@ LISTENING_RE = harness.LISTENING_RE
 # JEP 451 (JDK 21+): printed when an agent is loaded into a running JVM without the flag.
 DYNAMIC_AGENT_WARNING = "WARNING: A JVM TI agent has been loaded dynamically"
 
-# Agent_OnAttach's return codes (backend/entry_points.cc AttachCode).
+# Agent_OnAttach's return codes (backend/start/entry_points.cc AttachCode).
 ATTACH_OK, ATTACH_BAD_OPTIONS, ATTACH_ALREADY_ACTIVE, ATTACH_START_FAILED = 0, 2, 3, 4
 
 

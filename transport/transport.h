@@ -135,7 +135,7 @@ inline constexpr size_t kPartsWindow = size_t{1} << 20;
 // bound on the wait keeps anything from waiting on the debugger for ever: a
 // debugger that reads nothing lets each sender (the reporter, an event thread
 // with its own event) add a packet a second; the backend holds the application
-// threads behind them (backend/event_reporter.h).
+// threads behind them (backend/events/event_reporter.h).
 inline constexpr size_t kSendWindow = size_t{4} << 20;
 inline constexpr std::chrono::milliseconds kSendHoldBack{1000};
 

@@ -4,7 +4,7 @@
 
 #include "backend/commands/handlers.h"
 #include "backend/errors.h"
-#include "backend/values.h"
+#include "backend/values/values.h"
 #include "jdwp/commands/array_reference.h"
 
 namespace jdwpx::backend {

@@ -4,7 +4,7 @@
 #include <jni.h>
 
 #include "backend/context.h"
-#include "backend/dispatcher.h"
+#include "backend/commands/dispatcher.h"
 
 namespace jdwpx::backend {
 

@@ -4,7 +4,7 @@
 
 #include "backend/commands/handlers.h"
 #include "backend/errors.h"
-#include "backend/events.h"
+#include "backend/events/events.h"
 #include "jdwp/commands/event_request.h"
 
 namespace jdwpx::backend {

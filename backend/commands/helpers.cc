@@ -1,9 +1,9 @@
 // Helpers more than one command set uses (helpers.h).
 #include "backend/commands/helpers.h"
 
-#include "backend/dispatcher.h"
+#include "backend/commands/dispatcher.h"
 #include "backend/errors.h"
-#include "backend/values.h"
+#include "backend/values/values.h"
 
 namespace jdwpx::backend {
 

@@ -5,8 +5,8 @@
 #include <string>
 
 #include "backend/errors.h"
-#include "backend/event_reporter.h"
-#include "backend/values.h"
+#include "backend/events/event_reporter.h"
+#include "backend/values/values.h"
 #include "jdwp/commands/class_type.h"
 #include "jdwp/commands/interface_type.h"
 #include "jdwp/commands/object_reference.h"

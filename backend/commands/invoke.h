@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "backend/context.h"
-#include "backend/dispatcher.h"
+#include "backend/commands/dispatcher.h"
 
 namespace jdwpx::backend {
 

@@ -4,7 +4,7 @@
 
 #include "backend/commands/handlers.h"
 #include "backend/errors.h"
-#include "backend/wire_string.h"
+#include "backend/ids/wire_string.h"
 #include "jdwp/commands/module_reference.h"
 
 namespace jdwpx::backend {

@@ -6,7 +6,7 @@
 #include "backend/commands/helpers.h"
 #include "backend/commands/invoke.h"
 #include "backend/errors.h"
-#include "backend/values.h"
+#include "backend/values/values.h"
 #include "jdwp/commands/object_reference.h"
 
 namespace jdwpx::backend {

@@ -5,8 +5,8 @@
 #include "backend/commands/handlers.h"
 #include "backend/commands/helpers.h"
 #include "backend/errors.h"
-#include "backend/values.h"
-#include "backend/wire_string.h"
+#include "backend/values/values.h"
+#include "backend/ids/wire_string.h"
 #include "jdwp/commands/reference_type.h"
 
 namespace jdwpx::backend {

@@ -4,8 +4,8 @@
 
 #include "backend/commands/handlers.h"
 #include "backend/errors.h"
-#include "backend/frame_pop.h"
-#include "backend/values.h"
+#include "backend/commands/frame_pop.h"
+#include "backend/values/values.h"
 #include "jdwp/commands/stack_frame.h"
 
 namespace jdwpx::backend {

@@ -4,8 +4,8 @@
 
 #include "backend/commands/handlers.h"
 #include "backend/errors.h"
-#include "backend/string_value.h"
-#include "backend/wire_string.h"
+#include "backend/values/string_value.h"
+#include "backend/ids/wire_string.h"
 #include "jdwp/commands/string_reference.h"
 
 namespace jdwpx::backend {

@@ -4,8 +4,8 @@
 
 #include "backend/commands/handlers.h"
 #include "backend/errors.h"
-#include "backend/event_reporter.h"
-#include "backend/wire_string.h"
+#include "backend/events/event_reporter.h"
+#include "backend/ids/wire_string.h"
 #include "jdwp/commands/thread_reference.h"
 
 namespace jdwpx::backend {

@@ -6,8 +6,8 @@
 #include "backend/commands/handlers.h"
 #include "backend/commands/session_control.h"
 #include "backend/errors.h"
-#include "backend/events.h"
-#include "backend/wire_string.h"
+#include "backend/events/events.h"
+#include "backend/ids/wire_string.h"
 #include "jdwp/commands/all.h"
 #include "vmcore/mutf8.h"
 

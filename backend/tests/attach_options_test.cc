@@ -1,6 +1,6 @@
 // Agent_OnAttach's option string (jcmd JVMTI.agent_load): the load-time rules,
 // the quoted forms a caller may leave, and what cannot apply to a running JVM.
-#include "backend/attach_options.h"
+#include "backend/start/attach_options.h"
 
 #include <string>
 

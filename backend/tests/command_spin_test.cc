@@ -1,6 +1,6 @@
 // The command thread's spin (command_spin.h) on a fake clock: how long it spins,
 // when it does, and that a yield which kept it off the CPU stops it for a while.
-#include "backend/command_spin.h"
+#include "backend/session/command_spin.h"
 
 #include <gtest/gtest.h>
 

@@ -1,4 +1,4 @@
-#include "backend/container.h"
+#include "backend/start/container.h"
 
 #include <cstdlib>
 #include <filesystem>
@@ -105,7 +105,7 @@ TEST_F(KubernetesEnv, InKubernetesReadsTheServiceHost) {
   EXPECT_FALSE(InKubernetes());
 }
 TEST_F(KubernetesEnv, TheAgentsCallReadsTheEnvironment) {
-  // backend/agent.cc passes no in_kubernetes: the default reads the environment.
+  // backend/start/agent.cc passes no in_kubernetes: the default reads the environment.
   ::setenv(kName, "10.96.0.1", 1);
   auto line = LoopbackInContainerWarning(true, true, "5005", "5005");
   ASSERT_TRUE(line);

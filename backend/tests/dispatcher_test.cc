@@ -1,6 +1,6 @@
 // The dispatcher's protocol edges, bytes in and bytes out: a handler's reply
 // body, error replies without a body, NOT_IMPLEMENTED, VM_DEAD, malformed bodies.
-#include "backend/dispatcher.h"
+#include "backend/commands/dispatcher.h"
 
 #include <gtest/gtest.h>
 

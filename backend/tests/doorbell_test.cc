@@ -2,7 +2,7 @@
 // and on its fallback, a condition variable: a ring wakes a sleeping waiter, a
 // ring in the moment before it blocks is not lost, and a ring that is not
 // enough (or left over) does not end the wait.
-#include "backend/doorbell.h"
+#include "backend/session/doorbell.h"
 
 #include <gtest/gtest.h>
 

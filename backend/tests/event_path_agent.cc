@@ -41,12 +41,12 @@
 #include <utility>
 #include <vector>
 
-#include "backend/capabilities.h"
+#include "backend/start/capabilities.h"
 #include "backend/context.h"
-#include "backend/events.h"
-#include "backend/ids.h"
-#include "backend/outbox.h"
-#include "backend/threads.h"
+#include "backend/events/events.h"
+#include "backend/ids/ids.h"
+#include "backend/events/outbox.h"
+#include "backend/threads/threads.h"
 #include "jdwp/codec.h"
 #include "jdwp/commands/event_request.h"
 

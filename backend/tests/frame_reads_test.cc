@@ -1,6 +1,6 @@
 // FrameReads: keys (generation, depth, slot, tag) never mix, Clear drops all,
 // and the bounds hold (frame_reads.h).
-#include "backend/frame_reads.h"
+#include "backend/threads/frame_reads.h"
 
 #include <gtest/gtest.h>
 

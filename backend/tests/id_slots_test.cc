@@ -1,4 +1,4 @@
-#include "backend/id_slots.h"
+#include "backend/ids/id_slots.h"
 
 #include <gtest/gtest.h>
 

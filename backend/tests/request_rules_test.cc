@@ -1,5 +1,5 @@
 // Stock's table of event kinds and modifiers per kind (request_rules.h), row by row.
-#include "backend/request_rules.h"
+#include "backend/events/request_rules.h"
 
 #include <gtest/gtest.h>
 

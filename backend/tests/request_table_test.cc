@@ -1,7 +1,7 @@
 // The request table's views (request_table.h): which requests a callback
 // looks at, in which order, and what removing one leaves. Pure storage: the
 // method IDs are stand-in pointers, no JVM is involved.
-#include "backend/request_table.h"
+#include "backend/events/request_table.h"
 
 #include <gtest/gtest.h>
 

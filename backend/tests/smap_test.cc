@@ -1,6 +1,6 @@
 // JSR-45 source maps as stock's SDE.c reads them: strata, the default stratum,
 // the converted line tables a step follows, and the source names.
-#include "backend/smap.h"
+#include "backend/ids/smap.h"
 
 #include <gtest/gtest.h>
 

@@ -2,7 +2,7 @@
 // is given: header and parts byte for byte; a first part that cannot be made
 // sends nothing and names the error to answer with; a later one leaves the
 // packet unfinished (the transport then ends the session).
-#include "backend/streamed_reply.h"
+#include "backend/session/streamed_reply.h"
 
 #include <gtest/gtest.h>
 

@@ -1,7 +1,7 @@
 // A string's UTF-16 units as the wire's bytes (string_bytes.h), standard and
 // modified UTF-8: exact bytes for each kind of unit, and the same bytes
 // whatever the slices the units come in and the parts the bytes go out in.
-#include "backend/string_bytes.h"
+#include "backend/values/string_bytes.h"
 
 #include <gtest/gtest.h>
 

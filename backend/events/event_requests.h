@@ -1,0 +1,146 @@
+// The event requests of the debugger's session: EventRequest.Set and Clear,
+// the request table (request_table.h) with its lock, what each request holds
+// in the VM (breakpoints, field watches, JVMTI event modes, method hooks),
+// the filters that decide whether a request takes one event (Matches,
+// event_filters.cc), and the requests whose Count ran out (expiry).
+//
+// The callbacks (event_callbacks.cc, stepping.cc, method_events.cc,
+// unload_events.cc) take mu() to look at the table, match, and build their
+// composite; they release it before the composite goes to the reporter.
+// mu() ranks below ThreadControl's lock and is never held while a thread waits
+// for the reporter.
+#pragma once
+
+#include <jni.h>
+#include <jvmti.h>
+
+#include <array>
+#include <atomic>
+#include <cstdint>
+#include <functional>
+#include <mutex>
+#include <vector>
+
+#include "backend/events/class_unload.h"
+#include "backend/context.h"
+#include "backend/events/event_reporter.h"
+#include "backend/events/method_hooks.h"
+#include "backend/events/outbox.h"
+#include "backend/events/request_table.h"
+#include "backend/events/step_control.h"
+#include "jdwp/commands/event.h"
+#include "jdwp/commands/event_request.h"
+
+namespace jdwpx::backend {
+
+class EventRequests {
+ public:
+  using EventKind = jdwp::EventKind;
+  EventRequests(Context& ctx, Outbox& outbox, StepControl& steps);
+  ~EventRequests();
+
+  // Commands (command thread).
+  jdwp::Result<int32_t> Set(JNIEnv* jni, const jdwp::EventRequest::Set::Request& req);
+  jdwp::Result<void> Clear(JNIEnv* jni, EventKind kind, int32_t request_id);
+  void ClearAllBreakpoints(JNIEnv* jni);
+  // After RedefineClasses of `classes` (JVMTI cleared their breakpoints): deletes
+  // the breakpoint requests located in them, as stock does, so that a breakpoint
+  // set there again is set in the VM again; the method hooks are set again.
+  void ForgetBreakpointsIn(JNIEnv* jni, const std::vector<jclass>& classes);
+  // Whether method requests are served by hooks: RedefineClasses then runs with
+  // the VM suspended (method_hooks.h).
+  bool HasMethodHooks() const { return !hooks_.Empty(); }
+
+  // The session. Begin: unloads before it are of no concern. End: every request
+  // deleted. Activate / Deactivate: its events are on (Agent::EnableSessionEvents)
+  // / off: the class prepares that unload tracking needs are on only in between
+  // (classes prepared meanwhile are tagged when the next session activates).
+  void BeginSession();
+  void EndSession(JNIEnv* jni);
+  void ActivateSession(JNIEnv* jni);
+  void DeactivateSession(JNIEnv* jni);
+
+  // For the callbacks: the table and its lock.
+  std::mutex& mu() { return mu_; }
+  RequestTable& table() { return requests_; }  // mu()
+  // Whether `r`'s modifiers pass one event, in order; a Count counts down only
+  // when all before it passed, and a request whose Count runs out expires
+  // (mu() held). `klass`: the class the class filters see; `instance`: the
+  // frame's `this` (event_facts.h), read only for a request that filters on it.
+  bool Matches(JNIEnv* jni, Request& r, jthread thread, jclass klass, const jdwp::Location* loc,
+               jobject exception, bool caught, jobject instance, jfieldID field = nullptr,
+               jclass field_klass = nullptr);
+  // A request expired outside Matches (a class unload's Count).
+  void NoteExpired() { expired_pending_ = true; }
+  // Requests whose Count ran out release what they hold in the VM (breakpoints,
+  // watches, event modes, method hooks) and are deleted, as stock deletes them.
+  // mu() not held; the method requests go to the command thread (Outbox::PostTask),
+  // which changes the hooks as Clear does.
+  void ReleaseExpired(JNIEnv* jni);
+  // A breakpoint request is set at this place (mu() held).
+  bool UserBreakpointAt(jmethodID method, jlocation location) { return requests_.HasBreakpointAt(method, location); }
+  // A new class was prepared that the method hooks could not take in place:
+  // hooks rebuilt (mu() held).
+  void RefreshHooks(JNIEnv* jni, bool reset_breakpoints = false);
+  MethodHooks& hooks() { return hooks_; }
+  ClassTracker& unloads() { return unloads_; }
+  // An exit request the hooks do not serve exists: JVMTI MethodExit events are
+  // on for every thread (read without mu()).
+  bool GlobalMethodExit() const { return global_method_exit_; }
+
+ private:
+  // Names the JVMTI capability `kind` needs and the VM did not grant (late attach).
+  const char* MissingCapability(EventKind kind);
+  // Once per process, when an Exception request is accepted without the capability (late attach).
+  void WarnIfExceptionsCannotFire();
+  // Field watches, counted over the requests that ask for them (mu_ held).
+  jdwp::Result<void> AddWatch(EventKind kind, jclass klass, jfieldID field);
+  void RemoveWatch(EventKind kind, jclass klass, jfieldID field);
+  void UpdateEventModes(JNIEnv* jni);  // mu_ held
+  // A global JVMTI event mode, set only when it changes (mu_ held).
+  void SetGlobalMode(jvmtiEvent event, bool on);
+  void DeleteRequest(JNIEnv* jni, Request& r);  // mu_ held; the caller removes it from the table
+  void ReleaseExpiredMethodRequests(JNIEnv* jni);
+
+  Context& ctx_;
+  Outbox& outbox_;
+  StepControl& steps_;
+  std::mutex mu_;
+  RequestTable requests_;  // mu_
+  ClassTracker unloads_;  // started by the first ClassUnload request
+  bool session_active_ = false;  // mu_; between ActivateSession and DeactivateSession
+  MethodHooks hooks_;
+  // The global mode last applied per JVMTI event (-1: not yet); mu_.
+  using EventModes = std::array<int8_t, JVMTI_MAX_EVENT_TYPE_VAL - JVMTI_MIN_EVENT_TYPE_VAL + 1>;
+  static constexpr EventModes MakeUnknownModes() {
+    EventModes modes{};
+    modes.fill(-1);
+    return modes;
+  }
+  EventModes global_modes_ = MakeUnknownModes();
+  std::atomic<bool> global_method_exit_{false};
+  // One JVMTI watch per (kind, class, field), shared by the requests on it. The
+  // class is part of the key: an instance field's ID is only its offset, so two
+  // classes' fields may share one.
+  struct Watch {
+    EventKind kind{};
+    jclass klass = nullptr;  // global
+    jfieldID field = nullptr;
+    int count = 0;
+  };
+  std::vector<Watch> watches_;
+  std::vector<Watch>::iterator FindWatch(JNIEnv* jni, EventKind kind, jclass klass, jfieldID field);
+  int32_t next_request_id_ = 1;
+  // A Count ran out since the last ReleaseExpired (set under mu_, read without it).
+  std::atomic<bool> expired_pending_{false};
+};
+
+// Hands a composite to the reporter (which may park `thread`: event_reporter.h),
+// after the requests whose Count ran out with it have let go of what they hold
+// in the VM, as stock frees a request right after matching it. Every callback
+// reports through here.
+void ReportComposite(EventRequests& requests, EventReporter& reporter, JNIEnv* jni, jthread thread,
+                     std::vector<jdwp::events::EventData> events, jdwp::SuspendPolicy policy,
+                     const std::function<void()>& applied = nullptr);
+
+}  // namespace jdwpx::backend

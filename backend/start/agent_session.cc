@@ -1,0 +1,298 @@
+// Serving a debugger's connection: what the transport hands over (attach,
+// packets, detach) goes into the command thread's inbox, in order; the command
+// loop runs each packet through the dispatcher; the session's end gives back
+// what the debugger held.
+#include "backend/start/agent.h"
+
+#include <sched.h>
+
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+
+#include <fmt/format.h>
+
+#include "backend/start/launch_debugger.h"
+#include "backend/log.h"
+#include "backend/messages.h"
+#include "backend/session/streamed_reply.h"
+#include "jdwp/print.h"
+
+namespace jdwpx::backend {
+
+void Agent::Post(Message message) {
+  {
+    std::lock_guard lock(mu_);
+    inbox_.push_back(std::move(message));
+    inbox_size_.store(inbox_.size(), std::memory_order_release);
+  }
+  // Outside mu_: the command thread, woken, does not find it still held.
+  doorbell_.Ring();
+}
+
+void Agent::OpenCommands() {
+  {
+    std::lock_guard lock(mu_);
+    commands_open_ = true;
+  }
+  doorbell_.Ring();
+}
+
+void Agent::OnAttached(const std::string& peer, uint64_t session, std::chrono::nanoseconds handshake) {
+  Log().info("debugger attached from {}", peer);
+  if (trace_) trace_->SessionAttached(peer, static_cast<uint64_t>(handshake.count()));
+  io_session_ = session;
+  bool now = false;
+  {
+    std::lock_guard lock(mu_);
+    detached_ = false;
+    // No session being served (the previous one is torn down): events may flow
+    // from now on. Otherwise the command thread begins it after that teardown.
+    now = session_ == 0;
+    if (now) session_ = session;
+  }
+  if (now) events_.BeginSession();
+  Post({Message::kAttached, {}, session});
+}
+
+void Agent::SendTo(uint64_t session, std::vector<uint8_t> packet) {
+  if (auto* log = PacketTraceLog()) log->trace("-> {}", jdwp::DescribePacket(packet));
+  if (transport_) transport_->Send(session, std::move(packet));
+}
+
+void Agent::BeginServing(uint64_t session) {
+  {
+    std::lock_guard lock(mu_);
+    if (session_ == session) return;  // begun at its attach
+    session_ = session;
+  }
+  events_.BeginSession();
+}
+
+void Agent::OnPacket(std::vector<uint8_t> packet) {
+  if (trace_) trace_->PacketIn(packet);
+  Post({Message::kPacket, std::move(packet), io_session_});
+}
+
+void Agent::OnWritten(std::span<const uint8_t> bytes, size_t length) {
+  if (trace_) trace_->PacketOut(bytes, length);
+}
+
+void Agent::OnDetached(const std::string& reason) {
+  Log().info("debugger detached: {}", reason);
+  if (trace_) {
+    trace_->SessionEnded(reason);
+    FlushTrace(/*close=*/false);
+  }
+  const bool to_dormant = dormant_after_session_ && !ctx_.vm_dead;
+  Post({Message::kDetached, {}, io_session_, to_dormant});
+  {
+    std::lock_guard lock(mu_);
+    detached_ = true;
+  }
+  detached_cv_.notify_all();
+  if (to_dormant) {
+    // Started by jcmd and so configured: close the port until the next jcmd start
+    // (this is the I/O thread: Run() returns after this callback).
+    transport_->Shutdown();
+    started_ = false;
+    Log().info("back to dormant: no port open until the next jcmd start");
+  }
+}
+
+void Agent::OnWarning(const std::string& message) {
+  if (message.starts_with("Debugger failed to attach")) Log().info("debugger refused: {}", message);
+  if (trace_) {
+    if (message.starts_with("Debugger failed to attach")) {
+      trace_->SessionRefused(message);
+    } else {
+      trace_->Error(message);
+    }
+  }
+  // Tools and people read these on the console, as with stock.
+  std::fprintf(stderr, "%s\n", message.c_str());
+  std::fflush(stderr);
+}
+
+void Agent::RunCommands(JNIEnv* jni) {
+  command_jni_ = jni;
+  while (true) {
+    if (spin_.Armed()) {
+      // Yielding: a thread runnable here (the I/O thread with the next packet,
+      // the debugger itself) runs first; the core is not held from it.
+      spin_.Await([this] { return inbox_size_.load(std::memory_order_acquire) != 0; }, [] { sched_yield(); },
+                  [] { return CommandSpin::Clock::now(); });
+    }
+    Message message;
+    {
+      std::unique_lock lock(mu_);
+      doorbell_.Wait(lock, [&] { return stopping_ || (commands_open_ && !inbox_.empty()); });
+      if (inbox_.empty()) return;
+      message = std::move(inbox_.front());
+      inbox_.pop_front();
+      inbox_size_.store(inbox_.size(), std::memory_order_relaxed);
+      command_busy_ = true;
+    }
+    if (message.kind == Message::kPacket) {
+      spin_.PacketTaken(CommandSpin::Clock::now());
+    } else {
+      spin_.OtherTaken();
+    }
+    switch (message.kind) {
+      case Message::kAttached:
+        // Before any of the session's commands (they follow in the inbox).
+        if (!EnableSessionEvents(jni)) Log().error("cannot enable the JVMTI events a debugger needs");
+        BeginServing(message.session);
+        break;
+      case Message::kPacket:
+        // A packet of a connection no longer served (sent after Dispose) is not run.
+        if (message.session == session_.load()) {
+          HandlePacket(jni, message.bytes);
+        } else {
+          Log().debug("dropping a packet of an ended session");
+        }
+        spin_.PacketDone(CommandSpin::Clock::now());
+        break;
+      case Message::kDetached:
+        // Already ended by Dispose, the session served meanwhile is another.
+        if (message.session == session_.load()) EndSession(jni);
+        if (!message.to_dormant) AnnounceListeningAgain();
+        break;
+      case Message::kTask: {
+        vmcore::LocalFrame frame(jni, 64);
+        ctx_.threads.ApplyPendingSuspensions();  // as before a command (HandlePacket)
+        message.task(jni);
+        break;
+      }
+    }
+    {
+      std::lock_guard lock(mu_);
+      command_busy_ = false;
+    }
+    idle_cv_.notify_all();
+  }
+}
+
+void Agent::AnnounceListeningAgain() {
+  // As stock: listening again prints the line again, or runs launch= again,
+  // once the session has ended, in order with the commands the debugger sent
+  // before leaving: a VirtualMachine.Exit among them ends the process first
+  // (a JIT debugger that exits the VM and closes is not launched again).
+  if (!ctx_.options.server || ctx_.vm_dead) return;
+  if (ctx_.options.launch) {
+    (void)LaunchDebugger(*ctx_.options.launch, ctx_.options.transport, transport_->address());
+  } else if (!ctx_.options.quiet) {
+    std::printf("%s\n", fmt::format(messages::kListeningFor, ctx_.options.transport, transport_->address()).c_str());
+    std::fflush(stdout);
+  }
+}
+
+namespace {
+
+// What a debugger stepping on sends at a step's event (single_step_modes.h):
+// the next step, the old one's deletion, the resume.
+bool GoesOnStepping(const jdwp::Packet& p) {
+  using Set = jdwp::CommandSet;
+  switch (static_cast<Set>(p.command_set)) {
+    case Set::kEventRequest: return p.command == 1 || p.command == 2;  // Set, Clear
+    case Set::kVirtualMachine: return p.command == 9;   // Resume
+    case Set::kThreadReference: return p.command == 3;  // Resume
+    default: return false;
+  }
+}
+
+bool Invokes(const jdwp::Packet& p) {
+  using Set = jdwp::CommandSet;
+  switch (static_cast<Set>(p.command_set)) {
+    case Set::kClassType: return p.command == 3 || p.command == 4;  // InvokeMethod, NewInstance
+    case Set::kInterfaceType: return p.command == 1;    // InvokeMethod
+    case Set::kObjectReference: return p.command == 6;  // InvokeMethod
+    default: return false;
+  }
+}
+
+// The resumes and the invokes find their threads by the debugger's count alone
+// and make a suspension left pending (an event's, an invoke's end) moot. A
+// request's Set and Clear read a parked thread's frames at most (a step's
+// start), which hold still while it waits in Park; a step out, whose frame pop
+// needs the thread JVMTI-suspended, applies it itself (events.cc). So a step in
+// a row (JDI: Clear, Set, Resume) costs no JVMTI suspend and resume. Every other
+// command may look at a thread and sees it JVMTI-suspended
+// (ThreadControl::ApplyPendingSuspensions).
+bool LeavesSuspensionsPending(const jdwp::Packet& p) { return GoesOnStepping(p) || Invokes(p); }
+
+}  // namespace
+
+void Agent::HandlePacket(JNIEnv* jni, const std::vector<uint8_t>& bytes) {
+  auto packet = jdwp::ParsePacket(bytes);
+  if (!packet) {
+    Log().warn("dropping a malformed packet: {}", packet.error().detail);
+    return;
+  }
+  if (packet->is_reply()) {
+    // The agent sends no command that expects a reply: a reply from the debugger
+    // is a protocol error, and as stock the session ends.
+    Log().warn("the debugger sent a reply packet (id {}): closing the connection", packet->id);
+    const uint64_t session = session_.load();
+    EndSession(jni);
+    transport_->CloseConnection(session);
+    return;
+  }
+  if (auto* plog = PacketTraceLog()) plog->trace("<- {}", jdwp::DescribePacket(bytes));
+  vmcore::LocalFrame frame(jni, 64);
+  uint32_t id = packet->id;
+  // A reply goes to the connection its command came from, even when it comes later.
+  const uint64_t session = session_.load();
+  if (!LeavesSuspensionsPending(*packet)) ctx_.threads.ApplyPendingSuspensions();
+  if (!GoesOnStepping(*packet)) ctx_.single_steps.DropLingers(jni);
+  dispatcher_.Dispatch(*packet, ctx_.vm_dead.load(),
+                       Responder(
+                           [this, id, session](jdwp::ErrorCode error, std::vector<uint8_t> body) {
+                             SendTo(session, jdwp::MakeReplyPacketIn(id, error, std::move(body)));
+                           },
+                           [this, id, session](ReplySource& body) {
+                             if (!transport_) return;
+                             // Its first part failed, nothing sent: an error reply instead.
+                             if (auto error = SendStreamedReply(*transport_, session, id, body)) {
+                               SendTo(session, jdwp::MakeReplyPacketIn(id, *error, {}));
+                             } else if (auto* log = PacketTraceLog()) {
+                               log->trace("-> reply id={} NONE len={} (in parts)", id, jdwp::kHeaderSize + body.size());
+                             }
+                           }));
+  if (exit_code_) {
+    CloseConnectionAndWait();
+    // exit() posts no VMDeath: the trace is closed here.
+    FlushTrace(/*close=*/true);
+    std::exit(*exit_code_);
+  }
+  if (dispose_requested_) {
+    dispose_requested_ = false;
+    EndSession(jni);
+    transport_->CloseConnection(session);
+  }
+}
+
+void Agent::CloseConnectionAndWait() {
+  if (!transport_) return;
+  transport_->CloseConnection(session_.load());
+  std::unique_lock lock(mu_);
+  detached_cv_.wait_for(lock, std::chrono::seconds(2), [&] { return detached_; });
+}
+
+void Agent::EndSession(JNIEnv* jni) {
+  events_.EndSession(jni);
+  // The reporter may have found an event current just before the new epoch and
+  // be applying its suspension now: let it finish, so that ResumeEverything
+  // comes after it (later items see the new epoch and suspend nothing).
+  reporter_.Drain(2000);
+  ctx_.threads.ResumeEverything(jni);
+  ctx_.objects.Reset(jni);
+  ctx_.frame_reads.Clear();
+  DisableSessionEvents(jni);
+  // Off the next debugger's path: its first class scan finds the IDs given.
+  if (!ctx_.vm_dead) ctx_.classes.ReserveIds(jni);
+  std::lock_guard lock(mu_);
+  session_ = 0;
+}
+
+}  // namespace jdwpx::backend
