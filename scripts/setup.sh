@@ -6,7 +6,7 @@ set -euo pipefail
 # dpkg-dev (dpkg-shlibdeps) and file make the Debian package (cmake/package.cmake).
 PACKAGES=(
   cmake ninja-build g++ clang libclang-rt-14-dev
-  libasio-dev libspdlog-dev libfmt-dev libexpected-dev libprotobuf-dev protobuf-compiler
+  libasio-dev libspdlog-dev libfmt-dev libexpected-dev libprotobuf-dev protobuf-compiler libcli11-dev
   googletest libgtest-dev libgmock-dev
   openjdk-17-jdk-headless libeclipse-jdt-debug-java libeclipse-osgi-java
   python3 git
