@@ -24,7 +24,10 @@ namespace jdwpx::backend::messages {
 // ---------------------------------------------------------------------------
 // Option parsing. All on stderr, then exit(1). `{}` is the full option string
 // (after _JAVA_JDWP_OPTIONS has been appended with a ','). Stock always names
-// "-agentlib:jdwp" here, even when loaded with -agentpath, and so do we.
+// "-agentlib:jdwp" here, even when loaded with -agentpath, and so do we; jdwpx
+// then adds one line of its own, "jdwpx: <option>=<value>: <what is allowed>
+// (in <the options as given: -agentpath:<file>=... or -agentlib:jdwp=...>)"
+// (options.h ErrorText, load_errors.h).
 // ---------------------------------------------------------------------------
 
 // Unknown option name, bad boolean (not exactly y/n), missing '=', value empty
@@ -130,6 +133,12 @@ inline constexpr std::string_view kExitTransportInit = "JDWP exit error AGENT_ER
 //   then JNI FatalError(kFatalNoTransports) -> the JVM prints on STDOUT
 //   "FATAL ERROR in native method: JDWP No transports initialized, jvmtiError=AGENT_ERROR_TRANSPORT_LOAD(196)"
 //   plus native frames, and aborts: exit status 134 (SIGABRT).
+// jdwpx looks for the library at Agent_OnLoad already (load_errors.h), prints
+// the same three lines with one of its own after the first (which file, where it
+// was looked for), and calls exit(134): the status a shell reports for stock,
+// without the FatalError report, native frames or core dump (a parent that
+// waits sees an exit code rather than a signal). A start deferred by onthrow=,
+// onuncaught= or onjcmd= reports it as stock does and runs on.
 inline constexpr std::string_view kTransportLibraryNotFound = "ERROR: transport library not found: {}";
 // The same sequence when lib<name>.so has no jdwpTransport_OnLoad:
 //   "ERROR: transport library missing onLoad entry: <name>"
@@ -153,6 +162,7 @@ inline constexpr std::string_view kExitCouldNotConnect =
 inline constexpr int kExitOk = 0;              // help, accept timeout
 inline constexpr int kExitOptionError = 1;     // every option error; also JVM after JNI_ERR
 inline constexpr int kExitTransportError = 2;  // AGENT_ERROR_TRANSPORT_INIT
-inline constexpr int kExitAbort = 134;         // JNI FatalError (128 + SIGABRT), as the shell reports it
+inline constexpr int kExitAbort = 134;         // JNI FatalError (128 + SIGABRT), as the shell reports it;
+                                               // jdwpx exit()s with it for a missing transport library
 
 }  // namespace jdwpx::backend::messages

@@ -1,7 +1,11 @@
 #include "backend/options.h"
 
+#include <algorithm>
 #include <cstddef>
 #include <limits>
+#include <vector>
+
+#include <jdwpx_version.h>
 
 #include "backend/messages.h"
 
@@ -111,9 +115,94 @@ std::optional<int64_t> ParseMillis(std::string_view text) {
   return value;
 }
 
-tl::unexpected<OptionsError> Fail(std::string text) {
+// The options `help` lists, for "did you mean": stock's, then jdwpx's. The hidden
+// debugging options (assert=, pause=, ...) are left out on purpose.
+constexpr std::string_view kKnownNames[] = {
+    "suspend",  "transport", "address", "server", "allow",    "launch",   "onthrow",
+    "onuncaught", "timeout", "includevirtualthreads", "mutf8", "quiet", "strict", "stdalloc",
+    "logfile",  "logflags",  "onjcmd",  "loglevel", "trace",  "tracebytes", "tracesize",
+    "handshaketimeout", "suspendtimeout", "onbindfail", "addressfile", "unixroot"};
+
+bool IsKnownName(std::string_view name) {
+  for (std::string_view known : kKnownNames) {
+    if (known == name) return true;
+  }
+  return false;
+}
+
+char Lower(char c) { return c >= 'A' && c <= 'Z' ? static_cast<char>(c - 'A' + 'a') : c; }
+
+// Edits (insert, delete, replace, swap two neighbours) from a to b, ignoring case.
+std::size_t EditDistance(std::string_view a, std::string_view b) {
+  std::vector<std::vector<std::size_t>> d(a.size() + 1, std::vector<std::size_t>(b.size() + 1));
+  for (std::size_t i = 0; i <= a.size(); ++i) d[i][0] = i;
+  for (std::size_t j = 0; j <= b.size(); ++j) d[0][j] = j;
+  for (std::size_t i = 1; i <= a.size(); ++i) {
+    for (std::size_t j = 1; j <= b.size(); ++j) {
+      const std::size_t cost = Lower(a[i - 1]) == Lower(b[j - 1]) ? 0 : 1;
+      d[i][j] = std::min({d[i - 1][j] + 1, d[i][j - 1] + 1, d[i - 1][j - 1] + cost});
+      if (i > 1 && j > 1 && Lower(a[i - 1]) == Lower(b[j - 2]) && Lower(a[i - 2]) == Lower(b[j - 1])) {
+        d[i][j] = std::min(d[i][j], d[i - 2][j - 2] + 1);
+      }
+    }
+  }
+  return d[a.size()][b.size()];
+}
+
+// The known option `name` was most likely meant as: the nearest within two edits
+// (one for names under five letters), the first in kKnownNames on a tie.
+std::optional<std::string_view> Suggestion(std::string_view name) {
+  const std::size_t limit = name.size() < 5 ? 1 : 2;
+  std::optional<std::string_view> best;
+  std::size_t best_distance = limit + 1;
+  for (std::string_view known : kKnownNames) {
+    const std::size_t distance = EditDistance(name, known);
+    if (distance < best_distance) {
+      best = known;
+      best_distance = distance;
+    }
+  }
+  return best;
+}
+
+std::string UnknownOption(std::string_view name, std::optional<std::string_view> value) {
+  std::string detail(name);
+  if (value) detail += "=" + std::string(*value);
+  if (const auto suggestion = Suggestion(name)) {
+    return detail + ": unknown option (did you mean " + std::string(*suggestion) + "?)";
+  }
+  return detail + ": unknown option (help lists the options)";
+}
+
+// `item` ends at a ',' before any '=': "suspend" in "suspend,server=y", "" in ",,".
+std::string WithoutValue(std::string_view item) {
+  if (item.empty()) return "an empty option (two commas in a row, or a comma first): remove the extra comma";
+  if (item == "help") return "help: must be the only option";
+  if (IsKnownName(item)) return std::string(item) + ": needs a value (" + std::string(item) + "=...)";
+  return UnknownOption(item, std::nullopt);
+}
+
+// What is allowed after `name=`, for the y/n options and those with a closed set.
+std::string Allowed(std::string_view name) {
+  if (name == "assert") return "must be y, n or fatal";
+  if (name == "loglevel") return "must be trace, debug, info, warn, error or off";
+  if (name == "onbindfail") return "must be abort or continue";
+  if (name == "tracesize") return "a size in MB (1 to 9999999)";
+  if (name == "timeout") return "a number of milliseconds (0: no timeout)";
+  if (name == "handshaketimeout" || name == "suspendtimeout") {
+    return "a number of milliseconds (1 to " + std::to_string(Options::kMaxMillis) + ")";
+  }
+  if (name == "trace" || name == "addressfile") return "needs a file path";
+  return "must be y or n";
+}
+
+std::string BadValue(std::string_view name, std::optional<std::string_view> value) {
+  return std::string(name) + "=" + std::string(value.value_or("")) + ": " + Allowed(name);
+}
+
+tl::unexpected<OptionsError> Fail(std::string text, std::string detail) {
   text += '\n';
-  return tl::unexpected(OptionsError{std::move(text), messages::kExitOptionError});
+  return tl::unexpected(OptionsError{std::move(text), messages::kExitOptionError, std::move(detail)});
 }
 
 }  // namespace
@@ -128,6 +217,19 @@ std::string_view LogLevelName(LogLevel level) {
     case LogLevel::kOff: return "off";
   }
   return "warn";
+}
+
+std::string ErrorText(const OptionsError& error, std::string_view invocation) {
+  if (error.detail.empty()) return error.stderr_text;
+  const std::string& stock = error.stderr_text;
+  const std::size_t newline = stock.find('\n');
+  const std::size_t first_end = newline == std::string::npos ? stock.size() : newline + 1;
+  std::string text = stock.substr(0, first_end);
+  if (!text.empty() && text.back() != '\n') text += '\n';
+  text += "jdwpx: " + error.detail;
+  if (!invocation.empty()) text += " (in " + std::string(invocation) + ")";
+  text += '\n';
+  return text + stock.substr(first_end);
 }
 
 tl::expected<Options, OptionsError> ParseOptions(std::string_view text, int jdk_feature_version,
@@ -146,26 +248,39 @@ tl::expected<Options, OptionsError> ParseOptions(std::string_view text, int jdk_
     options.raw += *environment_options;
   }
   const std::string& all = options.raw;
-  const auto syntax_error = [&] { return Fail(Substitute(messages::kOptionSyntaxError, all)); };
-  const auto bad_option = [&](std::string_view pattern) { return Fail(Substitute(pattern, all)); };
-  // Our options: a line saying what is wrong, then stock's syntax error line
-  // (the exit code tools know).
-  const auto bad_value = [&](std::string_view detail) {
-    return Fail("ERROR: JDWP option " + std::string(detail) + "\n" + Substitute(messages::kOptionSyntaxError, all));
+  // Stock's line, then ours saying what is wrong (ErrorText).
+  const auto syntax_error = [&](std::string detail) {
+    return Fail(Substitute(messages::kOptionSyntaxError, all), std::move(detail));
+  };
+  const auto bad_option = [&](std::string_view pattern, std::string detail) {
+    return Fail(Substitute(pattern, all), std::move(detail));
   };
 
   int transport_count = 0;
   std::string_view rest = all;
   while (!rest.empty()) {
+    // The option as written, up to the next ',': for the messages.
+    const std::string_view item = rest.substr(0, rest.find(','));
     const auto name = NextToken(rest, '=', kNameCapacity);
-    if (!name) return syntax_error();
+    if (!name) {
+      if (item.find('=') == std::string_view::npos) return syntax_error(WithoutValue(item));
+      return syntax_error(std::string(item.substr(0, 20)) + "...: option name too long (" +
+                          std::to_string(kNameCapacity) + " characters or more)");
+    }
+    // "suspend,server=y": an option without '=' before the next one.
+    if (name->find(',') != std::string_view::npos) return syntax_error(WithoutValue(item));
+    // The value as written (up to the next ','), before it is consumed: for the messages.
+    const std::optional<std::string_view> written =
+        rest.empty() ? std::nullopt : std::optional<std::string_view>(rest.substr(0, rest.find(',')));
 
     // Options whose value is any string (possibly empty when a ',' follows).
     const auto string_value = [&]() { return NextToken(rest, ',', kUnlimited); };
+    const auto needs_value = [&] { return syntax_error(std::string(*name) + "=: needs a value"); };
+    const auto bad_value = [&] { return syntax_error(BadValue(*name, written)); };
 
     if (*name == "transport") {
       const auto value = string_value();
-      if (!value) return syntax_error();
+      if (!value) return needs_value();
       ++transport_count;
       options.transport = std::string(*value);
       // Stock starts a fresh transport spec: its address/allow/timeout go with it.
@@ -176,90 +291,92 @@ tl::expected<Options, OptionsError> ParseOptions(std::string_view text, int jdk_
       if (transport_count == 0) {
         return bad_option(*name == "address" ? messages::kAddressWithoutTransport
                           : *name == "allow" ? messages::kAllowWithoutTransport
-                                             : messages::kTimeoutWithoutTransport);
+                                             : messages::kTimeoutWithoutTransport,
+                          std::string(item) + ": comes before transport=, which must come first");
       }
       const auto value = string_value();
-      if (!value) return syntax_error();
+      if (!value) return needs_value();
       if (*name == "address") {
         options.address = std::string(*value);
       } else if (*name == "allow") {
         options.allow = std::string(*value);
       } else {
+        // Stock takes atol() of anything ("abc" is 0: no timeout); jdwpx wants a number.
+        if (value->empty() || value->size() > 18 ||
+            value->find_first_not_of("0123456789") != std::string_view::npos) {
+          return bad_value();
+        }
         options.timeout_ms = CStrtol(*value, 10);
       }
-    } else if (*name == "includevirtualthreads" && jdk_feature_version >= 19) {
+    } else if (*name == "includevirtualthreads") {
+      if (jdk_feature_version < 19) {
+        return syntax_error(std::string(item) + ": needs JDK 19 or later (this is JDK " +
+                            std::to_string(jdk_feature_version) + ")");
+      }
       const auto value = string_value();
-      if (!value || (*value != "y" && *value != "n")) return syntax_error();
+      if (!value || (*value != "y" && *value != "n")) return bad_value();
       options.include_virtual_threads = *value == "y";
     } else if (*name == "launch") {
       const auto value = string_value();
-      if (!value) return syntax_error();
+      if (!value) return needs_value();
       options.launch = std::string(*value);
     } else if (*name == "onthrow") {
       const auto value = string_value();
-      if (!value) return syntax_error();
+      if (!value) return needs_value();
       options.onthrow = std::string(*value);
     } else if (*name == "assert") {
       const auto value = string_value();
-      if (!value || (*value != "y" && *value != "n" && *value != "fatal")) return syntax_error();
+      if (!value || (*value != "y" && *value != "n" && *value != "fatal")) return bad_value();
     } else if (*name == "exitpause") {
-      return bad_option(messages::kExitpauseRemoved);
+      return bad_option(messages::kExitpauseRemoved, "exitpause: no longer an option (-XX:OnError= replaces it)");
     } else if (*name == "precrash") {
-      return bad_option(messages::kPrecrashRemoved);
+      return bad_option(messages::kPrecrashRemoved, "precrash: no longer an option (-XX:OnError= replaces it)");
     } else if (*name == "logfile") {
       const auto value = string_value();
-      if (!value) return syntax_error();
+      if (!value) return needs_value();
       options.logfile = std::string(*value);
     } else if (*name == "logflags") {
       const auto value = string_value();
-      if (!value) return syntax_error();
+      if (!value) return needs_value();
       options.logflags = static_cast<uint32_t>(CStrtol(*value, 0));
     } else if (*name == "debugflags") {
-      if (!string_value()) return syntax_error();
+      if (!string_value()) return needs_value();
     } else if (*name == "trace") {
       const auto value = string_value();
-      if (!value || value->empty()) return syntax_error();
+      if (!value || value->empty()) return bad_value();
       options.trace = std::string(*value);
     } else if (*name == "tracesize") {
-      // Whole megabytes, at least 1: anything else is a syntax error.
+      // Whole megabytes, at least 1.
       const auto value = string_value();
-      if (!value || value->empty() || value->size() > 7) return syntax_error();
+      if (!value || value->empty() || value->size() > 7) return bad_value();
       int64_t megabytes = 0;
       for (char c : *value) {
-        if (c < '0' || c > '9') return syntax_error();
+        if (c < '0' || c > '9') return bad_value();
         megabytes = megabytes * 10 + (c - '0');
       }
-      if (megabytes == 0) return syntax_error();
+      if (megabytes == 0) return bad_value();
       options.trace_size_mb = megabytes;
     } else if (*name == "handshaketimeout" || *name == "suspendtimeout") {
       const auto value = string_value();
       const auto ms = value ? ParseMillis(*value) : std::nullopt;
-      if (!ms) {
-        return bad_value(std::string(*name) + "=" + std::string(value.value_or("")) +
-                         ": expected milliseconds, 1 to " + std::to_string(Options::kMaxMillis));
-      }
+      if (!ms) return bad_value();
       (*name == "handshaketimeout" ? options.handshake_timeout_ms : options.suspend_timeout_ms) = *ms;
     } else if (*name == "onbindfail") {
       const auto value = string_value();
-      if (!value || (*value != "abort" && *value != "continue")) {
-        return bad_value("onbindfail=" + std::string(value.value_or("")) + ": expected abort or continue");
-      }
+      if (!value || (*value != "abort" && *value != "continue")) return bad_value();
       options.onbindfail_continue = *value == "continue";
     } else if (*name == "addressfile") {
       const auto value = string_value();
-      if (!value || value->empty()) return bad_value("addressfile= needs a path");
+      if (!value || value->empty()) return bad_value();
       options.address_file = std::string(*value);
     } else if (*name == "unixroot") {
       const auto value = string_value();
-      if (!value || (*value != "y" && *value != "n")) {
-        return bad_value("unixroot=" + std::string(value.value_or("")) + ": expected y or n");
-      }
+      if (!value || (*value != "y" && *value != "n")) return bad_value();
       options.unix_root = *value == "y";
     } else if (*name == "loglevel") {
       const auto value = string_value();
-      if (!value) return syntax_error();
-      const auto level = ParseLogLevel(*value);
-      if (!level) return syntax_error();
+      const auto level = value ? ParseLogLevel(*value) : std::nullopt;
+      if (!level) return bad_value();
       options.log_level = *level;
     } else {
       // The y/n options.
@@ -289,37 +406,50 @@ tl::expected<Options, OptionsError> ParseOptions(std::string_view text, int jdk_
                  (*name == "datadump" && jdk_feature_version >= 25)) {
         target = &ignored;
       } else {
-        return syntax_error();
+        return syntax_error(UnknownOption(*name, written));
       }
       const auto value = NextBoolean(rest);
-      if (!value) return syntax_error();
+      if (!value) return bad_value();
       *target = *value;
     }
   }
 
   // Whole-string checks, in stock's order.
-  if (transport_count == 0) return bad_option(messages::kNoTransport);
-  if (transport_count > 1) return bad_option(messages::kMultipleTransports);
+  if (transport_count == 0) {
+    return bad_option(messages::kNoTransport, "transport= is missing (transport=dt_socket for a socket)");
+  }
+  if (transport_count > 1) {
+    return bad_option(messages::kMultipleTransports,
+                      "transport= is given " + std::to_string(transport_count) + " times: give it once");
+  }
   if (!options.server && !options.address) {
     return Fail(Substitute(messages::kNonServerNeedsAddress, options.transport) + "\n" +
-                Substitute(messages::kInvalidOption, all));
+                    Substitute(messages::kInvalidOption, all),
+                "server=n attaches to a debugger: it needs address=<host>:<port> (or server=y to listen)");
   }
-  if ((options.onthrow || options.onuncaught) && !options.launch) return bad_option(messages::kLaunchRequired);
+  if ((options.onthrow || options.onuncaught) && !options.launch) {
+    return bad_option(messages::kLaunchRequired, std::string(options.onthrow ? "onthrow=" : "onuncaught=y") +
+                                                     " needs launch=<command> (the debugger to start)");
+  }
   if (options.suspend_timeout_ms > 0 && (!options.server || !options.suspend || options.onjcmd)) {
-    return bad_value("suspendtimeout= applies with server=y and suspend=y only");
+    return syntax_error("suspendtimeout=" + std::to_string(options.suspend_timeout_ms) +
+                        ": applies with server=y and suspend=y only (and not with onjcmd=y)");
   }
   if (options.onjcmd) {
-    if (options.launch) return bad_option(messages::kOnjcmdWithLaunch);
-    if (!options.server) return bad_option(messages::kOnjcmdNeedsServer);
+    if (options.launch) return bad_option(messages::kOnjcmdWithLaunch, "onjcmd=y and launch= exclude each other");
+    if (!options.server) return bad_option(messages::kOnjcmdNeedsServer, "onjcmd=y needs server=y");
     options.suspend = false;  // as stock: the application runs on until the start
   }
   return options;
 }
 
+std::string VersionText() { return std::string("jdwpx ") + kRelease + " (" + kBuild + ")"; }
+
 std::string HelpText(int jdk_feature_version) {
   std::string text =
       "               Java Debugger JDWP Agent Library\n"
       "               --------------------------------\n"
+      "               " + VersionText() + "\n"
       "\n"
       "  (See the \"VM Invocation Options\" section of the JPDA\n"
       "   \"Connection and Invocation Details\" document for more information.)\n"

@@ -1,5 +1,6 @@
 // The agent's option string (-agentpath:libjdwpx.so=<options>), parsed with the
-// JDK agent's exact rules and error texts (see messages.h).
+// JDK agent's exact rules and error texts (see messages.h), except timeout=,
+// which must be a number, and a line of jdwpx's after stock's error line.
 #pragma once
 
 #include <cstdint>
@@ -25,7 +26,8 @@ struct Options {
   std::optional<std::string> address;
   bool server = false;
   bool suspend = true;
-  int64_t timeout_ms = 0;              // atol() of the text, as stock: "abc" -> 0; 0 = no timeout
+  // Digits only (stock takes atol() of anything: "abc" -> 0, "5s" -> 5); 0 = no timeout.
+  int64_t timeout_ms = 0;
   std::optional<std::string> allow;    // server=y: '+'-separated IPs/subnets; checked by the transport
   // server=y: once listening, run "<launch> <transport> <port>" (split on blanks,
   // no shell) instead of printing the "Listening" line; ignored with server=n, as stock.
@@ -65,13 +67,27 @@ struct Options {
   static constexpr int64_t kMaxMillis = 86'400'000;
 };
 
-// What stock would print before exiting, and the code it exits with. The
-// caller writes `stderr_text` to stderr as is and calls exit(exit_code) from
-// Agent_OnLoad (stock never returns JNI_ERR for option errors).
+// What stock would print before exiting, and the code it exits with, plus
+// jdwpx's line saying what is wrong. The caller prints ErrorText(error, <how the
+// agent was loaded>) on stderr and calls exit(exit_code) from Agent_OnLoad
+// (stock never returns JNI_ERR for option errors).
 struct OptionsError {
-  std::string stderr_text;  // one or more lines, each ending in '\n'
+  std::string stderr_text;  // stock's lines, each ending in '\n'; tools parse the first
   int exit_code = 1;
+  // Which option, its value and what it may be ("suspend=maybe: must be y or n");
+  // empty when there is nothing to add to stderr_text.
+  std::string detail;
 };
+
+// The text to print: stock's first line as is (tools parse it; like stock it
+// names -agentlib:jdwp whatever loaded the agent), then
+// "jdwpx: <detail> (in <invocation>)", then stock's other lines.
+// `invocation` is how the user gave the options, e.g.
+// "-agentpath:/opt/jdwpx/libjdwpx.so=transport=dt_socket,suspend=maybe".
+[[nodiscard]] std::string ErrorText(const OptionsError& error, std::string_view invocation);
+
+// "jdwpx <release> (<build>)", as HelpText shows it under its title.
+[[nodiscard]] std::string VersionText();
 
 // `text` is Agent_OnLoad's options (pass "" for a null pointer).
 // `environment_options` is getenv("_JAVA_JDWP_OPTIONS") when set; like stock it
@@ -89,9 +105,10 @@ struct OptionsError {
     std::string_view text, int jdk_feature_version,
     std::optional<std::string_view> environment_options = std::nullopt);
 
-// The `help` text, identical to the running JDK's stock output (the
-// includevirtualthreads entry appears from JDK 19) plus our loglevel= entry as
-// the last row of the option table. Ends with the blank line stock prints.
+// The `help` text: the running JDK's stock output (the includevirtualthreads
+// entry appears from JDK 19) with a line naming jdwpx and its version under the
+// title, and jdwpx's own options as the last rows of the option table. Ends
+// with the blank line stock prints.
 [[nodiscard]] std::string HelpText(int jdk_feature_version);
 
 [[nodiscard]] std::string_view LogLevelName(LogLevel level);

@@ -33,12 +33,12 @@ function(jdwpx_glibc_floor)
   endif()
   message(STATUS "Agent: built against the glibc sysroot ${sysroot}")
 
-  # The sysroot hides the host's /usr/include; the header-only libraries the agent uses
-  # come back through this directory of links (never /usr/include itself: it would bring
+  # The sysroot hides the host's /usr/include; the header-only libraries the agent (and
+  # jdwpx-bridge: CLI11) use come back through this directory of links (never /usr/include itself: it would bring
   # the host's glibc headers back, e.g. <sys/single_threaded.h>).
   set(floor_include "${CMAKE_BINARY_DIR}/floor-include")
   file(MAKE_DIRECTORY "${floor_include}")
-  foreach(header asio asio.hpp spdlog fmt tl)
+  foreach(header asio asio.hpp spdlog fmt tl CLI)
     if(EXISTS "/usr/include/${header}" AND NOT EXISTS "${floor_include}/${header}")
       file(CREATE_LINK "/usr/include/${header}" "${floor_include}/${header}" SYMBOLIC)
     endif()

@@ -341,7 +341,9 @@ class DormantTest(OnDemandBase):
         # Bad options: refused, nothing opened, the JVM runs on.
         self.assertEqual(self.agent_load("transport=dt_socket,bogus=y"), ATTACH_BAD_OPTIONS)
         self.debuggee.wait_for_output(
-            re.escape("ERROR: JDWP option syntax error: -agentlib:jdwp=transport=dt_socket,bogus=y"), 30, "stderr")
+            re.escape("ERROR: JDWP option syntax error: -agentlib:jdwp=transport=dt_socket,bogus=y\n"
+                      "jdwpx: bogus=y: unknown option (help lists the options) (in JVMTI.agent_load "
+                      f"{self.cfg.agent_lib} transport=dt_socket,bogus=y)"), 30, "stderr")
         self.assertEqual(listening_ports(pid), set())
         self.assert_runs_on()
 

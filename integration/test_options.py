@@ -6,15 +6,21 @@
 Each case runs `java <agent> -version` and asserts stdout, stderr (less the
 JVM's -version banner, whose presence is asserted separately: it tells whether
 the VM went on to run main) and the exit status. Both agents get the same
-expectations except where jdwpx deliberately differs (the help text's loglevel
-row; options jdwpx refuses for now). Normalised, because they are not ours to
+expectations except where jdwpx deliberately differs: the help text's version
+line and jdwpx's rows; the line jdwpx adds after stock's first error line
+("jdwpx: <option>=<value>: <what is allowed> (in <the options as given>)");
+timeout=, which jdwpx wants a number of; a missing transport library, which
+jdwpx reports before the VM starts and exits 134 without stock's JNI FatalError.
+ErrorLinesTest gives jdwpx its options both ways: -agentpath:<lib> and, through
+an overlay JDK whose lib/libjdwp.so is jdwpx (make_overlay.py, under
+--build-dir), -agentlib:jdwp. Normalised, because they are not ours to
 choose: the " [file:line]" suffix stock puts on "JDWP exit error" lines (it
 differs by JDK build), the library name the JVM prints in "agent library
 failed ...: <name>", and the native frames after a JNI FatalError.
 
 DeferredStartTest runs fixtures/OptionsFixture.java (needs --classes) with
 launch=, onthrow= and onuncaught=, and attaches with jdwp_client.py.
-No sleeps; every subprocess has a timeout. --build-dir is accepted and unused.
+No sleeps; every subprocess has a timeout. --build-dir holds the overlay JDK (else /tmp).
 """
 
 from __future__ import annotations
@@ -54,6 +60,12 @@ def jdk_feature_version(jdk: str) -> int:
 
 def syntax_error(options: str) -> str:
     return f"ERROR: JDWP option syntax error: -agentlib:jdwp={options}"
+
+
+def release() -> str:
+    """CMakeLists.txt's project(jdwpx VERSION ...): what the help's version line names."""
+    with open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "CMakeLists.txt"), encoding="utf-8") as f:
+        return re.search(r"project\(jdwpx VERSION (\S+)", f.read()).group(1)
 
 
 def not_supported(option: str) -> str:
@@ -133,6 +145,10 @@ def help_text(agent: str, version: int) -> str:
     return text
 
 
+# jdwpx's help names it under the title: "               jdwpx <release> (<commit>)".
+HELP_TITLE_LINES = 2
+
+
 @dataclasses.dataclass
 class Expect:
     rc: int
@@ -181,7 +197,8 @@ class OptionsTest(unittest.TestCase):
     # --- running java ---------------------------------------------------------
 
     @classmethod
-    def _spawn(cls, args: list[str], extra_env: dict[str, str]) -> tuple[int, list[str], list[str]]:
+    def _spawn(cls, args: list[str], extra_env: dict[str, str],
+               java: str | None = None) -> tuple[int, list[str], list[str]]:
         env = {k: v for k, v in os.environ.items()
                if k not in ("JAVA_TOOL_OPTIONS", "_JAVA_JDWP_OPTIONS", "JDK_JAVA_OPTIONS", "_JAVA_OPTIONS")}
         env.update(extra_env)
@@ -189,7 +206,7 @@ class OptionsTest(unittest.TestCase):
         def no_core_dumps():  # the FatalError case aborts the JVM
             resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
 
-        proc = subprocess.run([cls.java, *args], capture_output=True, text=True, env=env,
+        proc = subprocess.run([java or cls.java, *args], capture_output=True, text=True, env=env,
                               cwd=cls.workdir.name, timeout=RUN_TIMEOUT_S, preexec_fn=no_core_dumps,
                               stdin=subprocess.DEVNULL)
         return proc.returncode, proc.stdout.splitlines(), proc.stderr.splitlines()
@@ -204,8 +221,15 @@ class OptionsTest(unittest.TestCase):
         """What the JVM names the library in "agent library failed ...: <name>"."""
         return self.agent_lib if self.agent == "ours" else "jdwp"
 
-    def run_java(self, options: str | None, *, times: int = 1, env: dict[str, str] | None = None) -> Run:
-        rc, out, err = self._spawn([self.agent_arg(options)] * times + ["-version"], env or {})
+    def run_java(self, options: str | None, *, times: int = 1, env: dict[str, str] | None = None,
+                 agentlib: bool = False) -> Run:
+        """agentlib: -agentlib:jdwp=<options>, for our agent from an overlay JDK."""
+        if agentlib:
+            java = os.path.join(overlay_java_home(self.agent, self.jdk, self.version), "bin", "java")
+            arg = "-agentlib:jdwp" + ("" if options is None else f"={options}")
+        else:
+            java, arg = None, self.agent_arg(options)
+        rc, out, err = self._spawn([arg] * times + ["-version"], env or {}, java)
         vm_ran = all(line in err for line in self.banner)
         err = [line for line in err if line not in self.banner]
         return Run(rc, out, err, vm_ran)
@@ -234,8 +258,25 @@ class OptionsTest(unittest.TestCase):
         expect = ours if (self.agent == "ours" and ours is not None) else stock
         self.check(self.run_java(options, **kwargs), expect)
 
-    def check_syntax_error(self, options: str):
-        self.check_options(options, Expect(rc=1, stderr=[syntax_error(options)]))
+    def invocation(self, options: str | None, env_options: str | None = None, agentlib: bool = False) -> str:
+        """How our agent names the options it was given: the form that loaded it."""
+        text = "-agentlib:jdwp" if agentlib else f"-agentpath:{self.agent_lib}"
+        if options:
+            text += f"={options}"
+        if env_options is not None:
+            text += f" and _JAVA_JDWP_OPTIONS={env_options}"
+        return text
+
+    def option_error(self, options: str | None, stock_lines: list[str], detail: str,
+                     env_options: str | None = None, agentlib: bool = False) -> Expect:
+        """Stock's lines, exit 1; ours adds after the first one what is wrong, and where."""
+        lines = list(stock_lines)
+        if self.agent == "ours":
+            lines.insert(1, f"jdwpx: {detail} (in {self.invocation(options, env_options, agentlib)})")
+        return Expect(rc=1, stderr=lines)
+
+    def check_syntax_error(self, options: str, detail: str):
+        self.check_options(options, self.option_error(options, [syntax_error(options)], detail))
 
     def accepted(self, listening: bool = True) -> Expect:
         return Expect(rc=0, stdout=[LISTENING_RE] if listening else [], vm_ran=True)
@@ -256,92 +297,113 @@ class OptionsTest(unittest.TestCase):
     def test_help(self):
         rc, out, err = self._spawn([self.agent_arg("help"), "-version"], {})
         self.assertEqual(err, [])
+        if self.agent == "ours":
+            # Under the title, jdwpx names itself: its release and the commit it was built from.
+            self.assertRegex(out[HELP_TITLE_LINES], r"^ {15}jdwpx " + re.escape(release()) + r" \([^()\s]+\)$")
+            del out[HELP_TITLE_LINES]
         self.assertEqual("\n".join(out) + "\n", help_text(self.agent, self.version))
         self.assertEqual(rc, 0)
 
     def test_help_with_other_options_is_a_syntax_error(self):
-        self.check_syntax_error("help,server=y")
+        self.check_syntax_error("help,server=y", "help: must be the only option")
 
     # --- syntax errors ----------------------------------------------------------
 
     def test_unknown_option(self):
-        self.check_syntax_error("foo=1")
+        self.check_syntax_error("foo=1", "foo=1: unknown option (help lists the options)")
 
     def test_bad_boolean_server(self):
-        self.check_syntax_error("transport=dt_socket,server=x,address=0")
+        self.check_syntax_error("transport=dt_socket,server=x,address=0", "server=x: must be y or n")
 
     def test_bad_boolean_suspend(self):
-        self.check_syntax_error("transport=dt_socket,server=y,suspend=yes,address=0")
+        self.check_syntax_error("transport=dt_socket,server=y,suspend=yes,address=0", "suspend=yes: must be y or n")
 
     def test_missing_equals(self):
-        self.check_syntax_error("transport")
+        self.check_syntax_error("transport", "transport: needs a value (transport=...)")
 
     def test_empty_value_at_end(self):
-        self.check_syntax_error("transport=")
-        self.check_syntax_error("transport=dt_socket,server=n,suspend=n,address=")
+        self.check_syntax_error("transport=", "transport=: needs a value")
+        self.check_syntax_error("transport=dt_socket,server=n,suspend=n,address=", "address=: needs a value")
 
     def test_double_comma(self):
-        self.check_syntax_error("transport=dt_socket,server=y,suspend=n,address=0,,")
+        self.check_syntax_error("transport=dt_socket,server=y,suspend=n,address=0,,",
+                                "an empty option (two commas in a row, or a comma first): remove the extra comma")
 
     def test_launch_onthrow_onuncaught_without_values(self):
-        self.check_syntax_error("transport=dt_socket,server=n,suspend=n,address=1,launch")
-        self.check_syntax_error("transport=dt_socket,server=y,suspend=n,address=0,onthrow")
-        self.check_syntax_error("transport=dt_socket,server=y,suspend=n,address=0,onuncaught")
+        self.check_syntax_error("transport=dt_socket,server=n,suspend=n,address=1,launch",
+                                "launch: needs a value (launch=...)")
+        self.check_syntax_error("transport=dt_socket,server=y,suspend=n,address=0,onthrow",
+                                "onthrow: needs a value (onthrow=...)")
+        self.check_syntax_error("transport=dt_socket,server=y,suspend=n,address=0,onuncaught",
+                                "onuncaught: needs a value (onuncaught=...)")
 
     def test_loglevel_is_unknown_to_stock_only(self):
         # (error, not info: info adds our start-up line on stderr, see test_trace)
         options = "transport=dt_socket,server=y,suspend=n,address=127.0.0.1:0,loglevel=error"
         self.check_options(options, Expect(rc=1, stderr=[syntax_error(options)]), ours=self.accepted())
+        # A value it does not know: stock's line, then which values it takes.
+        options = "transport=dt_socket,server=y,suspend=n,address=127.0.0.1:0,loglevel=loud"
+        self.check_options(options, self.option_error(
+            options, [syntax_error(options)], "loglevel=loud: must be trace, debug, info, warn, error or off"))
 
     # --- other option errors ----------------------------------------------------
 
     def test_no_options_at_all(self):
-        self.check_options(None, Expect(rc=1, stderr=["ERROR: JDWP no transport specified: -agentlib:jdwp="]))
+        self.check_options(None, self.option_error(None, ["ERROR: JDWP no transport specified: -agentlib:jdwp="],
+                                                   "transport= is missing (transport=dt_socket for a socket)"))
 
     def test_transport_missing(self):
-        self.check_options("server=y,suspend=n",
-                           Expect(rc=1,
-                                  stderr=["ERROR: JDWP no transport specified: -agentlib:jdwp=server=y,suspend=n"]))
+        options = "server=y,suspend=n"
+        self.check_options(options, self.option_error(
+            options, ["ERROR: JDWP no transport specified: -agentlib:jdwp=server=y,suspend=n"],
+            "transport= is missing (transport=dt_socket for a socket)"))
 
     def test_address_before_transport(self):
         options = "server=y,suspend=n,address=0"
-        self.check_options(options, Expect(rc=1, stderr=[
-            f"ERROR: JDWP address specified without transport: -agentlib:jdwp={options}"]))
+        self.check_options(options, self.option_error(
+            options, [f"ERROR: JDWP address specified without transport: -agentlib:jdwp={options}"],
+            "address=0: comes before transport=, which must come first"))
 
     def test_timeout_and_allow_before_transport(self):
         for what in ("timeout=5", "allow=*"):
             options = f"{what},transport=dt_socket,server=y,suspend=n,address=0"
             name = what.split("=")[0]
-            self.check_options(options, Expect(rc=1, stderr=[
-                f"ERROR: JDWP {name} specified without transport: -agentlib:jdwp={options}"]))
+            self.check_options(options, self.option_error(
+                options, [f"ERROR: JDWP {name} specified without transport: -agentlib:jdwp={options}"],
+                f"{what}: comes before transport=, which must come first"))
 
     def test_two_transports(self):
         options = "transport=dt_socket,transport=dt_socket,server=y,suspend=n,address=0"
-        self.check_options(options, Expect(rc=1, stderr=[
-            f"ERROR: JDWP multiple transports are not supported in this release: -agentlib:jdwp={options}"]))
+        self.check_options(options, self.option_error(
+            options, [f"ERROR: JDWP multiple transports are not supported in this release: -agentlib:jdwp={options}"],
+            "transport= is given 2 times: give it once"))
 
     def test_client_without_address(self):
         options = "transport=dt_socket,server=n,suspend=n"
-        self.check_options(options, Expect(rc=1, stderr=[
+        self.check_options(options, self.option_error(options, [
             "ERROR: JDWP Non-server transport dt_socket must have a connection address specified through the "
             "'address=' option",
-            f"ERROR: JDWP invalid option: -agentlib:jdwp={options}"]))
+            f"ERROR: JDWP invalid option: -agentlib:jdwp={options}"],
+            "server=n attaches to a debugger: it needs address=<host>:<port> (or server=y to listen)"))
 
     def test_onthrow_or_onuncaught_without_launch(self):
-        for extra in ("onthrow=java.lang.Foo", "onuncaught=y"):
+        for extra, detail in (("onthrow=java.lang.Foo", "onthrow= needs launch=<command> (the debugger to start)"),
+                              ("onuncaught=y", "onuncaught=y needs launch=<command> (the debugger to start)")):
             options = f"transport=dt_socket,server=y,suspend=n,address=0,{extra}"
-            self.check_options(options, Expect(rc=1, stderr=[
+            self.check_options(options, self.option_error(options, [
                 "ERROR: JDWP Specify launch=<command line> when using onthrow or onuncaught suboption: "
-                f"-agentlib:jdwp={options}"]))
+                f"-agentlib:jdwp={options}"], detail))
 
     def test_removed_option(self):
         options = "transport=dt_socket,server=y,suspend=n,address=0,exitpause=y"
-        self.check_options(options, Expect(rc=1, stderr=[
-            f"ERROR: JDWP The exitpause option removed, use -XX:OnError: -agentlib:jdwp={options}"]))
+        self.check_options(options, self.option_error(options, [
+            f"ERROR: JDWP The exitpause option removed, use -XX:OnError: -agentlib:jdwp={options}"],
+            "exitpause: no longer an option (-XX:OnError= replaces it)"))
 
     def test_java_jdwp_options_environment_is_appended(self):
         options = "transport=dt_socket,server=y,suspend=n,address=0"
-        self.check_options(options, Expect(rc=1, stderr=[syntax_error(options + ",server=x")]),
+        self.check_options(options, self.option_error(options, [syntax_error(options + ",server=x")],
+                                                      "server=x: must be y or n", env_options="server=x"),
                            env={"_JAVA_JDWP_OPTIONS": "server=x"})
 
     # --- accepted options -------------------------------------------------------
@@ -351,8 +413,11 @@ class OptionsTest(unittest.TestCase):
     def test_trailing_comma_is_accepted(self):
         self.check_options(self.BASE + ",", self.accepted())
 
-    def test_timeout_not_a_number_is_accepted(self):
-        self.check_options(self.BASE + ",timeout=abc", self.accepted())
+    def test_timeout_not_a_number_is_accepted_by_stock_only(self):
+        # Stock's atol() makes "abc" 0: no timeout, silently. jdwpx refuses it.
+        options = self.BASE + ",timeout=abc"
+        self.check_options(options, self.accepted(), ours=self.option_error(
+            options, [syntax_error(options)], "timeout=abc: a number of milliseconds (0: no timeout)"))
 
     def test_quiet_suppresses_listening_line(self):
         self.check_options(self.BASE + ",quiet=y", self.accepted(listening=False))
@@ -391,7 +456,7 @@ class OptionsTest(unittest.TestCase):
         if self.version >= 19:
             self.check_options(options, self.accepted())
         else:
-            self.check_syntax_error(options)
+            self.check_syntax_error(options, f"includevirtualthreads=y: needs JDK 19 or later (this is JDK {self.version})")
 
     def test_onjcmd(self):
         options = self.BASE + ",onjcmd=y"
@@ -483,14 +548,52 @@ class OptionsTest(unittest.TestCase):
         self.check_options(self.BASE + ",allow=bogus", expect)
 
     def test_unknown_transport_is_fatal(self):
-        self.check_options("transport=dt_shmem,server=y,suspend=n,address=0", Expect(
-            rc=-signal.SIGABRT,
-            stderr=["ERROR: transport library not found: dt_shmem",
-                    "ERROR: JDWP Transport dt_shmem failed to initialize, TRANSPORT_LOAD(509)",
-                    "JDWP exit error AGENT_ERROR_TRANSPORT_LOAD(196): No transports initialized [x:0]"],
-            stdout=[re.escape("FATAL ERROR in native method: JDWP No transports initialized, "
-                              "jvmtiError=AGENT_ERROR_TRANSPORT_LOAD(196)")],
-            stdout_first_line_only=True))
+        stock_lines = ["ERROR: transport library not found: dt_shmem",
+                       "ERROR: JDWP Transport dt_shmem failed to initialize, TRANSPORT_LOAD(509)",
+                       "JDWP exit error AGENT_ERROR_TRANSPORT_LOAD(196): No transports initialized [x:0]"]
+        stock = Expect(rc=-signal.SIGABRT, stderr=stock_lines,
+                       stdout=[re.escape("FATAL ERROR in native method: JDWP No transports initialized, "
+                                         "jvmtiError=AGENT_ERROR_TRANSPORT_LOAD(196)")],
+                       stdout_first_line_only=True)
+        for agentlib in (False, True):
+            with self.subTest(agentlib=agentlib):
+                # Ours: the same lines with the file and where it was looked for after the first
+                # (the JDK's lib directory: the overlay's for -agentlib:jdwp), and stock's status
+                # as a shell sees it (134) without the JNI FatalError (no "FATAL ERROR in native
+                # method", no native frames, no core).
+                home = overlay_java_home(self.agent, self.jdk, self.version) if agentlib else self.jdk
+                lib_dir = os.path.join(os.path.realpath(home), "lib")
+                ours = Expect(rc=134, stderr=stock_lines[:1] + [
+                    f"jdwpx: libdt_shmem.so not found: looked in {lib_dir} (sun.boot.library.path), then the "
+                    "system's library path (no LD_LIBRARY_PATH, /etc/ld.so.cache, /lib, /usr/lib)"] + stock_lines[1:])
+                self.check_options("transport=dt_shmem,server=y,suspend=n,address=0", stock, ours=ours,
+                                   env={"LD_LIBRARY_PATH": ""}, agentlib=agentlib)
+
+    # --- jdwpx's line after stock's: what is wrong, in the form that loaded it ----------
+
+    ERROR_CASES = (
+        ("transport=dt_socket,server=y,suspend=maybe", "suspend=maybe: must be y or n"),
+        ("transport=dt_socket,adress=5005", "adress=5005: unknown option (did you mean address?)"),
+        # Unknown to stock: its plain syntax error.
+        ("transport=dt_socket,server=y,address=0,tracesize=big", "tracesize=big: a size in MB (1 to 9999999)"),
+    )
+
+    def test_error_lines_name_the_option_and_the_form_used(self):
+        # Stock prints its line whatever the form; both forms give ours its -agentlib:jdwp
+        # (an overlay JDK) or -agentpath:<lib>, named on our line.
+        for agentlib in (False, True):
+            for options, detail in self.ERROR_CASES:
+                with self.subTest(options=options, agentlib=agentlib):
+                    self.check(self.run_java(options, agentlib=agentlib),
+                               self.option_error(options, [syntax_error(options)], detail, agentlib=agentlib))
+
+    def test_timeout_must_be_a_number_in_either_form(self):
+        options = self.BASE + ",timeout=abc"
+        for agentlib in (False, True):
+            with self.subTest(agentlib=agentlib):
+                self.check_options(options, self.accepted(), ours=self.option_error(
+                    options, [syntax_error(options)], "timeout=abc: a number of milliseconds (0: no timeout)",
+                    agentlib=agentlib), agentlib=agentlib)
 
     def test_accept_timeout_exits_zero_before_main(self):
         self.check_options("transport=dt_socket,server=y,suspend=y,timeout=500,address=127.0.0.1:0", Expect(
@@ -771,6 +874,16 @@ class ScopedIpv6Test(unittest.TestCase):
                         connection, _ = listener.accept()
                         connection.settimeout(30)
                         self.run_to_the_end(proc, jdwp_client.Client(0, sock=connection))
+
+
+def overlay_java_home(agent: str, jdk: str, version: int) -> str:
+    """The JDK whose -agentlib:jdwp is the agent under test: the JDK itself for stock, an
+    overlay (make_overlay.py, shared with harness.debuggee_java_home) for ours."""
+    assert ARGS is not None
+    cfg = harness.Config(agent=agent, agent_lib=ARGS.agent_lib, jdk=jdk, java="", jdb="", javac="", classes_dir="",
+                         build_dir=os.path.abspath(ARGS.build_dir) if ARGS.build_dir else "", jdk_version=version,
+                         unittest_argv=[])
+    return harness.debuggee_java_home(cfg)
 
 
 class closed_port:

@@ -20,7 +20,7 @@ set -euo pipefail
 # demo needs nothing more. New build dependencies go here.
 BUILD_PACKAGES=(
   cmake ninja-build g++
-  libasio-dev libspdlog-dev libfmt-dev libexpected-dev libprotobuf-dev protobuf-compiler nlohmann-json3-dev
+  libasio-dev libspdlog-dev libfmt-dev libexpected-dev libprotobuf-dev protobuf-compiler nlohmann-json3-dev libcli11-dev
   googletest libgtest-dev libgmock-dev
   openjdk-17-jdk-headless
   python3

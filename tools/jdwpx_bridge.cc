@@ -2,14 +2,15 @@
 // ssh, podman exec), so that a debugger reaches a JVM with no port opened.
 //   jdwpx-bridge connect unix:/tmp/jdwp.sock | host:port
 //   jdwpx-bridge listen 127.0.0.1:5005 [--answer-timeout=<ms>] -- <command...>
+//   jdwpx-bridge --help | --version      on stdout, exit status 0
 #include <signal.h>
 
 #include <cstdio>
-#include <cstdlib>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "tools/cli.h"
 #include "transport/bridge.h"
 
 namespace {
@@ -21,48 +22,50 @@ constexpr const char* kUsage =
     "           listen there (port 0: any free one, printed); for each connection run <command>\n"
     "           with the connection as its stdin/stdout, e.g.\n"
     "           jdwpx-bridge listen 127.0.0.1:5005 -- kubectl exec -i pod -- jdwpx-bridge connect unix:/tmp/jdwp.sock\n"
-    "           --answer-timeout: how long the command may take to answer the JDWP handshake (10000)\n";
+    "           --answer-timeout: how long the command may take to answer the JDWP handshake (10000)\n"
+    "       jdwpx-bridge --help | --version\n";
 
-int Usage(const char* problem) {
-  if (problem) std::fprintf(stderr, "jdwpx-bridge: %s\n", problem);
-  std::fputs(kUsage, stderr);
-  return 2;
+int Main(int argc, char** argv) {
+  // No command at all: the usage alone (no complaint line).
+  if (argc < 2) return jdwpx::tools::UsageError("jdwpx-bridge", "", kUsage);
+  // listen's command, after the first "--", is the command's own: CLI11 never sees it.
+  std::vector<const char*> ours(argv, argv + argc);
+  std::vector<std::string> command;
+  bool has_separator = false;
+  for (int i = 1; i < argc; ++i) {
+    if (std::string_view(argv[i]) == "--") {
+      has_separator = true;
+      ours.assign(argv, argv + i);
+      command.assign(argv + i + 1, argv + argc);
+      break;
+    }
+  }
+
+  CLI::App app{"a JDWP connection through any stdio channel", "jdwpx-bridge"};
+  jdwpx::tools::AddStandardFlags(app);
+  app.require_subcommand(1);
+
+  std::string connect_endpoint;
+  CLI::App* connect = app.add_subcommand("connect", "relay standard input/output to a JDWP endpoint");
+  connect->add_option("ENDPOINT", connect_endpoint, "unix:<path> or <host>:<port>")->required();
+
+  jdwpx::transport::BridgeListenOptions options;
+  CLI::App* listen = app.add_subcommand("listen", "run a command for each connection");
+  listen->add_option("ENDPOINT", options.endpoint, "<host>:<port>")->required();
+  listen->add_option("--answer-timeout", options.answer_timeout_ms, "ms the command may take to answer the handshake")
+      ->check(CLI::PositiveNumber);
+
+  if (auto status = jdwpx::tools::Parse(app, static_cast<int>(ours.size()), ours.data(), kUsage)) return *status;
+  if (connect->parsed()) {
+    if (has_separator) return jdwpx::tools::UsageError("jdwpx-bridge", "connect takes no command", kUsage);
+    signal(SIGPIPE, SIG_IGN);
+    return jdwpx::transport::BridgeConnect(connect_endpoint);
+  }
+  if (command.empty()) return jdwpx::tools::UsageError("jdwpx-bridge", "listen needs -- and a command", kUsage);
+  options.command = std::move(command);
+  return jdwpx::transport::BridgeListen(options);
 }
 
 }  // namespace
 
-int main(int argc, char** argv) {
-  std::vector<std::string_view> args(argv + 1, argv + argc);
-  if (args.empty()) return Usage(nullptr);
-  if (args[0] == "-h" || args[0] == "--help") {
-    std::fputs(kUsage, stdout);
-    return 0;
-  }
-  if (args[0] == "connect") {
-    if (args.size() != 2) return Usage("connect takes one endpoint");
-    signal(SIGPIPE, SIG_IGN);
-    return jdwpx::transport::BridgeConnect(std::string(args[1]));
-  }
-  if (args[0] == "listen") {
-    jdwpx::transport::BridgeListenOptions options;
-    size_t i = 1;
-    for (; i < args.size() && args[i] != "--"; ++i) {
-      if (args[i].starts_with("--answer-timeout=")) {
-        char* end = nullptr;
-        std::string value(args[i].substr(17));
-        long long ms = std::strtoll(value.c_str(), &end, 10);
-        if (value.empty() || *end != '\0' || ms <= 0) return Usage("--answer-timeout needs a positive number of ms");
-        options.answer_timeout_ms = ms;
-      } else if (options.endpoint.empty()) {
-        options.endpoint = std::string(args[i]);
-      } else {
-        return Usage("listen takes one endpoint, then -- and the command");
-      }
-    }
-    if (options.endpoint.empty()) return Usage("listen needs <host>:<port>");
-    if (i + 1 >= args.size()) return Usage("listen needs -- and a command");
-    for (++i; i < args.size(); ++i) options.command.emplace_back(args[i]);
-    return jdwpx::transport::BridgeListen(options);
-  }
-  return Usage(("unknown command '" + std::string(args[0]) + "'").c_str());
-}
+int main(int argc, char** argv) { return Main(argc, argv); }

@@ -3,6 +3,7 @@
 //   jdwpx-trace summary FILE...          per command, event kind, session; suspension; drops
 //   jdwpx-trace show FILE [--follow]     one line per record (--follow: wait for more)
 //   jdwpx-trace export --chrome FILE...  Chrome trace-event JSON on stdout
+//   jdwpx-trace --help | --version       on stdout, exit status 0
 //
 // A file that cannot be read gets one line on stderr and exit status 1; a
 // truncated or partly corrupt one is used up to its last whole record, then
@@ -18,6 +19,7 @@
 #include <thread>
 #include <vector>
 
+#include "tools/cli.h"
 #include "trace/analysis.h"
 #include "trace/chrome_export.h"
 #include "trace/reader.h"
@@ -31,12 +33,15 @@ using jdwpx::trace::TraceFile;
 constexpr const char* kUsage =
     "usage: jdwpx-trace summary FILE...\n"
     "       jdwpx-trace show FILE [--follow]\n"
-    "       jdwpx-trace export --chrome FILE...\n";
-
-int Usage() {
-  std::fputs(kUsage, stderr);
-  return 2;
-}
+    "       jdwpx-trace export --chrome FILE...\n"
+    "       jdwpx-trace --help | --version\n"
+    "\n"
+    "Reads the protocol traces the jdwpx agent records with trace=<path>.\n"
+    "  summary             per command and event kind: count, bytes, latencies, errors;\n"
+    "                      sessions, time suspended, dropped records\n"
+    "  show                one line per record; -f, --follow: wait for more, and for the file\n"
+    "  export --chrome     Chrome trace-event JSON on stdout (ui.perfetto.dev, chrome://tracing)\n"
+    "Exit status: 0; 1 when a file cannot be read whole; 2 for a wrong command line.\n";
 
 void Problem(const std::string& line) { std::fprintf(stderr, "jdwpx-trace: %s\n", line.c_str()); }
 
@@ -121,34 +126,32 @@ int Show(const std::string& path, bool follow) {
 }
 
 int Main(int argc, char** argv) {
-  std::vector<std::string> args(argv + 1, argv + argc);
-  if (args.empty()) return Usage();
-  const std::string command = args.front();
-  args.erase(args.begin());
-  if (command == "summary") {
-    if (args.empty()) return Usage();
-    return Summary(args);
-  }
-  if (command == "show") {
-    bool follow = false;
-    std::vector<std::string> paths;
-    for (const std::string& a : args) {
-      if (a == "--follow" || a == "-f") {
-        follow = true;
-      } else {
-        paths.push_back(a);
-      }
-    }
-    if (paths.size() != 1) return Usage();
-    return Show(paths.front(), follow);
-  }
-  if (command == "export") {
-    if (args.empty() || args.front() != "--chrome") return Usage();
-    args.erase(args.begin());
-    if (args.empty()) return Usage();
-    return Export(args);
-  }
-  return Usage();
+  // No command at all: the usage alone (no complaint line), as always.
+  if (argc < 2) return jdwpx::tools::UsageError("jdwpx-trace", "", kUsage);
+  CLI::App app{"reads the protocol traces of the jdwpx agent", "jdwpx-trace"};
+  jdwpx::tools::AddStandardFlags(app);
+  app.require_subcommand(1);
+
+  std::vector<std::string> summary_files;
+  CLI::App* summary = app.add_subcommand("summary", "counts and latencies of every file together");
+  summary->add_option("FILE", summary_files, "trace files")->required();
+
+  std::string show_file;
+  bool follow = false;
+  CLI::App* show = app.add_subcommand("show", "one line per record");
+  show->add_option("FILE", show_file, "trace file")->required();
+  show->add_flag("-f,--follow", follow, "keep reading as the trace grows");
+
+  std::vector<std::string> export_files;
+  bool chrome = false;
+  CLI::App* export_command = app.add_subcommand("export", "the trace in another format, on stdout");
+  export_command->add_flag("--chrome", chrome, "Chrome trace-event JSON")->required();
+  export_command->add_option("FILE", export_files, "trace files")->required();
+
+  if (auto status = jdwpx::tools::Parse(app, argc, argv, kUsage)) return *status;
+  if (summary->parsed()) return Summary(summary_files);
+  if (show->parsed()) return Show(show_file, follow);
+  return Export(export_files);
 }
 
 }  // namespace

@@ -14,6 +14,7 @@
 #include "transport/library_transport.h"
 
 #include <dlfcn.h>
+#include <link.h>
 #include <sys/stat.h>
 
 #include <jni.h>
@@ -23,6 +24,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -131,23 +133,55 @@ bool IsFile(const std::string& path) {
   return ::stat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode);
 }
 
+// Where lib<name>.so was looked for and what was found.
+struct LibrarySearch {
+  void* handle = nullptr;
+  std::string file;                // lib<name>.so
+  std::vector<std::string> dirs;   // library_path's directories, in order
+  std::string failure;             // dlerror() of a file that exists but did not load
+};
+
 // Stock: lib<name>.so in the first directory of sun.boot.library.path that has
 // it, else dlopen of the bare name (LD_LIBRARY_PATH, the cache, /usr/lib...).
-void* LoadLibrary(const std::string& library_path, const std::string& name) {
-  const std::string file = "lib" + name + ".so";
+LibrarySearch LoadLibrary(const std::string& library_path, const std::string& name) {
+  LibrarySearch search;
+  search.file = "lib" + name + ".so";
   size_t start = 0;
   while (start <= library_path.size() && !library_path.empty()) {
     size_t colon = library_path.find(':', start);
     std::string dir = library_path.substr(start, colon == std::string::npos ? std::string::npos : colon - start);
-    if (!dir.empty() && IsFile(dir + "/" + file)) {
-      if (void* handle = dlopen((dir + "/" + file).c_str(), RTLD_LAZY)) return handle;
+    if (!dir.empty()) {
+      search.dirs.push_back(dir);
+      const std::string path = dir + "/" + search.file;
+      if (IsFile(path)) {
+        search.handle = dlopen(path.c_str(), RTLD_LAZY);
+        if (search.handle != nullptr) return search;
+        const char* why = dlerror();
+        if (search.failure.empty() && why != nullptr) search.failure = why;
+      }
     }
     if (colon == std::string::npos) break;
     start = colon + 1;
   }
-  return dlopen(file.c_str(), RTLD_LAZY);
+  search.handle = dlopen(search.file.c_str(), RTLD_LAZY);
+  if (search.handle == nullptr && search.failure.empty()) {
+    // "cannot open shared object file" says nothing new; any other reason does
+    // (a found file of the wrong class, a dependency missing).
+    const char* why = dlerror();
+    if (why != nullptr && std::strstr(why, "No such file or directory") == nullptr) search.failure = why;
+  }
+  return search;
 }
 
+// The file a handle was loaded from ("/usr/lib/x86_64-linux-gnu/libdt_x.so" for a
+// bare name the system's search found).
+std::string LoadedFile(void* handle, const std::string& fallback) {
+  struct link_map* map = nullptr;
+  if (dlinfo(handle, RTLD_DI_LINKMAP, &map) == 0 && map != nullptr && map->l_name != nullptr && *map->l_name) {
+    return map->l_name;
+  }
+  return fallback;
+}
 
 class LibraryTransport final : public Transport {
  public:
@@ -350,7 +384,7 @@ void LibraryTransport::Shutdown() {
 
 tl::expected<std::unique_ptr<Transport>, TransportError> OpenLibraryTransport(const Config& config,
                                                                               Listener* listener) {
-  void* handle = LoadLibrary(config.library_path, config.name);
+  void* handle = LoadLibrary(config.library_path, config.name).handle;
   if (handle == nullptr) return tl::unexpected(Plain("transport library not found: " + config.name, true));
   auto on_load = reinterpret_cast<jdwpTransport_OnLoad_t>(dlsym(handle, "jdwpTransport_OnLoad"));
   if (on_load == nullptr) return tl::unexpected(Plain("transport library missing onLoad entry: " + config.name, true));
@@ -389,6 +423,29 @@ tl::expected<std::unique_ptr<Transport>, TransportError> OpenLibraryTransport(co
     if (auto listening = transport->StartListening(); !listening) return tl::unexpected(listening.error());
   }
   return std::unique_ptr<Transport>(std::move(transport));
+}
+
+std::optional<LibraryProblem> CheckLibrary(const std::string& name, const std::string& library_path) {
+  const LibrarySearch search = LoadLibrary(library_path, name);
+  if (search.handle == nullptr) {
+    std::string where = search.file + " not found: looked in ";
+    for (const std::string& dir : search.dirs) where += dir + ", ";
+    if (!search.dirs.empty()) where.replace(where.size() - 2, 2, " (sun.boot.library.path), then ");
+    const char* ld_library_path = std::getenv("LD_LIBRARY_PATH");
+    where += "the system's library path (";
+    where += ld_library_path != nullptr && *ld_library_path ? std::string("LD_LIBRARY_PATH=") + ld_library_path
+                                                            : std::string("no LD_LIBRARY_PATH");
+    where += ", /etc/ld.so.cache, /lib, /usr/lib)";
+    if (!search.failure.empty()) where += "; " + search.failure;
+    return LibraryProblem{Plain("transport library not found: " + name, true), where};
+  }
+  // Kept loaded: Open() at the VM's start finds the same library.
+  if (dlsym(search.handle, "jdwpTransport_OnLoad") == nullptr) {
+    return LibraryProblem{Plain("transport library missing onLoad entry: " + name, true),
+                          LoadedFile(search.handle, search.file) + " has no function jdwpTransport_OnLoad: not a JDWP "
+                                                                  "transport library"};
+  }
+  return std::nullopt;
 }
 
 }  // namespace jdwpx::transport

@@ -12,6 +12,7 @@
 #include <chrono>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <functional>
@@ -67,6 +68,19 @@ struct TransportError {
   // which is fatal (JNI FatalError) rather than TRANSPORT_INIT's exit(2).
   bool load_failed = false;
 };
+
+// A transport library that cannot be used: stock's error (plain, load_failed)
+// and, for people, the file and where it was looked for.
+struct LibraryProblem {
+  TransportError error;
+  std::string where;  // "libdt_x.so not found: looked in /jdk/lib (sun.boot.library.path), then ..."
+};
+
+// transport=<name> other than dt_socket, looked for as Open() will (Config's
+// library_path, then the system's search), before anything starts. nullopt when
+// lib<name>.so loads and has jdwpTransport_OnLoad; the library then stays
+// loaded, and Open() gets the same one.
+[[nodiscard]] std::optional<LibraryProblem> CheckLibrary(const std::string& name, const std::string& library_path);
 
 // The transport error numbers stock uses (jdwpTransport.h's jdwpTransportError).
 inline constexpr int kErrorIllegalArgument = 103;

@@ -40,7 +40,7 @@ tl::expected<AttachOptions, OptionsError> ParseAttachOptions(std::string_view te
   }
   if (parsed->onthrow || parsed->onuncaught) {
     return tl::unexpected(OptionsError{
-        "ERROR: JDWP onthrow= and onuncaught= cannot be used when loading into a running JVM\n", 1});
+        "ERROR: JDWP onthrow= and onuncaught= cannot be used when loading into a running JVM\n", 1, {}});
   }
   if (AsksSuspend(text)) {
     result.warnings.push_back(

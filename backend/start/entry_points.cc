@@ -13,6 +13,7 @@
 
 #include "backend/start/agent.h"
 #include "backend/start/attach_options.h"
+#include "backend/start/load_errors.h"
 #include "backend/log.h"
 #include "backend/messages.h"
 #include "backend/options.h"
@@ -46,7 +47,10 @@ extern "C" JNIEXPORT jint JNICALL Agent_OnLoad(JavaVM* vm, char* options, void*)
     auto parsed = be::ParseOptions(options ? options : "", feature,
                                    env_options ? std::optional<std::string_view>(env_options) : std::nullopt);
     if (!parsed) {
-      std::fputs(parsed.error().stderr_text.c_str(), stderr);
+      const std::string invocation = be::Invocation(be::LoadedAs(jvmti), options ? options : "",
+                                                    env_options ? std::optional<std::string_view>(env_options)
+                                                                : std::nullopt);
+      std::fputs(be::ErrorText(parsed.error(), invocation).c_str(), stderr);
       std::fflush(stderr);
       std::exit(parsed.error().exit_code);
     }
@@ -54,6 +58,11 @@ extern "C" JNIEXPORT jint JNICALL Agent_OnLoad(JavaVM* vm, char* options, void*)
       std::fputs(be::HelpText(feature).c_str(), stdout);
       std::fflush(stdout);
       std::exit(0);
+    }
+    if (auto error = be::TransportLibraryError(jvmti, *parsed)) {
+      std::fputs(error->c_str(), stderr);
+      std::fflush(stderr);
+      std::exit(be::messages::kExitAbort);
     }
     be::ConfigureLogging(std::string(be::LogLevelName(parsed->log_level)), parsed->logfile.value_or(""));
     jdwpx::vmcore::SetJavaVm(vm);
@@ -110,7 +119,7 @@ std::optional<jdwpx::backend::Options> ParseAttachOptions(const char* text, int 
   namespace be = jdwpx::backend;
   auto parsed = be::ParseAttachOptions(text ? text : "", feature);
   if (!parsed) {
-    std::fputs(parsed.error().stderr_text.c_str(), stderr);
+    std::fputs(be::ErrorText(parsed.error(), be::AttachInvocation(text ? text : "")).c_str(), stderr);
     std::fflush(stderr);
     return std::nullopt;
   }

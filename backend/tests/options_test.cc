@@ -5,6 +5,7 @@
 #include <string>
 
 #include <gtest/gtest.h>
+#include <jdwpx_version.h>
 
 namespace jdwpx::backend {
 namespace {
@@ -23,7 +24,7 @@ OptionsError MustFail(std::string_view text, int version = kJdk17,
                       std::optional<std::string_view> environment = std::nullopt) {
   auto result = ParseOptions(text, version, environment);
   EXPECT_FALSE(result.has_value()) << text;
-  return result ? OptionsError{"<parsed>", -1} : result.error();
+  return result ? OptionsError{"<parsed>", -1, {}} : result.error();
 }
 
 std::string SyntaxError(std::string_view all) {
@@ -33,6 +34,14 @@ std::string SyntaxError(std::string_view all) {
 void ExpectSyntaxError(std::string_view text, int version = kJdk17) {
   const OptionsError error = MustFail(text, version);
   EXPECT_EQ(error.stderr_text, SyntaxError(text));
+  EXPECT_EQ(error.exit_code, 1);
+}
+
+// Stock's syntax error line, and jdwpx's line saying what is wrong.
+void ExpectSyntaxError(std::string_view text, std::string_view detail, int version = kJdk17) {
+  const OptionsError error = MustFail(text, version);
+  EXPECT_EQ(error.stderr_text, SyntaxError(text));
+  EXPECT_EQ(error.detail, detail) << text;
   EXPECT_EQ(error.exit_code, 1);
 }
 
@@ -100,9 +109,10 @@ TEST(Parse, LogLevels) {
     EXPECT_EQ(MustParse(WithBase("loglevel=" + std::string(name))).log_level, level) << name;
     EXPECT_EQ(LogLevelName(level), name);
   }
-  ExpectSyntaxError(WithBase("loglevel=verbose"));
-  ExpectSyntaxError(WithBase("loglevel=WARN"));
-  ExpectSyntaxError(WithBase("loglevel="));
+  const std::string allowed = ": must be trace, debug, info, warn, error or off";
+  ExpectSyntaxError(WithBase("loglevel=verbose"), "loglevel=verbose" + allowed);
+  ExpectSyntaxError(WithBase("loglevel=WARN"), "loglevel=WARN" + allowed);
+  ExpectSyntaxError(WithBase("loglevel="), "loglevel=" + allowed);
 }
 
 TEST(Parse, TraceOptions) {
@@ -115,20 +125,17 @@ TEST(Parse, TraceOptions) {
   EXPECT_TRUE(o.trace_bytes);
   EXPECT_EQ(o.trace_size_mb, 16);
   EXPECT_FALSE(MustParse(WithBase("trace=x,tracebytes=n")).trace_bytes);
-  ExpectSyntaxError(WithBase("trace="));
-  ExpectSyntaxError(WithBase("tracebytes=yes"));
-  ExpectSyntaxError(WithBase("tracesize=0"));
-  ExpectSyntaxError(WithBase("tracesize=-1"));
-  ExpectSyntaxError(WithBase("tracesize=1MB"));
-  ExpectSyntaxError(WithBase("tracesize="));
-  ExpectSyntaxError(WithBase("tracesize=99999999"));
+  ExpectSyntaxError(WithBase("trace="), "trace=: needs a file path");
+  ExpectSyntaxError(WithBase("tracebytes=yes"), "tracebytes=yes: must be y or n");
+  const std::string size = ": a size in MB (1 to 9999999)";
+  ExpectSyntaxError(WithBase("tracesize=big"), "tracesize=big" + size);
+  ExpectSyntaxError(WithBase("tracesize=0"), "tracesize=0" + size);
+  ExpectSyntaxError(WithBase("tracesize=-1"), "tracesize=-1" + size);
+  ExpectSyntaxError(WithBase("tracesize=1MB"), "tracesize=1MB" + size);
+  ExpectSyntaxError(WithBase("tracesize="), "tracesize=" + size);
+  ExpectSyntaxError(WithBase("tracesize=99999999"), "tracesize=99999999" + size);
 }
 
-void ExpectOurError(std::string_view text, std::string_view detail) {
-  const OptionsError error = MustFail(text);
-  EXPECT_EQ(error.stderr_text, "ERROR: JDWP option " + std::string(detail) + "\n" + SyntaxError(text));
-  EXPECT_EQ(error.exit_code, 1);
-}
 
 TEST(Parse, OrchestratorOptionsAbsentAreStocks) {
   const Options o = MustParse(std::string(kBase));
@@ -155,24 +162,24 @@ TEST(Parse, OrchestratorOptions) {
 }
 
 TEST(Parse, OrchestratorOptionsBadValues) {
-  const std::string range = ": expected milliseconds, 1 to 86400000";
-  ExpectOurError(WithBase("handshaketimeout=abc"), "handshaketimeout=abc" + range);
-  ExpectOurError(WithBase("handshaketimeout=0"), "handshaketimeout=0" + range);
-  ExpectOurError(WithBase("handshaketimeout=-5"), "handshaketimeout=-5" + range);
-  ExpectOurError(WithBase("handshaketimeout=86400001"), "handshaketimeout=86400001" + range);
-  ExpectOurError(WithBase("handshaketimeout=5s"), "handshaketimeout=5s" + range);
-  ExpectOurError(WithBase("handshaketimeout=,quiet=y"), "handshaketimeout=" + range);
-  ExpectOurError(WithBase("handshaketimeout="), "handshaketimeout=" + range);
-  ExpectOurError("transport=dt_socket,server=y,address=0,suspendtimeout=1e3",
-                 "suspendtimeout=1e3" + range);
-  ExpectOurError(WithBase("onbindfail=ignore"), "onbindfail=ignore: expected abort or continue");
-  ExpectOurError(WithBase("onbindfail=,quiet=y"), "onbindfail=: expected abort or continue");
-  ExpectOurError(WithBase("addressfile=,quiet=y"), "addressfile= needs a path");
-  ExpectOurError(WithBase("unixroot=yes"), "unixroot=yes: expected y or n");
+  // Stock's syntax error first (stock refuses these options anyway), then what is wrong.
+  const std::string range = ": a number of milliseconds (1 to 86400000)";
+  ExpectSyntaxError(WithBase("handshaketimeout=abc"), "handshaketimeout=abc" + range);
+  ExpectSyntaxError(WithBase("handshaketimeout=0"), "handshaketimeout=0" + range);
+  ExpectSyntaxError(WithBase("handshaketimeout=-5"), "handshaketimeout=-5" + range);
+  ExpectSyntaxError(WithBase("handshaketimeout=86400001"), "handshaketimeout=86400001" + range);
+  ExpectSyntaxError(WithBase("handshaketimeout=5s"), "handshaketimeout=5s" + range);
+  ExpectSyntaxError(WithBase("handshaketimeout=,quiet=y"), "handshaketimeout=" + range);
+  ExpectSyntaxError(WithBase("handshaketimeout="), "handshaketimeout=" + range);
+  ExpectSyntaxError("transport=dt_socket,server=y,address=0,suspendtimeout=1e3", "suspendtimeout=1e3" + range);
+  ExpectSyntaxError(WithBase("onbindfail=ignore"), "onbindfail=ignore: must be abort or continue");
+  ExpectSyntaxError(WithBase("onbindfail=,quiet=y"), "onbindfail=: must be abort or continue");
+  ExpectSyntaxError(WithBase("addressfile=,quiet=y"), "addressfile=: needs a file path");
+  ExpectSyntaxError(WithBase("unixroot=yes"), "unixroot=yes: must be y or n");
   // suspendtimeout= bounds suspend=y's wait: meaningless without it.
-  ExpectOurError(WithBase("suspendtimeout=1000"), "suspendtimeout= applies with server=y and suspend=y only");
-  ExpectOurError("transport=dt_socket,address=1:2,suspendtimeout=1000",
-                 "suspendtimeout= applies with server=y and suspend=y only");
+  const std::string only = "suspendtimeout=1000: applies with server=y and suspend=y only (and not with onjcmd=y)";
+  ExpectSyntaxError(WithBase("suspendtimeout=1000"), only);
+  ExpectSyntaxError("transport=dt_socket,address=1:2,suspendtimeout=1000", only);
 }
 
 TEST(Parse, DuplicateOptionLastWins) {
@@ -194,13 +201,15 @@ TEST(Parse, EmptyValueBeforeCommaIsAccepted) {
   EXPECT_EQ(MustParse("transport=,server=y").transport, "");
 }
 
-TEST(Parse, TimeoutIsAtol) {
-  EXPECT_EQ(MustParse(WithBase("timeout=abc")).timeout_ms, 0);
-  EXPECT_EQ(MustParse(WithBase("timeout=500ms")).timeout_ms, 500);
-  EXPECT_EQ(MustParse(WithBase("timeout= 42")).timeout_ms, 42);
-  EXPECT_EQ(MustParse(WithBase("timeout=-7")).timeout_ms, -7);
-  EXPECT_EQ(MustParse(WithBase("timeout=0x10")).timeout_ms, 0);
-  EXPECT_EQ(MustParse(WithBase("timeout=99999999999999999999")).timeout_ms, INT64_MAX);
+TEST(Parse, TimeoutIsANumber) {
+  EXPECT_EQ(MustParse(WithBase("timeout=500")).timeout_ms, 500);
+  EXPECT_EQ(MustParse(WithBase("timeout=0")).timeout_ms, 0);
+  EXPECT_EQ(MustParse(WithBase("timeout=999999999999999999")).timeout_ms, 999999999999999999);
+  // Stock takes atol() of anything ("abc" is 0: no timeout, "500ms" is 500); jdwpx refuses.
+  const std::string allowed = ": a number of milliseconds (0: no timeout)";
+  for (std::string_view value : {"abc", "500ms", " 42", "-7", "0x10", "", "1e3", "9999999999999999999"}) {
+    ExpectSyntaxError(WithBase("timeout=" + std::string(value)), "timeout=" + std::string(value) + allowed);
+  }
 }
 
 TEST(Parse, LogflagsIsStrtolBaseZero) {
@@ -213,9 +222,9 @@ TEST(Parse, LogflagsIsStrtolBaseZero) {
 TEST(Parse, ObsoleteAndHiddenOptionsAreAccepted) {
   MustParse(WithBase("strict=n,stdalloc=n"));
   MustParse(WithBase("assert=y,assert=fatal,assert=n,pause=n,coredump=n,errorexit=y,debugflags=1"));
-  ExpectSyntaxError(WithBase("assert=x"));
-  ExpectSyntaxError(WithBase("strict=yes"));
-  ExpectSyntaxError(WithBase("pause=1"));
+  ExpectSyntaxError(WithBase("assert=x"), "assert=x: must be y, n or fatal");
+  ExpectSyntaxError(WithBase("strict=yes"), "strict=yes: must be y or n");
+  ExpectSyntaxError(WithBase("pause=1"), "pause=1: must be y or n");
 }
 
 TEST(Parse, RawKeepsTheWholeString) {
@@ -229,9 +238,9 @@ TEST(Help, OnlyWhenAlone) {
   const Options o = MustParse("help");
   EXPECT_TRUE(o.help);
   EXPECT_EQ(o.raw, "help");
-  ExpectSyntaxError("help,server=y");
-  ExpectSyntaxError(WithBase("help"));
-  ExpectSyntaxError("help=y");
+  ExpectSyntaxError("help,server=y", "help: must be the only option");
+  ExpectSyntaxError(WithBase("help"), "help: must be the only option");
+  ExpectSyntaxError("help=y", "help=y: unknown option (help lists the options)");
 }
 
 TEST(Help, EnvironmentIsNotAddedToHelp) {
@@ -245,6 +254,8 @@ TEST(Help, Jdk17TextIsStockPlusLoglevelRow) {
   const std::string expected =
       "               Java Debugger JDWP Agent Library\n"
       "               --------------------------------\n"
+      "               jdwpx " +
+      std::string(kRelease) + " (" + kBuild + ")\n" +
       "\n"
       "  (See the \"VM Invocation Options\" section of the JPDA\n"
       "   \"Connection and Invocation Details\" document for more information.)\n"
@@ -302,6 +313,12 @@ TEST(Help, Jdk17TextIsStockPlusLoglevelRow) {
   EXPECT_EQ(text, expected);
 }
 
+TEST(Help, VersionTextNamesTheReleaseAndTheBuild) {
+  EXPECT_EQ(VersionText(), std::string("jdwpx ") + kRelease + " (" + kBuild + ")");
+  EXPECT_EQ(std::string_view(kRelease).find_first_not_of("0123456789."), std::string_view::npos) << kRelease;
+  EXPECT_FALSE(std::string_view(kBuild).empty());
+}
+
 TEST(Help, LoglevelRowUsesTheTableColumns) {
   const std::string text = HelpText(kJdk17);
   const auto row = text.find("loglevel=");
@@ -327,54 +344,94 @@ TEST(Help, VirtualThreadRowFromJdk19) {
 // --- syntax errors --------------------------------------------------------------
 
 TEST(SyntaxError, UnknownOptionName) {
-  ExpectSyntaxError("foo=1");
-  ExpectSyntaxError(WithBase("Server=y"));
-  ExpectSyntaxError(WithBase("=y"));
+  ExpectSyntaxError("foo=1", "foo=1: unknown option (help lists the options)");
+  ExpectSyntaxError(WithBase("Server=y"), "Server=y: unknown option (did you mean server?)");
+  ExpectSyntaxError(WithBase("=y"), "=y: unknown option (help lists the options)");
+}
+
+TEST(SyntaxError, UnknownOptionSuggestsTheNearestName) {
+  ExpectSyntaxError("transport=dt_socket,adress=5005", "adress=5005: unknown option (did you mean address?)");
+  ExpectSyntaxError(WithBase("suspedn=y"), "suspedn=y: unknown option (did you mean suspend?)");  // two swapped
+  ExpectSyntaxError(WithBase("tracesise=4"), "tracesise=4: unknown option (did you mean tracesize?)");
+  ExpectSyntaxError(WithBase("handshake=10"), "handshake=10: unknown option (help lists the options)");
+  // Short names get one edit at most: "sever" is server, "quit" quiet, "abc" nothing.
+  ExpectSyntaxError(WithBase("sever=y"), "sever=y: unknown option (did you mean server?)");
+  ExpectSyntaxError(WithBase("quit=y"), "quit=y: unknown option (did you mean quiet?)");
+  ExpectSyntaxError(WithBase("abc=y"), "abc=y: unknown option (help lists the options)");
+  // The hidden debugging options are not suggested.
+  ExpectSyntaxError(WithBase("asert=y"), "asert=y: unknown option (did you mean allow?)");
 }
 
 TEST(SyntaxError, BadBoolean) {
-  ExpectSyntaxError("transport=dt_socket,server=x,address=0");
-  ExpectSyntaxError("transport=dt_socket,server=y,suspend=yes,address=0");
-  ExpectSyntaxError("transport=dt_socket,server=Y,address=0");
-  ExpectSyntaxError("transport=dt_socket,server=,address=0");
+  ExpectSyntaxError("suspend=maybe", "suspend=maybe: must be y or n");
+  ExpectSyntaxError("transport=dt_socket,server=x,address=0", "server=x: must be y or n");
+  ExpectSyntaxError("transport=dt_socket,server=y,suspend=yes,address=0", "suspend=yes: must be y or n");
+  ExpectSyntaxError("transport=dt_socket,server=Y,address=0", "server=Y: must be y or n");
+  ExpectSyntaxError("transport=dt_socket,server=,address=0", "server=: must be y or n");
   for (const char* name : {"suspend", "server", "quiet", "onuncaught", "mutf8", "strict", "stdalloc"}) {
-    ExpectSyntaxError(WithBase(std::string(name) + "=true"));
+    ExpectSyntaxError(WithBase(std::string(name) + "=true"), std::string(name) + "=true: must be y or n");
   }
 }
 
 TEST(SyntaxError, MissingEquals) {
-  ExpectSyntaxError("transport");
-  ExpectSyntaxError(WithBase("server"));
-  ExpectSyntaxError("suspend,transport=dt_socket,server=y");
+  ExpectSyntaxError("transport", "transport: needs a value (transport=...)");
+  ExpectSyntaxError(WithBase("server"), "server: needs a value (server=...)");
+  ExpectSyntaxError("suspend,transport=dt_socket,server=y", "suspend: needs a value (suspend=...)");
+  ExpectSyntaxError("suspnd,transport=dt_socket,server=y", "suspnd: unknown option (did you mean suspend?)");
 }
 
 TEST(SyntaxError, EmptyValueAtEnd) {
-  ExpectSyntaxError("transport=");
-  ExpectSyntaxError("transport=dt_socket,server=n,suspend=n,address=");
-  ExpectSyntaxError(WithBase("allow="));
-  ExpectSyntaxError(WithBase("timeout="));
-  ExpectSyntaxError(WithBase("logfile="));
+  ExpectSyntaxError("transport=", "transport=: needs a value");
+  ExpectSyntaxError("transport=dt_socket,server=n,suspend=n,address=", "address=: needs a value");
+  ExpectSyntaxError(WithBase("allow="), "allow=: needs a value");
+  ExpectSyntaxError(WithBase("timeout="), "timeout=: a number of milliseconds (0: no timeout)");
+  ExpectSyntaxError(WithBase("logfile="), "logfile=: needs a value");
 }
 
 TEST(SyntaxError, DoubleComma) {
-  ExpectSyntaxError(std::string(kBase) + ",,");
-  ExpectSyntaxError("transport=dt_socket,,server=y");
+  const std::string empty = "an empty option (two commas in a row, or a comma first): remove the extra comma";
+  ExpectSyntaxError(std::string(kBase) + ",,", empty);
+  ExpectSyntaxError("transport=dt_socket,,server=y", empty);
+  ExpectSyntaxError(",transport=dt_socket", empty);
 }
 
 TEST(SyntaxError, LaunchOnthrowOnuncaughtWithoutValues) {
-  ExpectSyntaxError("transport=dt_socket,server=n,suspend=n,address=1,launch");
-  ExpectSyntaxError(WithBase("onthrow"));
-  ExpectSyntaxError(WithBase("onuncaught"));
-  ExpectSyntaxError(WithBase("launch="));
+  ExpectSyntaxError("transport=dt_socket,server=n,suspend=n,address=1,launch", "launch: needs a value (launch=...)");
+  ExpectSyntaxError(WithBase("onthrow"), "onthrow: needs a value (onthrow=...)");
+  ExpectSyntaxError(WithBase("onuncaught"), "onuncaught: needs a value (onuncaught=...)");
+  ExpectSyntaxError(WithBase("launch="), "launch=: needs a value");
 }
 
 TEST(SyntaxError, NameOfHundredCharactersOverflows) {
-  ExpectSyntaxError(WithBase(std::string(100, 'a') + "=y"));
-  ExpectSyntaxError(WithBase(std::string(99, 'a') + "=y"));  // fits, but unknown
+  ExpectSyntaxError(WithBase(std::string(100, 'a') + "=y"),
+                    "aaaaaaaaaaaaaaaaaaaa...: option name too long (100 characters or more)");
+  ExpectSyntaxError(WithBase(std::string(99, 'a') + "=y"),  // fits, but unknown
+                    std::string(99, 'a') + "=y: unknown option (help lists the options)");
 }
 
 TEST(SyntaxError, BooleanOfEightyCharactersOverflows) {
-  ExpectSyntaxError(WithBase("quiet=" + std::string(80, 'y')));
+  ExpectSyntaxError(WithBase("quiet=" + std::string(80, 'y')), "quiet=" + std::string(80, 'y') + ": must be y or n");
+}
+
+// --- ErrorText: stock's lines with jdwpx's after the first ----------------------------
+
+TEST(ErrorText, OursAfterStocksFirstLineWithTheInvocation) {
+  const std::string text = "transport=dt_socket,suspend=maybe";
+  EXPECT_EQ(ErrorText(MustFail(text), "-agentpath:/opt/jdwpx/libjdwpx.so=" + text),
+            SyntaxError(text) + "jdwpx: suspend=maybe: must be y or n (in -agentpath:/opt/jdwpx/libjdwpx.so=" + text +
+                ")\n");
+  // Stock's second line stays after ours.
+  const std::string client = "transport=dt_socket,server=n";
+  EXPECT_EQ(ErrorText(MustFail(client), "-agentlib:jdwp=" + client),
+            "ERROR: JDWP Non-server transport dt_socket must have a connection address specified through the "
+            "'address=' option\n"
+            "jdwpx: server=n attaches to a debugger: it needs address=<host>:<port> (or server=y to listen) "
+            "(in -agentlib:jdwp=" + client + ")\n"
+            "ERROR: JDWP invalid option: -agentlib:jdwp=" + client + "\n");
+  // Nothing to add: stock's text alone.
+  EXPECT_EQ(ErrorText(OptionsError{"ERROR: JDWP x\n", 1, ""}, "-agentlib:jdwp=x"), "ERROR: JDWP x\n");
+  // No invocation known: no "(in ...)".
+  EXPECT_EQ(ErrorText(MustFail("suspend=maybe"), ""), SyntaxError("suspend=maybe") + "jdwpx: suspend=maybe: must be y or n\n");
 }
 
 // --- other stock errors -----------------------------------------------------------
@@ -383,6 +440,7 @@ TEST(StockError, NoTransport) {
   for (std::string_view text : {"server=y", "", "suspend=n,server=y"}) {
     const OptionsError e = MustFail(text);
     EXPECT_EQ(e.stderr_text, "ERROR: JDWP no transport specified: -agentlib:jdwp=" + std::string(text) + "\n");
+    EXPECT_EQ(e.detail, "transport= is missing (transport=dt_socket for a socket)");
     EXPECT_EQ(e.exit_code, 1);
   }
 }
@@ -392,6 +450,7 @@ TEST(StockError, MultipleTransports) {
   const OptionsError e = MustFail(text);
   EXPECT_EQ(e.stderr_text,
             "ERROR: JDWP multiple transports are not supported in this release: -agentlib:jdwp=" + text + "\n");
+  EXPECT_EQ(e.detail, "transport= is given 2 times: give it once");
   EXPECT_EQ(e.exit_code, 1);
 }
 
@@ -399,13 +458,15 @@ TEST(StockError, TransportSettingsBeforeTransport) {
   struct Case {
     std::string text;
     std::string what;
+    std::string item;
   };
-  for (const Case& c : {Case{"server=y,suspend=n,address=0", "address"},
-                        Case{"allow=*,transport=dt_socket,server=y,suspend=n,address=0", "allow"},
-                        Case{"timeout=5,transport=dt_socket,server=y,suspend=n,address=0", "timeout"}}) {
+  for (const Case& c : {Case{"server=y,suspend=n,address=0", "address", "address=0"},
+                        Case{"allow=*,transport=dt_socket,server=y,suspend=n,address=0", "allow", "allow=*"},
+                        Case{"timeout=5,transport=dt_socket,server=y,suspend=n,address=0", "timeout", "timeout=5"}}) {
     const OptionsError e = MustFail(c.text);
     EXPECT_EQ(e.stderr_text,
               "ERROR: JDWP " + c.what + " specified without transport: -agentlib:jdwp=" + c.text + "\n");
+    EXPECT_EQ(e.detail, c.item + ": comes before transport=, which must come first");
     EXPECT_EQ(e.exit_code, 1);
   }
 }
@@ -438,6 +499,8 @@ TEST(StockError, OnthrowOrOnuncaughtNeedLaunch) {
               "ERROR: JDWP Specify launch=<command line> when using onthrow or onuncaught suboption: "
               "-agentlib:jdwp=" +
                   text + "\n");
+    EXPECT_EQ(e.detail, text.ends_with("onuncaught=y") ? "onuncaught=y needs launch=<command> (the debugger to start)"
+                                                       : "onthrow= needs launch=<command> (the debugger to start)");
     EXPECT_EQ(e.exit_code, 1);
   }
 }
@@ -454,12 +517,14 @@ TEST(StockError, RemovedOptions) {
 // --- JDK-version-dependent options ------------------------------------------------
 
 TEST(Version, IncludeVirtualThreadsFromJdk19) {
-  ExpectSyntaxError(WithBase("includevirtualthreads=y"), kJdk17);
-  ExpectSyntaxError(WithBase("includevirtualthreads=n"), 18);
+  ExpectSyntaxError(WithBase("includevirtualthreads=y"),
+                    "includevirtualthreads=y: needs JDK 19 or later (this is JDK 17)", kJdk17);
+  ExpectSyntaxError(WithBase("includevirtualthreads=n"), "includevirtualthreads=n: needs JDK 19 or later (this is JDK 18)",
+                    18);
   EXPECT_TRUE(MustParse(WithBase("includevirtualthreads=y"), 19).include_virtual_threads);
   EXPECT_TRUE(MustParse(WithBase("includevirtualthreads=y"), kJdk25).include_virtual_threads);
   EXPECT_FALSE(MustParse(WithBase("includevirtualthreads=n"), kJdk25).include_virtual_threads);
-  ExpectSyntaxError(WithBase("includevirtualthreads=x"), kJdk25);
+  ExpectSyntaxError(WithBase("includevirtualthreads=x"), "includevirtualthreads=x: must be y or n", kJdk25);
   ExpectSyntaxError(WithBase("includevirtualthreads="), kJdk25);
 }
 
