@@ -97,7 +97,7 @@ function(jdwpx_glibc_floor)
     foreach(src IN LISTS sources)
       cmake_path(ABSOLUTE_PATH src BASE_DIRECTORY "${dir}" OUTPUT_VARIABLE abs)
       list(APPEND abs_sources "${abs}")
-      # Source properties are per directory (backend's agent.cc gets JDWPX_VERSION).
+      # Source properties are per directory (backend's agent.cc and session.cc get JDWPX_VERSION).
       foreach(prop COMPILE_DEFINITIONS COMPILE_OPTIONS INCLUDE_DIRECTORIES)
         get_source_file_property(value "${abs}" DIRECTORY "${dir}" ${prop})
         if(value)

@@ -1,7 +1,8 @@
-// What the VirtualMachine command set asks of the agent that hosts the session,
-// beyond the Context every handler shares: the two commands whose effect comes
-// after their reply, and work for the command thread after the command. Agent
-// implements it; the handlers get it by reference and never see the Agent.
+// What the VirtualMachine command set asks of the debugger session, beyond the
+// Context every handler shares: the two commands whose effect comes after their
+// reply, and work for the command thread after the command. Session
+// (session.h) implements it; the handlers get it by reference and never see
+// the Session.
 #pragma once
 
 #include <jni.h>

@@ -1,6 +1,6 @@
 // What the event path hands up to the debugger session: packets to send, and
-// work for the command thread. The session (Agent) implements it and passes it
-// down; the event code (EventManager, EventReporter) writes to it and knows
+// work for the command thread. The Session (session.h) implements it; the Agent
+// passes it down; the event code (EventManager, EventReporter) writes to it and knows
 // nothing of the agent, the transport or the command loop above it.
 #pragma once
 

@@ -24,7 +24,7 @@ jdwp::Result<std::unique_ptr<Step>> StepControl::Start(JNIEnv* jni, const mod::S
     return jdwp::Fail(ErrorCode::kInvalidThread, "step thread not alive");
   // A step out asks for a frame pop, which JVMTI takes of a suspended
   // thread only: a thread parked at its event gets its JVMTI suspension
-  // now (agent_session.cc leaves it pending for a request's Set).
+  // now (session.cc leaves it pending for a request's Set).
   if (modifier.depth == jdwp::StepDepth::kOut) ctx_.threads.ApplyPendingSuspensions();
   // As stock: a running thread is suspended while its step starts
   // (where it is, and single steps on), then resumed.

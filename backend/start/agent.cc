@@ -1,6 +1,7 @@
-// The agent's life: capabilities and callbacks at load, the ways it starts
-// (agent.h), its threads, and VM death. Serving a session is agent_session.cc;
-// the callbacks vm_callbacks.cc; the exported functions entry_points.cc.
+// The agent's life: capabilities and callbacks at load, the transport's start
+// and its failures, the agent threads, and VM death. The ways to start are
+// agent_start.cc; serving a session session.cc; the callbacks vm_callbacks.cc;
+// the exported functions entry_points.cc.
 #include "backend/start/agent.h"
 
 #include <unistd.h>
@@ -12,16 +13,11 @@
 #include <thread>
 
 #include <fmt/format.h>
-#include <spdlog/details/null_mutex.h>
-#include <spdlog/sinks/base_sink.h>
 
 #include "backend/start/address_file.h"
 #include "backend/start/capabilities.h"
-#include "backend/commands/bind_all.h"
-#include "backend/commands/handlers.h"
 #include "backend/start/container.h"
-#include "backend/errors.h"
-#include "backend/start/launch_debugger.h"
+#include "backend/session/launch_debugger.h"
 #include "backend/log.h"
 #include "backend/messages.h"
 #include "backend/start/vm_callbacks.h"
@@ -34,29 +30,6 @@ constexpr const char* kSourceFile = "backend/start/agent.cc";
 // suspendtimeout=: how often "waiting for a debugger" is repeated.
 constexpr int64_t kWaitingLogEveryMs = 5000;
 
-// Errors the agent logs go into the protocol trace too (AgentError records).
-class TraceErrorSink : public spdlog::sinks::base_sink<spdlog::details::null_mutex> {
- public:
-  explicit TraceErrorSink(trace::Writer* writer) : writer_(writer) { set_level(spdlog::level::err); }
-
- protected:
-  void sink_it_(const spdlog::details::log_msg& msg) override {
-    writer_->Error(std::string_view(msg.payload.data(), msg.payload.size()));
-  }
-  void flush_() override {}
-
- private:
-  trace::Writer* writer_;  // lives as long as the agent (never destroyed)
-};
-
-std::string SystemProperty(jvmtiEnv* jvmti, const char* name) {
-  char* value = nullptr;
-  if (jvmti->GetSystemProperty(name, &value) != JVMTI_ERROR_NONE || !value) return {};
-  std::string text(value);
-  jvmti->Deallocate(reinterpret_cast<unsigned char*>(value));
-  return text;
-}
-
 }  // namespace
 
 int JdkFeatureVersion(jvmtiEnv* jvmti) {
@@ -65,7 +38,11 @@ int JdkFeatureVersion(jvmtiEnv* jvmti) {
 }
 
 Agent::Agent(JavaVM* vm, jvmtiEnv* jvmti, Options options, bool late)
-    : ctx_(vm, jvmti, std::move(options)), reporter_(ctx_, *this), events_(ctx_, *this, reporter_), late_(late) {
+    : ctx_(vm, jvmti, std::move(options)),
+      session_(ctx_, events_, reporter_, *this),
+      reporter_(ctx_, session_),
+      events_(ctx_, session_, reporter_),
+      late_(late) {
   ctx_.jdk_feature_version = JdkFeatureVersion(jvmti);
   SetWireModifiedUtf8(ctx_.options.mutf8);
   if (ctx_.options.onthrow) {
@@ -73,46 +50,6 @@ Agent::Agent(JavaVM* vm, jvmtiEnv* jvmti, Options options, bool late)
     std::string name = *ctx_.options.onthrow;
     std::replace(name.begin(), name.end(), '.', '/');
     trigger_signature_ = "L" + name + ";";
-  }
-  BindAllCommands(dispatcher_, CommandEnv{ctx_, events_, reporter_, &command_jni_}, *this);
-  OpenTrace(jvmti);
-}
-
-void Agent::OpenTrace(jvmtiEnv* jvmti) {
-  const Options& o = ctx_.options;
-  if (!o.trace) return;
-  const auto pid = static_cast<uint32_t>(getpid());
-  trace::WriterConfig config;
-  config.path = trace::ExpandPath(*o.trace, pid);
-  config.bodies = o.trace_bytes;
-  config.max_bytes = static_cast<uint64_t>(o.trace_size_mb) << 20;
-  config.header.jdwpx_version = JDWPX_VERSION;
-  config.header.vm_name = SystemProperty(jvmti, "java.vm.name");
-  config.header.vm_version = SystemProperty(jvmti, "java.vm.version");
-  config.header.pid = pid;
-  config.header.options = o.raw;
-  // A full disk mid-run: said once, and the debugger's traffic goes on untouched.
-  config.on_error = [](const std::string& why) { Log().warn("{}; the agent runs on without a trace", why); };
-  auto writer = trace::Writer::Open(std::move(config));
-  if (!writer) {
-    std::fprintf(stderr, "jdwpx: %s; the agent runs on without a trace\n", writer.error().c_str());
-    std::fflush(stderr);
-    return;
-  }
-  trace_ = std::move(*writer);
-  ctx_.trace_thread_names = std::make_unique<TraceThreadNames>(ctx_.jvmti, trace_.get());  // names thread tracks
-  auto sink = std::make_shared<TraceErrorSink>(trace_.get());
-  for (const char* name : {"jdwpx.backend", "jdwpx.transport", "jdwpx.packets"}) {
-    if (auto logger = spdlog::get(name)) logger->sinks().push_back(sink);
-  }
-}
-
-void Agent::FlushTrace(bool close) {
-  if (!trace_) return;
-  if (close) {
-    trace_->Close();
-  } else {
-    (void)trace_->Flush(std::chrono::seconds(1));
   }
 }
 
@@ -250,155 +187,16 @@ void Agent::PrintTransportError(const transport::TransportError& error) {
   }
 }
 
-bool Agent::InstallStartTrigger(JavaVM* vm) {
-  if (!ctx_.options.onthrow && !ctx_.options.onuncaught) return true;
-  jvmtiEnv* env = nullptr;
-  if (vm->GetEnv(reinterpret_cast<void**>(&env), JVMTI_VERSION_1_2) != JNI_OK || !env) return false;
-  jvmtiCapabilities caps{};
-  caps.can_generate_exception_events = 1;
-  if (env->AddCapabilities(&caps) != JVMTI_ERROR_NONE) return false;
-  if (!SetStartTriggerCallbacks(env)) return false;
-  return env->SetEventNotificationMode(JVMTI_ENABLE, JVMTI_EVENT_EXCEPTION, nullptr) == JVMTI_ERROR_NONE;
-}
-
-void Agent::OnStartTrigger(jvmtiEnv* trigger_env, JNIEnv* jni, jthread thread, jmethodID method,
-                           jlocation location, jobject exception, jmethodID catch_method, jlocation catch_location) {
-  if (!vm_initialized_ || started_) return;
-  const Options& o = ctx_.options;
-  bool starts = o.onuncaught && catch_method == nullptr;
-  if (!starts && o.onthrow && exception) {
-    jclass klass = jni->GetObjectClass(exception);
-    char* signature = nullptr;
-    if (klass && trigger_env->GetClassSignature(klass, &signature, nullptr) == JVMTI_ERROR_NONE && signature) {
-      starts = trigger_signature_ == signature;
-      trigger_env->Deallocate(reinterpret_cast<unsigned char*>(signature));
-    }
-    if (klass) jni->DeleteLocalRef(klass);
-  }
-  if (!starts || started_.exchange(true)) return;
-  (void)trigger_env->SetEventNotificationMode(JVMTI_DISABLE, JVMTI_EVENT_EXCEPTION, nullptr);
-  // The start makes JNI calls: keep the thread's pending exception, if any, out of their way.
-  jthrowable pending = jni->ExceptionOccurred();
-  if (pending) jni->ExceptionClear();
-  const StartingException trigger{method, location, exception, catch_method, catch_location};
-  StartSession(jni, thread, &trigger);
-  if (pending) jni->Throw(pending);
-}
-
-void Agent::OnVmInit(JNIEnv* jni, jthread thread) {
-  if (!ctx_.InitClasses(jni)) {
-    Log().error("cannot find core JDK classes; the debugger interface is disabled");
-    return;
-  }
-  // Thread.resume0 was bound long before (or never is: JDK 20+).
-  (void)ctx_.jvmti.SetEventMode(false, JVMTI_EVENT_NATIVE_METHOD_BIND);
-  vm_initialized_ = true;
-  if (ctx_.options.onthrow || ctx_.options.onuncaught || ctx_.options.onjcmd) {
-    // Nothing starts before the exception or the jcmd (stock neither listens nor attaches).
-    return;
-  }
-  StartSession(jni, thread, nullptr);
-}
-
-std::optional<std::string> Agent::StartOnDemand(JNIEnv* jni, jthread thread, const Options* spec, bool* first,
-                                                bool* transport_failed) {
-  std::lock_guard lock(start_mu_);
-  *first = false;
-  if (transport_failed) *transport_failed = false;
-  // Stock's texts for these two (jcmd prints "Debugging has not been started: <text>").
-  if (!vm_initialized_) return "Not yet initialized. Try again later.";
-  // A late attach whose start failed may be started again the same way.
-  if (!ctx_.options.onjcmd && !late_) {
-    return "Starting debugging via jcmd was not enabled via the onjcmd option of the jdwp agent.";
-  }
-  if (started_) return std::nullopt;
-  // Back to dormant when the debugger leaves: asked by onjcmd=y in the jcmd
-  // options, and always for server=n (there is nothing to listen again).
-  dormant_after_session_ = spec ? (spec->onjcmd || !spec->server) : !ctx_.options.server;
-  if (spec) {
-    Options& o = ctx_.options;
-    o.transport = spec->transport;
-    o.address = spec->address;
-    o.server = spec->server;
-    o.allow = spec->allow;
-    o.timeout_ms = spec->timeout_ms;
-  }
-  started_ = true;
-  *first = true;
-  if (!StartSession(jni, thread, nullptr)) {
-    // Back to dormant: a later jcmd may try again (another address, say).
-    started_ = false;
-    if (transport_failed) *transport_failed = start_error_transport_;
-    return start_error_;
-  }
-  Log().info("started on demand ({}, address {})", ctx_.options.server ? "listening" : "attached",
-             ctx_.options.address.value_or("<ephemeral>"));
-  return std::nullopt;
-}
-
-std::optional<std::string> Agent::StartLate(JNIEnv* jni, jthread thread) {
-  std::lock_guard lock(start_mu_);
-  if (!ctx_.InitClasses(jni)) return "cannot find core JDK classes";
-  vm_initialized_ = true;
-  dormant_after_session_ = ctx_.options.onjcmd || !ctx_.options.server;
-  auto granted = ctx_.jvmti.GetCapabilities();
-  if (!granted) return "cannot read the JVMTI capabilities granted";
-  // What a JVM gives an agent loaded while it runs, named as a debugger user knows it.
-  const std::pair<bool, const char*> wanted[] = {
-      {granted->can_generate_breakpoint_events != 0, "breakpoints"},
-      {granted->can_generate_single_step_events != 0, "stepping"},
-      {granted->can_access_local_variables != 0, "local variables"},
-      {granted->can_generate_exception_events != 0, "exception events"},
-      {granted->can_generate_frame_pop_events != 0, "frame pop events"},
-      {granted->can_generate_method_entry_events != 0, "method entry events"},
-      {granted->can_generate_method_exit_events != 0, "method exit events"},
-      {granted->can_generate_field_access_events != 0, "field access watchpoints"},
-      {granted->can_generate_field_modification_events != 0, "field modification watchpoints"},
-      {granted->can_pop_frame != 0, "pop frames"},
-      {granted->can_force_early_return != 0, "early return"},
-      {granted->can_get_owned_monitor_info != 0, "owned monitors"},
-      {granted->can_get_current_contended_monitor != 0, "contended monitor"},
-      {granted->can_generate_monitor_events != 0, "monitor events"},
-      {granted->can_get_source_debug_extension != 0, "source debug extension"},
-      {granted->can_maintain_original_method_order != 0, "original method order"},
-      {granted->can_redefine_classes != 0, "class redefinition"},
-  };
-  std::string missing;
-  for (const auto& [has, name] : wanted) {
-    if (has) continue;
-    if (!missing.empty()) missing += ", ";
-    missing += name;
-  }
-  if (missing.empty()) {
-    Log().warn("loaded into a running JVM (late attach): every capability granted");
-  } else {
-    Log().warn("loaded into a running JVM (late attach): limited mode, without {}; what needs them answers "
-               "NOT_IMPLEMENTED (exception requests are accepted and never fire)", missing);
-  }
-  started_ = true;
-  if (!StartSession(jni, thread, nullptr)) {
-    started_ = false;
-    return start_error_;
-  }
-  return std::nullopt;
-}
-
-std::string Agent::ActiveState() {
-  if (reporter_.attached()) return "a debugger is attached";
-  if (ctx_.options.server && transport_) return fmt::format("listening at port {}", transport_->address());
-  return "started";
-}
-
-bool Agent::StartSession(JNIEnv* jni, jthread thread, const StartingException* trigger) {
+bool Agent::Start(JNIEnv* jni, jthread thread, const StartingException* trigger) {
   const Options& o = ctx_.options;
   bool suspend = o.suspend;  // false once suspendtimeout= ran out
   start_error_transport_ = false;
   if (transport_) {
-    // Dormant again after a session (OnDetached): the old I/O thread leaves Run()
+    // Dormant again after a session (GoDormant): the old I/O thread leaves Run()
     // after Shutdown. Its transport is kept, not destroyed: another thread may
-    // still hold a pointer taken from transport_ in SendTo.
-    std::unique_lock lock(mu_);
-    if (!detached_cv_.wait_for(lock, std::chrono::seconds(5), [&] { return !io_running_; })) {
+    // still hold a pointer the session took through transport() (SendTo).
+    std::unique_lock lock(threads_mu_);
+    if (!io_ended_cv_.wait_for(lock, std::chrono::seconds(5), [&] { return !io_running_; })) {
       start_error_ = "the previous debugger session has not ended yet";
       return false;
     }
@@ -416,7 +214,7 @@ bool Agent::StartSession(JNIEnv* jni, jthread thread, const StartingException* t
   config.timeout_ms = o.timeout_ms;
   config.handshake_timeout_ms = o.handshake_timeout_ms;
   config.unix_root = o.unix_root;
-  auto opened = transport::Transport::Open(config, this);
+  auto opened = transport::Transport::Open(config, &session_);
   if (!opened && o.server && o.onbindfail_continue && opened.error().code == transport::kErrorIo && !StartsLate()) {
     // onbindfail=continue (ours): a JVM that inherited JAVA_TOOL_OPTIONS runs on undebugged.
     std::fprintf(stderr, "jdwpx: cannot listen on %s (%s); onbindfail=continue: the program runs without debugging\n",
@@ -447,11 +245,11 @@ bool Agent::StartSession(JNIEnv* jni, jthread thread, const StartingException* t
              o.transport, o.server ? 'y' : 'n', o.address.value_or(""),
              o.server ? fmt::format(" (listening on {})", transport_->address()) : std::string(),
              o.suspend ? 'y' : 'n',
-             trace_ ? trace::ExpandPath(*o.trace, static_cast<uint32_t>(getpid()))
-                    : std::string(o.trace ? "(not writable)" : "none"),
-             trace_ ? fmt::format(" (tracebytes={} tracesize={})", o.trace_bytes ? 'y' : 'n',
-                                  o.trace_size_mb ? std::to_string(o.trace_size_mb) + "MB" : "none")
-                    : std::string(),
+             session_.tracing() ? trace::ExpandPath(*o.trace, static_cast<uint32_t>(getpid()))
+                                : std::string(o.trace ? "(not writable)" : "none"),
+             session_.tracing() ? fmt::format(" (tracebytes={} tracesize={})", o.trace_bytes ? 'y' : 'n',
+                                              o.trace_size_mb ? std::to_string(o.trace_size_mb) + "MB" : "none")
+                                : std::string(),
              LogLevelName(o.log_level));
 
   if (o.server) {
@@ -513,14 +311,22 @@ bool Agent::StartSession(JNIEnv* jni, jthread thread, const StartingException* t
     if (trigger) {
       events_.ReportStartingException(jni, thread, trigger->method, trigger->location, trigger->exception,
                                       trigger->catch_method, trigger->catch_location, policy,
-                                      [this] { OpenCommands(); });
+                                      [this] { session_.OpenCommands(); });
     } else {
-      events_.ReportVmStart(jni, thread, policy, [this] { OpenCommands(); });
+      events_.ReportVmStart(jni, thread, policy, [this] { session_.OpenCommands(); });
     }
   } else {
-    OpenCommands();
+    session_.OpenCommands();
   }
   return true;
+}
+
+void Agent::GoDormant() {
+  // Close the port until the next jcmd start (this is the I/O thread, in the
+  // session's OnDetached: Run() returns after that callback).
+  transport_->Shutdown();
+  started_ = false;
+  Log().info("back to dormant: no port open until the next jcmd start");
 }
 
 void Agent::OnVmDeath(JNIEnv* jni) {
@@ -537,23 +343,12 @@ void Agent::OnVmDeath(JNIEnv* jni) {
     // A session that just ended may have replies not yet written (Dispose's,
     // whose resume let the program end): the process must not end before them.
     if (transport_) transport_->Flush(std::chrono::seconds(2));
-    FlushTrace(/*close=*/true);
+    session_.FlushTrace(/*close=*/true);
     return;
   }
-  // As stock, the connection stays open until the process exits: a debugger may
-  // still send commands after reading VMDeath (Eclipse resumes), and those are
-  // answered (VM_DEAD outside the VirtualMachine set) rather than cut off.
-  // Commands already received are finished and every reply is written first.
-  {
-    std::unique_lock lock(mu_);
-    idle_cv_.wait_for(lock, std::chrono::seconds(2),
-                      [&] { return !commands_open_ || stopping_ || (inbox_.empty() && !command_busy_); });
-  }
-  transport_->Flush(std::chrono::seconds(2));
-  if (trace_) trace_->SessionEnded("the VM exited");
-  // The process ends after this callback (System.exit, kill -TERM, main's end):
-  // the trace is written out, VMDeath's packet included.
-  FlushTrace(/*close=*/true);
+  // The connection stays open until the process exits (as stock); the session
+  // finishes what the debugger sent and closes the trace.
+  session_.EndAtVmDeath();
 }
 
 void Agent::SetListenerAddressProperty(JNIEnv* jni, const std::string& address) {
@@ -596,7 +391,7 @@ bool Agent::StartAgentThread(JNIEnv* jni, const char* name, jvmtiStartFunction f
   }
   ctx_.threads.AddAgentThread(jni, thread);
   {
-    std::lock_guard lock(mu_);
+    std::lock_guard lock(threads_mu_);
     ++running_threads_;
   }
   if (ctx_.jvmti.raw()->RunAgentThread(thread, fn, this, JVMTI_THREAD_MAX_PRIORITY) != JVMTI_ERROR_NONE) {
@@ -615,7 +410,7 @@ void Agent::StartThreads(JNIEnv* jni) {
     threads_started_ = true;
   }
   {
-    std::lock_guard lock(mu_);
+    std::lock_guard lock(threads_mu_);
     io_running_ = true;
   }
   // The I/O thread is not a Java thread: it makes no JNI or JVMTI call, and the
@@ -625,14 +420,14 @@ void Agent::StartThreads(JNIEnv* jni) {
     std::thread([this] { IoThreadMain(nullptr, nullptr, this); }).detach();
   } catch (const std::exception& e) {
     Log().error("cannot start the I/O thread: {}", e.what());
-    std::lock_guard lock(mu_);
+    std::lock_guard lock(threads_mu_);
     io_running_ = false;
   }
 }
 
 void Agent::AgentThreadEnded() {
   {
-    std::lock_guard lock(mu_);
+    std::lock_guard lock(threads_mu_);
     --running_threads_;
   }
   threads_ended_cv_.notify_all();
@@ -645,13 +440,9 @@ void Agent::EndIdleThreads() {
   // debugger attached they have nothing left to do at VM death: end them, and
   // wait (bounded) until they have left their loops, so that none is in native
   // when the VM exits.
-  {
-    std::lock_guard lock(mu_);
-    stopping_ = true;
-  }
-  doorbell_.Ring();
+  session_.StopCommands();
   reporter_.Stop();
-  std::unique_lock lock(mu_);
+  std::unique_lock lock(threads_mu_);
   threads_ended_cv_.wait_for(lock, std::chrono::seconds(1), [&] { return running_threads_ == 0; });
 }
 
@@ -664,16 +455,16 @@ void JNICALL Agent::IoThreadMain(jvmtiEnv*, JNIEnv*, void* arg) {
     Log().error("transport loop ended by an exception");
   }
   {
-    std::lock_guard lock(agent->mu_);
+    std::lock_guard lock(agent->threads_mu_);
     agent->io_running_ = false;
   }
-  agent->detached_cv_.notify_all();
+  agent->io_ended_cv_.notify_all();
 }
 
 void JNICALL Agent::CommandThreadMain(jvmtiEnv*, JNIEnv* jni, void* arg) {
   ThreadControl::MarkCurrentAsAgent();
   try {
-    static_cast<Agent*>(arg)->RunCommands(jni);
+    static_cast<Agent*>(arg)->session_.RunCommands(jni);
   } catch (...) {
     Log().error("command loop ended by an exception");
   }

@@ -6,7 +6,7 @@
 // Context, an EventManager writing to a recording Outbox, the reporter thread,
 // and JVMTI callbacks that forward to the EventManager inside ThreadControl's
 // callback bracket (as vm_callbacks.cc's GuardThread does). At VMInit it starts
-// a session (as Agent::BeginServing and EnableSessionEvents do) and runs the
+// a session (as Session::BeginServing and EnableSessionEvents do) and runs the
 // cases: each decodes EventRequest.Set bodies with the jdwp codec, hands them
 // to EventManager::Set, runs EventPathFixture on a new Java thread, and
 // compares every packet the outbox got with the composite the spec's layout
@@ -173,7 +173,7 @@ void JNICALL OnVmInit(jvmtiEnv*, JNIEnv* jni, jthread thread) {
   g_ctx->threads.AddAgentThread(jni, thread);
   ThreadControl::MarkCurrentAsAgent();
 
-  // The session's start (Agent::OnAttached / BeginServing, then EnableSessionEvents).
+  // The session's start (Session::OnAttached / BeginServing, then EnableSessionEvents).
   g_events->BeginSession();
   for (jvmtiEvent e : {JVMTI_EVENT_THREAD_START, JVMTI_EVENT_THREAD_END, JVMTI_EVENT_BREAKPOINT, JVMTI_EVENT_FRAME_POP}) {
     if (g_jvmti->SetEventNotificationMode(JVMTI_ENABLE, e, nullptr) != JVMTI_ERROR_NONE) {

@@ -57,7 +57,7 @@ class SingleStepModes {
   // the thread runs while it waits) goes off.
   void DropLinger(JNIEnv* jni, jthread self);
   // Before a command that does not go on stepping (anything but EventRequest.Set
-  // and Clear and the resumes; agent_session.cc): every mode left on goes off. While one
+  // and Clear and the resumes; session.cc): every mode left on goes off. While one
   // is on, other threads' interpreted code dispatches through HotSpot's
   // safepoint table (a VM call per bytecode, as during any step): a debugger
   // that looks at the stop instead of stepping on does not keep it so while its

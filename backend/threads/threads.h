@@ -82,7 +82,7 @@
 // suspension comes back in the count before the reply goes (the debugger finds
 // it suspended), but its JVMTI suspension is left pending while it waits in
 // Park, where it runs no Java code. The command thread applies pending
-// suspensions before each command that may look at a thread (agent_session.cc); a
+// suspensions before each command that may look at a thread (session.cc); a
 // resume or the next invoke comes first in an IDE's evaluation and makes it
 // moot, so a run of invokes costs no JVMTI suspend-and-resume nor a hop to the
 // reporter thread.

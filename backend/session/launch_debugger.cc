@@ -1,4 +1,4 @@
-#include "backend/start/launch_debugger.h"
+#include "backend/session/launch_debugger.h"
 
 #include <sys/syscall.h>
 #include <unistd.h>

@@ -1,26 +1,101 @@
-// Serving a debugger's connection: what the transport hands over (attach,
-// packets, detach) goes into the command thread's inbox, in order; the command
-// loop runs each packet through the dispatcher; the session's end gives back
-// what the debugger held.
-#include "backend/start/agent.h"
+// Serving a debugger's connection (session.h): what the transport hands over
+// (attach, packets, detach) goes into the command thread's inbox, in order; the
+// command loop runs each packet through the dispatcher; the session's end gives
+// back what the debugger held. The protocol trace (trace=) is written from here.
+#include "backend/session/session.h"
 
 #include <sched.h>
+#include <unistd.h>
 
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
 
 #include <fmt/format.h>
+#include <spdlog/details/null_mutex.h>
+#include <spdlog/sinks/base_sink.h>
 
-#include "backend/start/launch_debugger.h"
+#include "backend/commands/bind_all.h"
+#include "backend/commands/handlers.h"
+#include "backend/session/launch_debugger.h"
 #include "backend/log.h"
 #include "backend/messages.h"
 #include "backend/session/streamed_reply.h"
 #include "jdwp/print.h"
 
 namespace jdwpx::backend {
+namespace {
 
-void Agent::Post(Message message) {
+// Errors the agent logs go into the protocol trace too (AgentError records).
+class TraceErrorSink : public spdlog::sinks::base_sink<spdlog::details::null_mutex> {
+ public:
+  explicit TraceErrorSink(trace::Writer* writer) : writer_(writer) { set_level(spdlog::level::err); }
+
+ protected:
+  void sink_it_(const spdlog::details::log_msg& msg) override {
+    writer_->Error(std::string_view(msg.payload.data(), msg.payload.size()));
+  }
+  void flush_() override {}
+
+ private:
+  trace::Writer* writer_;  // lives as long as the session (never destroyed)
+};
+
+std::string SystemProperty(jvmtiEnv* jvmti, const char* name) {
+  char* value = nullptr;
+  if (jvmti->GetSystemProperty(name, &value) != JVMTI_ERROR_NONE || !value) return {};
+  std::string text(value);
+  jvmti->Deallocate(reinterpret_cast<unsigned char*>(value));
+  return text;
+}
+
+}  // namespace
+
+Session::Session(Context& ctx, EventManager& events, EventReporter& reporter, SessionHost& host)
+    : ctx_(ctx), events_(events), reporter_(reporter), host_(host) {
+  BindAllCommands(dispatcher_, CommandEnv{ctx_, events_, reporter_, &command_jni_}, *this);
+  OpenTrace(ctx_.jvmti.raw());
+}
+
+void Session::OpenTrace(jvmtiEnv* jvmti) {
+  const Options& o = ctx_.options;
+  if (!o.trace) return;
+  const auto pid = static_cast<uint32_t>(getpid());
+  trace::WriterConfig config;
+  config.path = trace::ExpandPath(*o.trace, pid);
+  config.bodies = o.trace_bytes;
+  config.max_bytes = static_cast<uint64_t>(o.trace_size_mb) << 20;
+  config.header.jdwpx_version = JDWPX_VERSION;
+  config.header.vm_name = SystemProperty(jvmti, "java.vm.name");
+  config.header.vm_version = SystemProperty(jvmti, "java.vm.version");
+  config.header.pid = pid;
+  config.header.options = o.raw;
+  // A full disk mid-run: said once, and the debugger's traffic goes on untouched.
+  config.on_error = [](const std::string& why) { Log().warn("{}; the agent runs on without a trace", why); };
+  auto writer = trace::Writer::Open(std::move(config));
+  if (!writer) {
+    std::fprintf(stderr, "jdwpx: %s; the agent runs on without a trace\n", writer.error().c_str());
+    std::fflush(stderr);
+    return;
+  }
+  trace_ = std::move(*writer);
+  ctx_.trace_thread_names = std::make_unique<TraceThreadNames>(ctx_.jvmti, trace_.get());  // names thread tracks
+  auto sink = std::make_shared<TraceErrorSink>(trace_.get());
+  for (const char* name : {"jdwpx.backend", "jdwpx.transport", "jdwpx.packets"}) {
+    if (auto logger = spdlog::get(name)) logger->sinks().push_back(sink);
+  }
+}
+
+void Session::FlushTrace(bool close) {
+  if (!trace_) return;
+  if (close) {
+    trace_->Close();
+  } else {
+    (void)trace_->Flush(std::chrono::seconds(1));
+  }
+}
+
+void Session::Post(Message message) {
   {
     std::lock_guard lock(mu_);
     inbox_.push_back(std::move(message));
@@ -30,7 +105,7 @@ void Agent::Post(Message message) {
   doorbell_.Ring();
 }
 
-void Agent::OpenCommands() {
+void Session::OpenCommands() {
   {
     std::lock_guard lock(mu_);
     commands_open_ = true;
@@ -38,7 +113,15 @@ void Agent::OpenCommands() {
   doorbell_.Ring();
 }
 
-void Agent::OnAttached(const std::string& peer, uint64_t session, std::chrono::nanoseconds handshake) {
+void Session::StopCommands() {
+  {
+    std::lock_guard lock(mu_);
+    stopping_ = true;
+  }
+  doorbell_.Ring();
+}
+
+void Session::OnAttached(const std::string& peer, uint64_t session, std::chrono::nanoseconds handshake) {
   Log().info("debugger attached from {}", peer);
   if (trace_) trace_->SessionAttached(peer, static_cast<uint64_t>(handshake.count()));
   io_session_ = session;
@@ -48,59 +131,53 @@ void Agent::OnAttached(const std::string& peer, uint64_t session, std::chrono::n
     detached_ = false;
     // No session being served (the previous one is torn down): events may flow
     // from now on. Otherwise the command thread begins it after that teardown.
-    now = session_ == 0;
-    if (now) session_ = session;
+    now = served_ == 0;
+    if (now) served_ = session;
   }
   if (now) events_.BeginSession();
   Post({Message::kAttached, {}, session});
 }
 
-void Agent::SendTo(uint64_t session, std::vector<uint8_t> packet) {
+void Session::SendTo(uint64_t session, std::vector<uint8_t> packet) {
   if (auto* log = PacketTraceLog()) log->trace("-> {}", jdwp::DescribePacket(packet));
-  if (transport_) transport_->Send(session, std::move(packet));
+  if (transport::Transport* transport = host_.transport()) transport->Send(session, std::move(packet));
 }
 
-void Agent::BeginServing(uint64_t session) {
+void Session::BeginServing(uint64_t session) {
   {
     std::lock_guard lock(mu_);
-    if (session_ == session) return;  // begun at its attach
-    session_ = session;
+    if (served_ == session) return;  // begun at its attach
+    served_ = session;
   }
   events_.BeginSession();
 }
 
-void Agent::OnPacket(std::vector<uint8_t> packet) {
+void Session::OnPacket(std::vector<uint8_t> packet) {
   if (trace_) trace_->PacketIn(packet);
   Post({Message::kPacket, std::move(packet), io_session_});
 }
 
-void Agent::OnWritten(std::span<const uint8_t> bytes, size_t length) {
+void Session::OnWritten(std::span<const uint8_t> bytes, size_t length) {
   if (trace_) trace_->PacketOut(bytes, length);
 }
 
-void Agent::OnDetached(const std::string& reason) {
+void Session::OnDetached(const std::string& reason) {
   Log().info("debugger detached: {}", reason);
   if (trace_) {
     trace_->SessionEnded(reason);
     FlushTrace(/*close=*/false);
   }
-  const bool to_dormant = dormant_after_session_ && !ctx_.vm_dead;
+  const bool to_dormant = host_.DormantAfterSession() && !ctx_.vm_dead;
   Post({Message::kDetached, {}, io_session_, to_dormant});
   {
     std::lock_guard lock(mu_);
     detached_ = true;
   }
   detached_cv_.notify_all();
-  if (to_dormant) {
-    // Started by jcmd and so configured: close the port until the next jcmd start
-    // (this is the I/O thread: Run() returns after this callback).
-    transport_->Shutdown();
-    started_ = false;
-    Log().info("back to dormant: no port open until the next jcmd start");
-  }
+  if (to_dormant) host_.GoDormant();
 }
 
-void Agent::OnWarning(const std::string& message) {
+void Session::OnWarning(const std::string& message) {
   if (message.starts_with("Debugger failed to attach")) Log().info("debugger refused: {}", message);
   if (trace_) {
     if (message.starts_with("Debugger failed to attach")) {
@@ -114,7 +191,7 @@ void Agent::OnWarning(const std::string& message) {
   std::fflush(stderr);
 }
 
-void Agent::RunCommands(JNIEnv* jni) {
+void Session::RunCommands(JNIEnv* jni) {
   command_jni_ = jni;
   while (true) {
     if (spin_.Armed()) {
@@ -141,12 +218,12 @@ void Agent::RunCommands(JNIEnv* jni) {
     switch (message.kind) {
       case Message::kAttached:
         // Before any of the session's commands (they follow in the inbox).
-        if (!EnableSessionEvents(jni)) Log().error("cannot enable the JVMTI events a debugger needs");
+        if (!host_.EnableSessionEvents(jni)) Log().error("cannot enable the JVMTI events a debugger needs");
         BeginServing(message.session);
         break;
       case Message::kPacket:
         // A packet of a connection no longer served (sent after Dispose) is not run.
-        if (message.session == session_.load()) {
+        if (message.session == served_.load()) {
           HandlePacket(jni, message.bytes);
         } else {
           Log().debug("dropping a packet of an ended session");
@@ -155,7 +232,7 @@ void Agent::RunCommands(JNIEnv* jni) {
         break;
       case Message::kDetached:
         // Already ended by Dispose, the session served meanwhile is another.
-        if (message.session == session_.load()) EndSession(jni);
+        if (message.session == served_.load()) EndSession(jni);
         if (!message.to_dormant) AnnounceListeningAgain();
         break;
       case Message::kTask: {
@@ -173,16 +250,17 @@ void Agent::RunCommands(JNIEnv* jni) {
   }
 }
 
-void Agent::AnnounceListeningAgain() {
+void Session::AnnounceListeningAgain() {
   // As stock: listening again prints the line again, or runs launch= again,
   // once the session has ended, in order with the commands the debugger sent
   // before leaving: a VirtualMachine.Exit among them ends the process first
   // (a JIT debugger that exits the VM and closes is not launched again).
   if (!ctx_.options.server || ctx_.vm_dead) return;
+  transport::Transport* transport = host_.transport();
   if (ctx_.options.launch) {
-    (void)LaunchDebugger(*ctx_.options.launch, ctx_.options.transport, transport_->address());
+    (void)LaunchDebugger(*ctx_.options.launch, ctx_.options.transport, transport->address());
   } else if (!ctx_.options.quiet) {
-    std::printf("%s\n", fmt::format(messages::kListeningFor, ctx_.options.transport, transport_->address()).c_str());
+    std::printf("%s\n", fmt::format(messages::kListeningFor, ctx_.options.transport, transport->address()).c_str());
     std::fflush(stdout);
   }
 }
@@ -223,7 +301,7 @@ bool LeavesSuspensionsPending(const jdwp::Packet& p) { return GoesOnStepping(p) 
 
 }  // namespace
 
-void Agent::HandlePacket(JNIEnv* jni, const std::vector<uint8_t>& bytes) {
+void Session::HandlePacket(JNIEnv* jni, const std::vector<uint8_t>& bytes) {
   auto packet = jdwp::ParsePacket(bytes);
   if (!packet) {
     Log().warn("dropping a malformed packet: {}", packet.error().detail);
@@ -233,16 +311,16 @@ void Agent::HandlePacket(JNIEnv* jni, const std::vector<uint8_t>& bytes) {
     // The agent sends no command that expects a reply: a reply from the debugger
     // is a protocol error, and as stock the session ends.
     Log().warn("the debugger sent a reply packet (id {}): closing the connection", packet->id);
-    const uint64_t session = session_.load();
+    const uint64_t session = served_.load();
     EndSession(jni);
-    transport_->CloseConnection(session);
+    host_.transport()->CloseConnection(session);
     return;
   }
   if (auto* plog = PacketTraceLog()) plog->trace("<- {}", jdwp::DescribePacket(bytes));
   vmcore::LocalFrame frame(jni, 64);
   uint32_t id = packet->id;
   // A reply goes to the connection its command came from, even when it comes later.
-  const uint64_t session = session_.load();
+  const uint64_t session = served_.load();
   if (!LeavesSuspensionsPending(*packet)) ctx_.threads.ApplyPendingSuspensions();
   if (!GoesOnStepping(*packet)) ctx_.single_steps.DropLingers(jni);
   dispatcher_.Dispatch(*packet, ctx_.vm_dead.load(),
@@ -251,9 +329,10 @@ void Agent::HandlePacket(JNIEnv* jni, const std::vector<uint8_t>& bytes) {
                              SendTo(session, jdwp::MakeReplyPacketIn(id, error, std::move(body)));
                            },
                            [this, id, session](ReplySource& body) {
-                             if (!transport_) return;
+                             transport::Transport* transport = host_.transport();
+                             if (!transport) return;
                              // Its first part failed, nothing sent: an error reply instead.
-                             if (auto error = SendStreamedReply(*transport_, session, id, body)) {
+                             if (auto error = SendStreamedReply(*transport, session, id, body)) {
                                SendTo(session, jdwp::MakeReplyPacketIn(id, *error, {}));
                              } else if (auto* log = PacketTraceLog()) {
                                log->trace("-> reply id={} NONE len={} (in parts)", id, jdwp::kHeaderSize + body.size());
@@ -268,18 +347,19 @@ void Agent::HandlePacket(JNIEnv* jni, const std::vector<uint8_t>& bytes) {
   if (dispose_requested_) {
     dispose_requested_ = false;
     EndSession(jni);
-    transport_->CloseConnection(session);
+    host_.transport()->CloseConnection(session);
   }
 }
 
-void Agent::CloseConnectionAndWait() {
-  if (!transport_) return;
-  transport_->CloseConnection(session_.load());
+void Session::CloseConnectionAndWait() {
+  transport::Transport* transport = host_.transport();
+  if (!transport) return;
+  transport->CloseConnection(served_.load());
   std::unique_lock lock(mu_);
   detached_cv_.wait_for(lock, std::chrono::seconds(2), [&] { return detached_; });
 }
 
-void Agent::EndSession(JNIEnv* jni) {
+void Session::EndSession(JNIEnv* jni) {
   events_.EndSession(jni);
   // The reporter may have found an event current just before the new epoch and
   // be applying its suspension now: let it finish, so that ResumeEverything
@@ -288,11 +368,28 @@ void Agent::EndSession(JNIEnv* jni) {
   ctx_.threads.ResumeEverything(jni);
   ctx_.objects.Reset(jni);
   ctx_.frame_reads.Clear();
-  DisableSessionEvents(jni);
+  host_.DisableSessionEvents(jni);
   // Off the next debugger's path: its first class scan finds the IDs given.
   if (!ctx_.vm_dead) ctx_.classes.ReserveIds(jni);
   std::lock_guard lock(mu_);
-  session_ = 0;
+  served_ = 0;
+}
+
+void Session::EndAtVmDeath() {
+  // As stock, the connection stays open until the process exits: a debugger may
+  // still send commands after reading VMDeath (Eclipse resumes), and those are
+  // answered (VM_DEAD outside the VirtualMachine set) rather than cut off.
+  // Commands already received are finished and every reply is written first.
+  {
+    std::unique_lock lock(mu_);
+    idle_cv_.wait_for(lock, std::chrono::seconds(2),
+                      [&] { return !commands_open_ || stopping_ || (inbox_.empty() && !command_busy_); });
+  }
+  host_.transport()->Flush(std::chrono::seconds(2));
+  if (trace_) trace_->SessionEnded("the VM exited");
+  // The process ends after this callback (System.exit, kill -TERM, main's end):
+  // the trace is written out, VMDeath's packet included.
+  FlushTrace(/*close=*/true);
 }
 
 }  // namespace jdwpx::backend

@@ -1,0 +1,177 @@
+// The debugger session: what the transport hands over (attach, packets,
+// detach) goes into the command thread's inbox, in order; the command loop
+// runs each packet through the dispatcher; the session's end gives back what
+// the debugger held. The Agent (agent.h) creates the one Session, sets up the
+// transport that feeds it and runs its threads.
+//
+// Threading:
+//   I/O thread      the transport::Listener callbacks (OnAttached, OnPacket,
+//                   OnDetached, OnWarning, OnWritten, OnAcceptFailed): they post
+//                   to the inbox and feed the trace, and never wait on a command
+//   command thread  RunCommands, and with it everything the inbox holds: each
+//                   packet (HandlePacket, the dispatcher, the handlers), the
+//                   session's begin (BeginServing) and end (EndSession,
+//                   AnnounceListeningAgain), the event path's tasks (PostTask)
+//   any thread      Send/SendTo: the reporter and the Java threads of the direct
+//                   path send events, the command thread replies; the transport
+//                   writes when the socket is free (transport.h)
+//   Agent           OpenCommands (once VMStart's suspension is in force),
+//                   StopCommands (VM death, nobody attached), EndAtVmDeath
+//                   (VMDeath's thread, a debugger attached)
+// mu_ is a leaf: nothing is called under it but the doorbell and the condition
+// variables.
+#pragma once
+
+#include <jni.h>
+
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <deque>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "backend/session/command_spin.h"
+#include "backend/commands/session_control.h"
+#include "backend/context.h"
+#include "backend/commands/dispatcher.h"
+#include "backend/session/doorbell.h"
+#include "backend/events/events.h"
+#include "backend/events/outbox.h"
+#include "trace/writer.h"
+#include "transport/transport.h"
+
+namespace jdwpx::backend {
+
+// What a session asks of the agent that hosts it (Agent implements it): the
+// transport it set up, the JVMTI events only a debugger needs, and what the
+// agent does when a debugger leaves or cannot be accepted.
+class SessionHost {
+ public:
+  virtual ~SessionHost() = default;
+  // The transport the agent set up; null before, or when none started.
+  virtual transport::Transport* transport() = 0;
+  // Agent::EnableSessionEvents / DisableSessionEvents (agent.h).
+  virtual bool EnableSessionEvents(JNIEnv* jni) = 0;
+  virtual void DisableSessionEvents(JNIEnv* jni) = 0;
+  // Whether the agent goes dormant when the debugger leaves (started by jcmd and
+  // so configured), and going there (I/O thread, at the detach).
+  virtual bool DormantAfterSession() = 0;
+  virtual void GoDormant() = 0;
+  // As stock: timeout= ran out with nobody attached, or accepting failed: exits.
+  [[noreturn]] virtual void ExitWithTransportError(const transport::TransportError& error) = 0;
+};
+
+class Session : public transport::Listener, public Outbox, public SessionControl {
+ public:
+  // Binds every command handler and opens the trace (trace=). `events` and
+  // `reporter` are built after the session (they write to it): it and the
+  // handlers only keep the references here.
+  Session(Context& ctx, EventManager& events, EventReporter& reporter, SessionHost& host);
+
+  // transport::Listener (I/O thread)
+  void OnAttached(const std::string& peer, uint64_t session, std::chrono::nanoseconds handshake) override;
+  void OnPacket(std::vector<uint8_t> packet) override;
+  void OnDetached(const std::string& reason) override;
+  void OnWarning(const std::string& message) override;
+  void OnWritten(std::span<const uint8_t> bytes, size_t length) override;
+  void OnAcceptFailed(const transport::TransportError& error) override {
+    if (!ctx_.vm_dead) host_.ExitWithTransportError(error);
+  }
+
+  // SessionControl (the VirtualMachine handlers): Dispose ends the session once
+  // the reply is out, Exit the process.
+  void RequestDispose() override { dispose_requested_ = true; }
+  void RequestExit(int code) override { exit_code_ = code; }
+  // Outbox (the event path's way up): to the connection served now, and to the command thread.
+  void Send(std::vector<uint8_t> packet) override { SendTo(served_.load(), std::move(packet)); }
+  void PostTask(std::function<void(JNIEnv*)> task) override { Post({Message::kTask, {}, 0, false, std::move(task)}); }
+
+  // The command thread's loop: returns once StopCommands was called and the
+  // inbox is empty.
+  void RunCommands(JNIEnv* jni);
+  // Commands wait until VMStart's suspension is in force: a debugger may send
+  // VirtualMachine.Resume before it has read VMStart, and that resume must
+  // find the VM suspended, not run before the suspension.
+  void OpenCommands();
+  // VM death, no debugger attached: the command loop ends once its inbox is empty.
+  void StopCommands();
+  // VM death, a debugger attached: waits (bounded) until the commands already
+  // received are finished and every reply written, then closes the trace.
+  void EndAtVmDeath();
+
+  // Whether the protocol trace (trace=) is being written.
+  bool tracing() const { return trace_ != nullptr; }
+  // Everything recorded so far reaches the file (detach, VM exit); `close` ends the trace.
+  void FlushTrace(bool close);
+
+ private:
+  struct Message {
+    enum Kind { kPacket, kAttached, kDetached, kTask } kind;
+    std::vector<uint8_t> bytes;
+    uint64_t session = 0;  // the transport connection it came from
+    bool to_dormant = false;  // kDetached: the agent goes dormant (no listening again)
+    std::function<void(JNIEnv*)> task{};  // kTask: work of the agent's own (Outbox::PostTask)
+  };
+  // trace=: opens the protocol trace, or says once why not (the agent runs on).
+  void OpenTrace(jvmtiEnv* jvmti);
+  // Serves the transport connection `session` from now on (nothing else must be
+  // served); opens the event manager's new session.
+  void BeginServing(uint64_t session);
+  // Session end: clear requests, resume what the debugger suspended, forget IDs;
+  // then no session is served until the next attach.
+  void EndSession(JNIEnv* jni);
+  // Sends one packet to connection `session` (dropped unless it is still attached).
+  void SendTo(uint64_t session, std::vector<uint8_t> packet);
+  // Flushes and closes the debugger connection, waiting (bounded) for the detach.
+  void CloseConnectionAndWait();
+  void Post(Message message);
+  void HandlePacket(JNIEnv* jni, const std::vector<uint8_t>& bytes);
+  // Server mode, after a session ended: the Listening line or launch= again.
+  void AnnounceListeningAgain();
+
+  Context& ctx_;
+  EventManager& events_;
+  EventReporter& reporter_;
+  SessionHost& host_;
+  // The protocol trace (trace=), or null. Fed from the I/O thread (packets in
+  // as read, out as written, sessions) and from error logs; it never blocks them.
+  std::unique_ptr<trace::Writer> trace_;
+  Dispatcher dispatcher_;
+  bool dispose_requested_ = false;
+  std::optional<int> exit_code_;
+  JNIEnv* command_jni_ = nullptr;
+
+  // Sessions. The I/O thread numbers each message with its connection
+  // (io_session_, I/O thread only); the command thread serves one connection at
+  // a time (served_): packets of another are dropped, replies and events go to
+  // it alone, and Dispose closes it alone. A connection accepted before the
+  // previous one's teardown has finished is served once that is done (its
+  // kAttached comes after the previous kDetached); one accepted after, at once.
+  uint64_t io_session_ = 0;
+  std::atomic<uint64_t> served_{0};  // written under mu_
+
+  std::mutex mu_;
+  Doorbell doorbell_;  // wakes the command thread (doorbell.h): a message, commands open, stopping_
+  std::deque<Message> inbox_;
+  // inbox_.size(), also read without mu_ (while the command thread spins).
+  std::atomic<size_t> inbox_size_{0};
+  // Whether, and how long, the command thread waits for the next command on
+  // the CPU before it sleeps (command_spin.h). The command thread's alone.
+  CommandSpin spin_;
+  bool stopping_ = false;
+  bool commands_open_ = false;  // OpenCommands
+  bool detached_ = true;
+  std::condition_variable detached_cv_;
+  // The command thread is handling a message (VM death waits for it to finish
+  // what the debugger sent before, as stock does, so no reply is lost).
+  bool command_busy_ = false;
+  std::condition_variable idle_cv_;
+};
+
+}  // namespace jdwpx::backend
