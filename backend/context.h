@@ -97,7 +97,7 @@ struct Context {
     }
     return id;
   }
-  // Set with trace= before any thread runs our code (Agent::OpenTrace).
+  // Set with trace= before any thread runs our code (Session::OpenTrace).
   std::unique_ptr<TraceThreadNames> trace_thread_names;
 
   jdwp::TypeTag TypeTagOf(jclass klass);
