@@ -269,14 +269,20 @@ tl::expected<Options, OptionsError> ParseOptions(std::string_view text, int jdk_
     }
     // "suspend,server=y": an option without '=' before the next one.
     if (name->find(',') != std::string_view::npos) return syntax_error(WithoutValue(item));
+    // An option without '=' at the end ("...,suspend") gets a name and no value: say so,
+    // whatever check fails on it (stock's removed options still get their own text).
+    const bool has_equals = item.find('=') != std::string_view::npos;
+    const auto fail = [&](std::string detail) {
+      return syntax_error(has_equals ? std::move(detail) : WithoutValue(item));
+    };
     // The value as written (up to the next ','), before it is consumed: for the messages.
     const std::optional<std::string_view> written =
         rest.empty() ? std::nullopt : std::optional<std::string_view>(rest.substr(0, rest.find(',')));
 
     // Options whose value is any string (possibly empty when a ',' follows).
     const auto string_value = [&]() { return NextToken(rest, ',', kUnlimited); };
-    const auto needs_value = [&] { return syntax_error(std::string(*name) + "=: needs a value"); };
-    const auto bad_value = [&] { return syntax_error(BadValue(*name, written)); };
+    const auto needs_value = [&] { return fail(std::string(*name) + "=: needs a value"); };
+    const auto bad_value = [&] { return fail(BadValue(*name, written)); };
 
     if (*name == "transport") {
       const auto value = string_value();
@@ -295,7 +301,7 @@ tl::expected<Options, OptionsError> ParseOptions(std::string_view text, int jdk_
                           std::string(item) + ": comes before transport=, which must come first");
       }
       const auto value = string_value();
-      if (!value) return needs_value();
+      if (!value) return *name == "timeout" ? bad_value() : needs_value();
       if (*name == "address") {
         options.address = std::string(*value);
       } else if (*name == "allow") {
@@ -310,8 +316,8 @@ tl::expected<Options, OptionsError> ParseOptions(std::string_view text, int jdk_
       }
     } else if (*name == "includevirtualthreads") {
       if (jdk_feature_version < 19) {
-        return syntax_error(std::string(item) + ": needs JDK 19 or later (this is JDK " +
-                            std::to_string(jdk_feature_version) + ")");
+        return fail(std::string(item) + ": needs JDK 19 or later (this is JDK " + std::to_string(jdk_feature_version) +
+                    ")");
       }
       const auto value = string_value();
       if (!value || (*value != "y" && *value != "n")) return bad_value();
@@ -406,7 +412,7 @@ tl::expected<Options, OptionsError> ParseOptions(std::string_view text, int jdk_
                  (*name == "datadump" && jdk_feature_version >= 25)) {
         target = &ignored;
       } else {
-        return syntax_error(UnknownOption(*name, written));
+        return fail(UnknownOption(*name, written));
       }
       const auto value = NextBoolean(rest);
       if (!value) return bad_value();

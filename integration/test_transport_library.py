@@ -3,7 +3,9 @@
 transport library interface (jdwpTransport.h), as stock does. Both agents load the same
 tiny library of ours (transport_lib/dt_jdwpxtest.cc, TCP on loopback, reporting its
 address as "localhost:<port>"), so stock is the oracle for how it is driven: which
-versions are asked for, where the library is looked for, the messages when it is missing.
+versions are asked for, where the library is looked for, the messages when it is missing
+(jdwpx adds a line naming the file and where it looked, and exits 134 without stock's JNI
+FatalError).
 
     python3 integration/test_transport_library.py --agent {ours,stock} --agent-lib PATH \
         --jdk JAVA_HOME --classes DIR --build-dir DIR
@@ -219,21 +221,33 @@ class TransportLibraryTest(unittest.TestCase):
         return [first_line, f"ERROR: JDWP Transport {name} failed to initialize, TRANSPORT_LOAD(509)",
                 "JDWP exit error AGENT_ERROR_TRANSPORT_LOAD(196): No transports initialized"], -signal.SIGABRT
 
+    def check_load_failure(self, name: str, first_line: str, our_line: str):
+        """Stock: its three lines, then JNI FatalError (on stdout, with native frames) and SIGABRT.
+        Ours: the same lines with one of its own after the first, found before the VM starts,
+        and exit(134), the status a shell reports for stock, without the FatalError."""
+        rc, out, err = self.run_version(f"transport={name},server=y,suspend=n,address=0", self.env())
+        lines, stock_rc = self.fatal(first_line, name)
+        if self.cfg.agent == "stock":
+            self.assertEqual((self.without_location(err), rc), (lines, stock_rc))
+            self.assertEqual(out[0], "FATAL ERROR in native method: JDWP No transports initialized, "
+                                     "jvmtiError=AGENT_ERROR_TRANSPORT_LOAD(196)")
+        else:
+            self.assertEqual((self.without_location(err), rc, out), (lines[:1] + [our_line] + lines[1:], 134, []))
+            self.assertRegex(err[-1], r" \[backend/load_errors\.cc:\d+\]$")
+        self.assertFalse([f for f in os.listdir(self.tmp.name) if f.startswith("hs_err")])
+
     def test_library_not_found(self):
-        rc, out, err = self.run_version("transport=dt_jdwpxnosuch,server=y,suspend=n,address=0", self.env())
-        self.assertEqual((self.without_location(err), rc),
-                         self.fatal("ERROR: transport library not found: dt_jdwpxnosuch", "dt_jdwpxnosuch"))
-        self.assertEqual(out[0], "FATAL ERROR in native method: JDWP No transports initialized, "
-                                 "jvmtiError=AGENT_ERROR_TRANSPORT_LOAD(196)")
+        lib_dir = os.path.join(os.path.realpath(self.cfg.jdk), "lib")
+        self.check_load_failure(
+            "dt_jdwpxnosuch", "ERROR: transport library not found: dt_jdwpxnosuch",
+            f"jdwpx: libdt_jdwpxnosuch.so not found: looked in {lib_dir} (sun.boot.library.path), then the system's "
+            f"library path (LD_LIBRARY_PATH={self.libdir}, /etc/ld.so.cache, /lib, /usr/lib)")
 
     def test_library_without_entry_point(self):
-        rc, out, err = self.run_version("transport=dt_jdwpxnoentry,server=y,suspend=n,address=0", self.env())
-        self.assertEqual((self.without_location(err), rc),
-                         self.fatal("ERROR: transport library missing onLoad entry: dt_jdwpxnoentry",
-                                    "dt_jdwpxnoentry"))
-        self.assertEqual(out[0], "FATAL ERROR in native method: JDWP No transports initialized, "
-                                 "jvmtiError=AGENT_ERROR_TRANSPORT_LOAD(196)")
-
+        self.check_load_failure(
+            "dt_jdwpxnoentry", "ERROR: transport library missing onLoad entry: dt_jdwpxnoentry",
+            f"jdwpx: {self.libdir}/libdt_jdwpxnoentry.so has no function jdwpTransport_OnLoad: not a JDWP transport "
+            "library")
 
 if __name__ == "__main__":
     harness.main()

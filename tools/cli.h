@@ -36,6 +36,11 @@ inline void AddStandardFlags(CLI::App& app) {
 // Parses argv (argc arguments) into what `app` declares. nullopt when the tool
 // goes on; else the status to exit with, after --help, --version or an error.
 inline std::optional<int> Parse(CLI::App& app, int argc, const char* const* argv, const char* usage) {
+  // A first word that names no command: CLI11 would only say "A subcommand is required".
+  if (argc >= 2 && argv[1][0] != '-') {
+    const auto named = app.get_subcommands([&](const CLI::App* sub) { return sub->check_name(argv[1]); });
+    if (named.empty()) return UsageError(app.get_name(), "unknown command '" + std::string(argv[1]) + "'", usage);
+  }
   try {
     app.parse(argc, argv);
     return std::nullopt;

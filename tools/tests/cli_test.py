@@ -84,20 +84,22 @@ class TraceCliTest(Common, unittest.TestCase):
         cls.dir.cleanup()
 
     def test_wrong_command_lines(self):
-        self.check_usage_error(["frobnicate"], "The following arguments were not expected: frobnicate")
+        self.check_usage_error(["frobnicate"], "unknown command 'frobnicate'")
+        self.check_usage_error(["--bogus"], "A subcommand is required")
         self.check_usage_error(["summary"], "FILE is required")
         self.check_usage_error(["show"], "FILE is required")
-        self.check_usage_error(["show", "a", "b"], "The following arguments were not expected: b")
+        self.check_usage_error(["show", "a", "b"], "The following argument was not expected: b")
         self.check_usage_error(["export", "a"], "--chrome is required")
         self.check_usage_error(["export", "--chrome"], "FILE is required")
-        self.check_usage_error(["show", "--bogus", "a"], "The following arguments were not expected: --bogus")
+        self.check_usage_error(["show", "--bogus", "a"], "The following argument was not expected: --bogus")
 
     def check_reaches_the_command(self, args: list[str]):
-        """The command ran: it read the file and said what is wrong with it (status 1)."""
+        """The command ran: it read the first file and said what is wrong with it (status 1)."""
         p = run(self.tool, *args)
         self.assertEqual((p.returncode, p.stdout), (1, ""), p.stderr)
-        self.assertRegex(p.stderr, r"^jdwpx-trace: " + re.escape(args[-1] if args[-1].startswith("/") else
-                                                                 [a for a in args if a.startswith("/")][0]))
+        first_file = next(a for a in args if a.startswith("/"))
+        self.assertTrue(p.stderr.startswith("jdwpx-trace: "), p.stderr)
+        self.assertIn(first_file, p.stderr.splitlines()[0])
 
     def test_every_command_form(self):
         for args in (["summary", self.missing], ["summary", self.garbage, self.missing],
@@ -117,13 +119,13 @@ class BridgeCliTest(Common, unittest.TestCase):
         cls.tool = ARGS.bridge
 
     def test_wrong_command_lines(self):
-        self.check_usage_error(["frobnicate"], "The following arguments were not expected: frobnicate")
+        self.check_usage_error(["frobnicate"], "unknown command 'frobnicate'")
         self.check_usage_error(["connect"], "ENDPOINT is required")
-        self.check_usage_error(["connect", "a:1", "b:2"], "The following arguments were not expected: b:2")
+        self.check_usage_error(["connect", "a:1", "b:2"], "The following argument was not expected: b:2")
         self.check_usage_error(["connect", "a:1", "--", "true"], "connect takes no command")
         self.check_usage_error(["listen", "127.0.0.1:0"], "listen needs -- and a command")
         self.check_usage_error(["listen", "127.0.0.1:0", "--"], "listen needs -- and a command")
-        self.check_usage_error(["listen", "127.0.0.1:0", "true"], "The following arguments were not expected: true")
+        self.check_usage_error(["listen", "127.0.0.1:0", "true"], "The following argument was not expected: true")
         self.check_usage_error(["listen", "--", "true"], "ENDPOINT is required")
 
     def test_answer_timeout_must_be_a_positive_number(self):
@@ -133,7 +135,8 @@ class BridgeCliTest(Common, unittest.TestCase):
                 p = run(self.tool, "listen", "127.0.0.1:0", f"--answer-timeout={value}", "--", "true")
                 self.assertEqual((p.returncode, p.stdout), (2, ""), p.stderr)
                 first, _, rest = p.stderr.partition("\n")
-                self.assertTrue(first.startswith("jdwpx-bridge: --answer-timeout"), first)
+                self.assertTrue(first.startswith("jdwpx-bridge: "), first)
+                self.assertIn("--answer-timeout", first)
                 self.assertIn(value, first)
                 self.assertEqual(rest, usage)
 
