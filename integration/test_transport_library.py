@@ -233,7 +233,7 @@ class TransportLibraryTest(unittest.TestCase):
                                      "jvmtiError=AGENT_ERROR_TRANSPORT_LOAD(196)")
         else:
             self.assertEqual((self.without_location(err), rc, out), (lines[:1] + [our_line] + lines[1:], 134, []))
-            self.assertRegex(err[-1], r" \[backend/load_errors\.cc:\d+\]$")
+            self.assertRegex(err[-1], r" \[backend/start/load_errors\.cc:\d+\]$")
         self.assertFalse([f for f in os.listdir(self.tmp.name) if f.startswith("hs_err")])
 
     def test_library_not_found(self):
