@@ -1,7 +1,7 @@
 // What the request table holds (request_table.h): one entry per
 // EventRequest.Set, with its modifiers resolved, and a step request's
-// progress. Internal to the event code (events.cc, event_filters.cc,
-// stepping.cc, the callbacks).
+// progress. Internal to the event code (event_requests.cc, event_filters.cc,
+// step_control.cc, stepping.cc, the callbacks).
 #pragma once
 
 #include <jni.h>

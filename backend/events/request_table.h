@@ -8,7 +8,7 @@
 // (IDs increase); a composite lists the newest first, as stock does, so the
 // callbacks walk the views backwards (NewestFirst).
 //
-// Not synchronized: the owner (EventManager) guards the table with its lock.
+// Not synchronized: the owner (EventRequests) guards the table with its lock.
 // Pointers into it stay valid until the request is removed.
 #pragma once
 

@@ -293,7 +293,7 @@ bool Invokes(const jdwp::Packet& p) {
 // and make a suspension left pending (an event's, an invoke's end) moot. A
 // request's Set and Clear read a parked thread's frames at most (a step's
 // start), which hold still while it waits in Park; a step out, whose frame pop
-// needs the thread JVMTI-suspended, applies it itself (events.cc). So a step in
+// needs the thread JVMTI-suspended, applies it itself (StepControl::Start). So a step in
 // a row (JDI: Clear, Set, Resume) costs no JVMTI suspend and resume. Every other
 // command may look at a thread and sees it JVMTI-suspended
 // (ThreadControl::ApplyPendingSuspensions).

@@ -8,7 +8,7 @@
 // callback bracket (as vm_callbacks.cc's GuardThread does). At VMInit it starts
 // a session (as Session::BeginServing and EnableSessionEvents do) and runs the
 // cases: each decodes EventRequest.Set bodies with the jdwp codec, hands them
-// to EventManager::Set, runs EventPathFixture on a new Java thread, and
+// to EventRequests::Set, runs EventPathFixture on a new Java thread, and
 // compares every packet the outbox got with the composite the spec's layout
 // gives (IDs taken from the same Context, so the comparison is exact). The
 // SUSPEND_EVENT_THREAD and step cases resume the parked worker as the

@@ -157,18 +157,7 @@ void RunCases(Harness& h) {
             "step: stopped at hit()'s breakpoint");
       // JDI's order: the breakpoint cleared, the step set, the thread resumed.
       (void)h.Clear(kBreakpoint, id);
-      Bytes step_body = Out{}
-                            .U8(kSingleStep)
-                            .U8(kSuspendNone)
-                            .U32(2)
-                            .U8(kModStep)
-                            .U64(t)
-                            .U32(kStepLine)
-                            .U32(kStepOver)
-                            .U8(kModCount)
-                            .U32(1)
-                            .b;
-      int32_t step_id = h.Set(step_body, "step: line over");
+      int32_t step_id = h.Set(Harness::LineOverStepSet(t), "step: line over");
       g_reporter->UnblockAfterResume();
       auto resumed = g_ctx->threads.Resume(jni, worker);
       Check(step_id > 0 && resumed.has_value(), "step: set (LINE, OVER, Count=1), thread resumed");
@@ -264,18 +253,7 @@ void RunCases(Harness& h) {
       h.Expect(stopped, first, {h.Composite(kSuspendEventThread, t, {{id, hit0}})},
                "step at a breakpoint: stopped at hit()'s first breakpoint");
       (void)h.Clear(kBreakpoint, id);
-      Bytes step_body = Out{}
-                            .U8(kSingleStep)
-                            .U8(kSuspendNone)
-                            .U32(2)
-                            .U8(kModStep)
-                            .U64(t)
-                            .U32(kStepLine)
-                            .U32(kStepOver)
-                            .U8(kModCount)
-                            .U32(1)
-                            .b;
-      step_id = h.Set(step_body, "step at a breakpoint: line over");
+      step_id = h.Set(Harness::LineOverStepSet(t), "step at a breakpoint: line over");
       g_reporter->UnblockAfterResume();
       Check(step_id > 0 && g_ctx->threads.Resume(jni, worker).has_value(),
             "step at a breakpoint: step set (SUSPEND_NONE), thread resumed");

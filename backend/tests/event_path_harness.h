@@ -196,6 +196,22 @@ class Harness {
     return o.b;
   }
 
+  // A SingleStep request's EventRequest.Set body: SUSPEND_NONE, a LINE/OVER step
+  // of `thread_id`, Count=1 (JDI's next).
+  static Bytes LineOverStepSet(uint64_t thread_id) {
+    return Out{}
+        .U8(kSingleStep)
+        .U8(kSuspendNone)
+        .U32(2)
+        .U8(kModStep)
+        .U64(thread_id)
+        .U32(kStepLine)
+        .U32(kStepOver)
+        .U8(kModCount)
+        .U32(1)
+        .b;
+  }
+
   // "Packets in": decodes a Set body as the dispatcher does and sets it; 0 on failure.
   int32_t Set(const Bytes& body, const std::string& what) {
     auto req = jdwpx::jdwp::DecodeBody<jdwpx::jdwp::EventRequest::Set::Request>(body);
