@@ -13,14 +13,17 @@ struct NamedCommand {
 };
 
 constexpr auto kCommandNames = [] {
-  std::array<NamedCommand, std::tuple_size_v<AllCommands> + 1> names{};
+  std::array<NamedCommand, std::tuple_size_v<AllCommands> + std::tuple_size_v<VendorCommands> +
+                               std::tuple_size_v<VmCommands>>
+      names{};
   size_t i = 0;
   auto add = [&]<class C>(std::type_identity<C>) {
     names[i++] = NamedCommand{static_cast<uint8_t>(C::kId.set), C::kId.command, C::kName};
   };
-  [&]<class... Cs>(std::type_identity<std::tuple<Cs...>>) { (add(std::type_identity<Cs>{}), ...); }(
-      std::type_identity<AllCommands>{});
-  add(std::type_identity<Event::Composite>{});
+  auto add_all = [&]<class... Cs>(std::type_identity<std::tuple<Cs...>>) { (add(std::type_identity<Cs>{}), ...); };
+  add_all(std::type_identity<AllCommands>{});
+  add_all(std::type_identity<VendorCommands>{});
+  add_all(std::type_identity<VmCommands>{});
   return names;
 }();
 
@@ -53,6 +56,7 @@ std::string_view CommandSetName(uint8_t set) {
     case CommandSet::kClassObjectReference: return "ClassObjectReference";
     case CommandSet::kModuleReference: return "ModuleReference";
     case CommandSet::kEvent: return "Event";
+    case CommandSet::kProbe: return "Probe";
   }
   return {};
 }

@@ -29,6 +29,8 @@ enum class CommandSet : uint8_t {
   kClassObjectReference = 17,
   kModuleReference = 18,
   kEvent = 64,
+  // jdwpx's own (a vendor set, >= 128): probes evaluated in the agent (commands/probe.h).
+  kProbe = 128,
 };
 
 struct CommandId {

@@ -23,6 +23,7 @@
 #include "jdwp/commands/module_reference.h"
 #include "jdwp/commands/event.h"
 #include "jdwp/commands/modifiers.h"
+#include "jdwp/commands/probe.h"
 
 namespace jdwpx::jdwp {
 
@@ -123,6 +124,12 @@ using AllCommands = std::tuple<
     ModuleReference::Name,
     ModuleReference::ClassLoader>;
 
+// jdwpx's own commands that a client may send (the stock agent answers NOT_IMPLEMENTED).
+using VendorCommands = std::tuple<Probe::Set, Probe::Clear, Probe::List>;
+
+// Commands the VM sends: events, and probe output to the connection that set the probe.
+using VmCommands = std::tuple<Event::Composite, Probe::Log, Probe::Snapshot, Probe::Notice>;
+
 // Calls f(std::type_identity<Command>{}) for every command of AllCommands, in order.
 template <class F>
 void ForEachCommand(F&& f) {
@@ -131,24 +138,23 @@ void ForEachCommand(F&& f) {
 }
 
 // Calls f(std::type_identity<Command>{}) for the command with this set and number
-// (Event.Composite included); false when there is none.
+// (AllCommands, VendorCommands and VmCommands); false when there is none.
 template <class F>
 bool VisitCommand(uint8_t set, uint8_t command, F&& f) {
   auto matches = [&]<class C>(std::type_identity<C>) {
     return static_cast<uint8_t>(C::kId.set) == set && C::kId.command == command;
   };
   bool found = false;
-  [&]<class... Cs>(std::type_identity<std::tuple<Cs...>>) {
+  auto visit = [&]<class... Cs>(std::type_identity<std::tuple<Cs...>>) {
     ((!found && matches(std::type_identity<Cs>{}) ? (found = true, f(std::type_identity<Cs>{}), 0) : 0), ...);
-  }(std::type_identity<AllCommands>{});
-  if (!found && matches(std::type_identity<Event::Composite>{})) {
-    found = true;
-    f(std::type_identity<Event::Composite>{});
-  }
+  };
+  visit(std::type_identity<AllCommands>{});
+  if (!found) visit(std::type_identity<VendorCommands>{});
+  if (!found) visit(std::type_identity<VmCommands>{});
   return found;
 }
 
-// "ThreadReference.Frames" for (11, 6), also Event.Composite; "" when the spec defines no such command.
+// "ThreadReference.Frames" for (11, 6), also the vendor and VM-sent commands; "" when the spec defines no such command.
 std::string_view CommandName(uint8_t set, uint8_t command);
 // "ThreadReference" for 11; "" when unknown.
 std::string_view CommandSetName(uint8_t set);
