@@ -85,6 +85,7 @@ AgentRecord ServeSession(int in_fd, int out_fd, const AgentScript& script) {
     if (id == Probe::Set::kId) {
       auto set = jdwp::DecodeBody<Probe::Set::Request>(parsed->data);
       if (set) record.set = *set;
+      if (script.on_set) script.on_set();
       Probe::Set::Reply reply;
       if (script.refuse.empty()) {
         reply.probe_id = script.probe_id;

@@ -7,6 +7,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <future>
 #include <string>
 #include <thread>
@@ -38,6 +39,8 @@ struct AgentScript {
   std::vector<AgentPacket> after_set;
   // Close the connection after sending them (a JVM gone mid-run).
   bool close_after_sending = false;
+  // Called when Probe.Set came, before it is answered (orders agents against each other).
+  std::function<void()> on_set;
   // Probe.List's counts for the probe.
   int64_t hits = 0, matched = 0, suppressed = 0;
 };
