@@ -1,9 +1,9 @@
 # What `cmake --install build --prefix P` puts where (and so what the package holds):
 #
 #   P/lib/jdwpx/libjdwpx.so                 the agent, stripped (backend/CMakeLists.txt)
-#   P/bin/jdwpx-trace, P/bin/jdwpx-bridge   the tools, stripped (tools/CMakeLists.txt)
+#   P/bin/jdwpx-trace, P/bin/jdwpx-bridge, P/bin/jdwpx-probe   the tools, stripped (tools/CMakeLists.txt)
 #   P/bin/jdwpx-install-into-jdk            scripts/install-into-jdk.sh
-#   P/share/man/man1/<each of the three>.1.gz
+#   P/share/man/man1/<each of the four>.1.gz
 #   P/share/doc/jdwpx/{copyright,changelog.gz}   (cmake/package.cmake)
 #
 # Nothing else: no static library, header or test binary has an install rule.

@@ -38,8 +38,9 @@ string(CONCAT CPACK_DEBIAN_PACKAGE_DESCRIPTION
   "with -agentpath:/usr/lib/jdwpx/libjdwpx.so=<options>; jdwpx-install-into-jdk\n"
   "makes it a JDK's own agent (installing this package changes no JDK).\n"
   ".\n"
-  "Also: jdwpx-trace reads the agent's protocol traces, and jdwpx-bridge\n"
-  "carries a JDWP connection through kubectl exec, ssh or podman exec.")
+  "Also: jdwpx-trace reads the agent's protocol traces, jdwpx-bridge\n"
+  "carries a JDWP connection through kubectl exec, ssh or podman exec, and\n"
+  "jdwpx-probe sets logpoints and snapshots on one JVM or many.")
 # CPack adds postinst/postrm scripts that run ldconfig (the agent is a shared object
 # under /usr/lib); they are harmless for this private library, and there is no switch.
 set(CPACK_DEBIAN_FILE_NAME DEB-DEFAULT)

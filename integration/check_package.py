@@ -23,9 +23,11 @@ EXPECTED_FILES = {
     AGENT,
     "usr/bin/jdwpx-trace",
     "usr/bin/jdwpx-bridge",
+    "usr/bin/jdwpx-probe",
     "usr/bin/jdwpx-install-into-jdk",
     "usr/share/man/man1/jdwpx-trace.1.gz",
     "usr/share/man/man1/jdwpx-bridge.1.gz",
+    "usr/share/man/man1/jdwpx-probe.1.gz",
     "usr/share/man/man1/jdwpx-install-into-jdk.1.gz",
     "usr/share/doc/jdwpx/copyright",
     "usr/share/doc/jdwpx/changelog.gz",
@@ -100,7 +102,7 @@ def main():
             symbols = run("readelf", "--dyn-syms", "-W", agent).stdout
             check(all(name in symbols for name in ("Agent_OnLoad", "Agent_OnAttach", "Agent_OnUnload")),
                   "the stripped agent lost its Agent_* entry points")
-        for tool in ("jdwpx-trace", "jdwpx-bridge"):
+        for tool in ("jdwpx-trace", "jdwpx-bridge", "jdwpx-probe"):
             kind = run("file", "-b", os.path.join(root, "usr/bin", tool)).stdout
             check(", stripped" in kind, f"{tool} not stripped: {kind}")
         for page in (f for f in EXPECTED_FILES if f.endswith(".1.gz")):
@@ -112,6 +114,9 @@ def main():
         bridge = run(os.path.join(root, "usr/bin/jdwpx-bridge"), "--help")
         check(bridge.returncode == 0 and bridge.stdout.startswith("usage: jdwpx-bridge"),
               f"jdwpx-bridge --help: {bridge.returncode} {bridge.stdout}{bridge.stderr}")
+        probe = run(os.path.join(root, "usr/bin/jdwpx-probe"), "--help")
+        check(probe.returncode == 0 and probe.stdout.startswith("usage: jdwpx-probe"),
+              f"jdwpx-probe --help: {probe.returncode} {probe.stdout}{probe.stderr}")
         trace = run(os.path.join(root, "usr/bin/jdwpx-trace"))
         check(trace.returncode == 2 and trace.stderr.startswith("usage: jdwpx-trace"),
               f"jdwpx-trace: {trace.returncode} {trace.stdout}{trace.stderr}")

@@ -364,6 +364,9 @@ class Runner {
       auto notice = jdwp::DecodeBody<Probe::Notice::Request>(packet.data);
       if (!notice) return Say(target, "a malformed Probe.Notice: " + notice.error().detail);
       Write(NoticeLine(options_.format, target.spec->name, *notice, NowNs()));
+      // Its max hits reached in the agent (lines dropped by the rate count there, not
+      // here): nothing more comes from this target.
+      if (notice->kind == Probe::NoticeKind::kDone) BeginEnd(target);
     }
   }
 

@@ -304,6 +304,24 @@ TEST(ProbeRun, UnreachableAndGoneTargetsAreNamedAndTheOthersGoOn) {
   EXPECT_EQ(healthy.Wait().commands, kCleanEnd);
 }
 
+TEST(ProbeRun, DoneInTheAgentEndsTheTarget) {
+  AgentScript script;
+  script.after_set = {LogPacket(1), Packet<Probe::Notice>({.probe_id = 7, .kind = Probe::NoticeKind::kDone, .message = "3 hits"})};
+  script.hits = script.matched = 3;
+  script.suppressed = 2;
+  FakeAgentServer agent(script);
+  Tool tool({"--connect", agent.address(), "log", "demo.Main:12", "i={i}", "--max", "3", "--format", "json"});
+  ASSERT_EQ(tool.Wait(), 0) << tool.err();
+  const auto lines = tool.Lines();
+  ASSERT_EQ(lines.size(), 3u);
+  EXPECT_EQ(lines[0], LogJson(agent.address(), 1));
+  auto notice = nlohmann::ordered_json::parse(lines[1]);
+  notice.erase("time");
+  EXPECT_EQ(notice.dump(), R"({"kind":"notice","target":")" + agent.address() + R"(","probe":7,"notice":"done","message":"3 hits"})");
+  EXPECT_EQ(SummaryWithoutTime(lines[2]), SummaryJson(agent.address(), 3, 3, 2));
+  EXPECT_EQ(agent.Wait().commands, kCleanEnd);
+}
+
 TEST(ProbeRun, InterruptEndsTheRunAndClears) {
   AgentScript script;
   script.after_set = {LogPacket(1)};
