@@ -11,6 +11,7 @@
 #include <cstring>
 #include <optional>
 #include <string>
+#include <thread>
 
 #include "jdwp/commands/virtual_machine.h"
 #include "tools/probe/client.h"
@@ -100,10 +101,19 @@ class Runner {
   int Run() {
     SignalPipe signals;
     const auto answer_time = std::chrono::milliseconds(options_.answer_timeout_ms);
+    // Connected all at once: a TCP connect may wait for an answer (target.h).
+    std::vector<std::optional<tl::expected<Connection, std::string>>> opened(targets_.size());
+    {
+      std::vector<std::thread> openers;
+      for (size_t i = 0; i < targets_.size(); ++i) {
+        targets_[i].spec = &options_.targets[i];
+        openers.emplace_back([&, i] { opened[i] = Connection::Open(options_.targets[i]); });
+      }
+      for (std::thread& opener : openers) opener.join();
+    }
     for (size_t i = 0; i < targets_.size(); ++i) {
       Target& target = targets_[i];
-      target.spec = &options_.targets[i];
-      auto connection = Connection::Open(*target.spec);
+      auto& connection = *opened[i];
       if (!connection) {
         Fail(target, connection.error());
         continue;

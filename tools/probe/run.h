@@ -3,8 +3,9 @@
 // elapsed, SIGINT or SIGTERM, a probe refused anywhere) clear every target's
 // probes: Probe.List (for the summary), Probe.Clear(0), VirtualMachine.Dispose.
 //
-// Threading: none. One poll loop on the calling thread owns every target's
-// descriptor and writes every output line whole, so lines never interleave.
+// Threading: one thread per target only to connect them all at once (a TCP
+// connect may wait 10 s); then one poll loop on the calling thread owns every
+// target's descriptor and writes every output line whole, so lines never interleave.
 // SIGINT/SIGTERM reach the loop through a pipe; a second one stops waiting for
 // the targets' answers.
 #pragma once

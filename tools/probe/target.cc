@@ -4,6 +4,7 @@
 #include <netdb.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
+#include <poll.h>
 #include <signal.h>
 #include <spawn.h>
 #include <sys/socket.h>
@@ -39,6 +40,36 @@ std::string Trimmed(std::string_view text) {
   return std::string(text.substr(first, last - first + 1));
 }
 
+// A host that drops our SYNs would hold a blocking connect for minutes.
+constexpr int kConnectTimeoutMs = 10000;
+
+bool ConnectWithin(int fd, const sockaddr* address, socklen_t size, std::string& problem) {
+  const int flags = fcntl(fd, F_GETFL);
+  fcntl(fd, F_SETFL, flags | O_NONBLOCK);
+  int error = 0;
+  if (connect(fd, address, size) != 0) {
+    error = errno;
+    if (error == EINPROGRESS) {
+      pollfd polled{fd, POLLOUT, 0};
+      int ready;
+      do ready = poll(&polled, 1, kConnectTimeoutMs);
+      while (ready < 0 && errno == EINTR);
+      if (ready == 0) {
+        problem = "cannot connect: no answer within " + std::to_string(kConnectTimeoutMs / 1000) + " s";
+        return false;
+      }
+      socklen_t length = sizeof error;
+      getsockopt(fd, SOL_SOCKET, SO_ERROR, &error, &length);
+    }
+  }
+  fcntl(fd, F_SETFL, flags);
+  if (error != 0) {
+    problem = std::string("cannot connect: ") + std::strerror(error);
+    return false;
+  }
+  return true;
+}
+
 tl::expected<int, std::string> ConnectTcp(const TargetSpec& target) {
   addrinfo hints{};
   hints.ai_family = AF_UNSPEC;
@@ -55,8 +86,7 @@ tl::expected<int, std::string> ConnectTcp(const TargetSpec& target) {
       problem = Errno("socket");
       continue;
     }
-    if (connect(fd, a->ai_addr, a->ai_addrlen) != 0) {
-      problem = Errno("cannot connect");
+    if (!ConnectWithin(fd, a->ai_addr, a->ai_addrlen, problem)) {
       close(fd);
       fd = -1;
     }
