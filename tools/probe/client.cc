@@ -17,6 +17,16 @@ constexpr uint32_t kMaxPacket = 64u << 20;
 
 }  // namespace
 
+bool NamesJdwpx(std::string_view description) {
+  for (size_t at = 0; at <= description.size();) {
+    size_t end = description.find('\n', at);
+    if (end == std::string_view::npos) end = description.size();
+    if (description.substr(at, end - at) == kJdwpxVersionLine) return true;
+    at = end + 1;
+  }
+  return false;
+}
+
 bool Client::SendHandshake() {
   return WriteAll(std::vector<uint8_t>(jdwp::kHandshake.begin(), jdwp::kHandshake.end()));
 }

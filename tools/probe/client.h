@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "jdwp/codec.h"
@@ -19,6 +20,13 @@ struct ReceivedPacket {
   std::vector<uint8_t> bytes;
   jdwp::Packet packet;
 };
+
+// VirtualMachine.Version's description names a jdwpx agent on a line of its
+// own (backend/commands/virtual_machine.cc). A client must see it before it
+// sends any Probe command: the JDK's agent aborts the JVM on a command set of
+// 128 and up (its dispatcher indexes its table with a signed byte).
+inline constexpr std::string_view kJdwpxVersionLine = "jdwpx: probes (command set 128)";
+bool NamesJdwpx(std::string_view version_description);
 
 class Client {
  public:

@@ -74,6 +74,7 @@ int64_t NowNs() {
 
 enum class Phase {
   kHandshake,  // ours sent, waiting for the target's
+  kIdentifying,  // VirtualMachine.Version sent: is it jdwpx?
   kSetting,    // Probe.Set sent
   kRunning,    // the probe is set: its lines come
   kEnding,     // List, Clear and Dispose sent
@@ -89,7 +90,7 @@ struct Target {
   int32_t probe_id = 0;
   int64_t lines = 0;
   std::optional<Summary> summary;
-  std::optional<uint32_t> set_id, list_id, clear_id, dispose_id;
+  std::optional<uint32_t> version_id, set_id, list_id, clear_id, dispose_id;
   bool cleared = false;
   Clock::time_point deadline = Clock::time_point::max();
 };
@@ -224,10 +225,8 @@ class Runner {
 
   // List (for the summary), Clear(0), Dispose: sent at once, answered in order.
   void BeginEnd(Target& target) {
-    if (target.phase == Phase::kHandshake) {
-      Close(target);  // nothing set yet
-      return;
-    }
+    if (target.phase == Phase::kHandshake) return Close(target);  // nothing set yet
+    if (target.phase == Phase::kIdentifying) return Leave(target);
     if (target.phase != Phase::kSetting && target.phase != Phase::kRunning) return;
     target.list_id = target.client->Send<Probe::List>({});
     target.clear_id = target.client->Send<Probe::Clear>({.probe_id = 0});
@@ -250,6 +249,7 @@ class Runner {
     const std::string seconds = std::to_string(options_.answer_timeout_ms / 1000) + " s";
     switch (target.phase) {
       case Phase::kHandshake: Fail(target, "no JDWP handshake within " + seconds); break;
+      case Phase::kIdentifying: Fail(target, "no answer to VirtualMachine.Version within " + seconds); break;
       case Phase::kSetting: Fail(target, "no answer to Probe.Set within " + seconds); break;
       case Phase::kEnding:
         Fail(target, "no answer to Probe.Clear within " + seconds + " (the agent clears the probes of a closed connection)");
@@ -267,9 +267,9 @@ class Runner {
       } else if (run_ended_) {
         return Close(target);
       } else {
-        target.set_id = target.client->Send<Probe::Set>(options_.probe);
-        if (!target.set_id) return Fail(target, "the connection closed before Probe.Set");
-        target.phase = Phase::kSetting;
+        target.version_id = target.client->Send<jdwp::VirtualMachine::Version>({});
+        if (!target.version_id) return Fail(target, "the connection closed after the handshake");
+        target.phase = Phase::kIdentifying;
       }
     }
     if (target.phase != Phase::kHandshake) {
@@ -297,6 +297,21 @@ class Runner {
     const jdwp::Packet& packet = received.packet;
     const jdwp::ErrorCode error = packet.error;
     const std::string error_name(jdwp::ErrorName(error));
+    if (packet.id == target.version_id) {
+      if (error != jdwp::ErrorCode::kNone) return Fail(target, "VirtualMachine.Version failed: " + error_name);
+      auto reply = jdwp::DecodeBody<jdwp::VirtualMachine::Version::Reply>(packet.data);
+      if (!reply) return Fail(target, "VirtualMachine.Version's reply: " + reply.error().detail);
+      if (!NamesJdwpx(reply->description)) {
+        // Never a Probe command to it: the JDK's agent would abort the JVM.
+        Say(target, "not a jdwpx agent (the JDK's own agent has no probes)");
+        target.failed = true;
+        return Leave(target);
+      }
+      target.set_id = target.client->Send<Probe::Set>(options_.probe);
+      if (!target.set_id) return Fail(target, "the connection closed before Probe.Set");
+      target.phase = Phase::kSetting;
+      return;
+    }
     if (packet.id == target.set_id) {
       if (error == jdwp::ErrorCode::kNotImplemented) {
         Say(target, "not a jdwpx agent (the JDK's own agent has no probes)");

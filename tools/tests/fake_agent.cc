@@ -79,10 +79,17 @@ AgentRecord ServeSession(int in_fd, int out_fd, const AgentScript& script) {
     const jdwp::CommandId id{static_cast<jdwp::CommandSet>(parsed->command_set), parsed->command};
     record.commands.push_back(std::string(jdwp::CommandName(parsed->command_set, parsed->command)));
     if (id.set == jdwp::CommandSet::kProbe && !script.jdwpx) {
-      WriteAll(out_fd, jdwp::MakeReplyPacket(parsed->id, jdwp::ErrorCode::kNotImplemented, {}));
-      continue;
+      record.problem = "a Probe command reached the stock agent: it would abort the JVM";
+      return record;
     }
-    if (id == Probe::Set::kId) {
+    if (id == jdwp::VirtualMachine::Version::kId) {
+      jdwp::VirtualMachine::Version::Reply reply{
+          .description = "Java Debug Wire Protocol (Reference Implementation) version 17.0\nJVM Debug Interface version "
+                         "17.0\nJVM version 17.0.9 (OpenJDK 64-Bit Server VM, mixed mode, sharing)",
+          .jdwp_major = 17, .jdwp_minor = 0, .vm_version = "17.0.9", .vm_name = "OpenJDK 64-Bit Server VM"};
+      if (script.jdwpx) reply.description += "\njdwpx: probes (command set 128)";
+      Answer(out_fd, parsed->id, reply);
+    } else if (id == Probe::Set::kId) {
       auto set = jdwp::DecodeBody<Probe::Set::Request>(parsed->data);
       if (set) record.set = *set;
       if (script.on_set) script.on_set();

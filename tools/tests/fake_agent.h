@@ -29,7 +29,8 @@ AgentPacket Packet(const typename Command::Request& request) {
 }
 
 struct AgentScript {
-  // false: every Probe command answered NOT_IMPLEMENTED, as the JDK's own agent does.
+  // false: the JDK's own agent: VirtualMachine.Version does not name jdwpx, and a
+  // Probe command ends the session with a problem (the real one aborts the JVM).
   bool jdwpx = true;
   // Not empty: Probe.Set refused with this problem (probe_id 0).
   std::string refuse;

@@ -11,6 +11,7 @@
 
 #include <gtest/gtest.h>
 
+#include "tools/probe/client.h"
 #include "tools/probe/output.h"
 #include "tools/probe/target.h"
 
@@ -295,6 +296,20 @@ TEST(ProbeTargets, KubeExpandsToOneExecPerPod) {
   std::getline(args, line);
   EXPECT_EQ(line, "get pods -l app=shop -o name -n prod");
   std::filesystem::remove_all(dir);
+}
+
+}  // namespace
+}  // namespace jdwpx::tools::probe
+
+namespace jdwpx::tools::probe {
+namespace {
+
+TEST(ProbeClient, VersionLineNamesJdwpx) {
+  const std::string stock = "Java Debug Wire Protocol (Reference Implementation) version 17.0\nJVM Debug Interface version 17.0\nJVM version 17.0.9";
+  EXPECT_FALSE(NamesJdwpx(stock));
+  EXPECT_TRUE(NamesJdwpx(stock + "\njdwpx: probes (command set 128)"));
+  EXPECT_FALSE(NamesJdwpx(stock + "\njdwpx: probes (command set 128) and more"));
+  EXPECT_FALSE(NamesJdwpx("JVM version jdwpx: probes (command set 128)"));
 }
 
 }  // namespace

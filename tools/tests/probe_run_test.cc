@@ -35,7 +35,7 @@ using Clock = std::chrono::steady_clock;
 
 constexpr int kTimeoutMs = 20000;
 constexpr int64_t kTime = 1'700'000'000'000'000'000;  // 2023-11-14T22:13:20.000Z
-const std::vector<std::string> kCleanEnd = {"Probe.Set", "Probe.List", "Probe.Clear", "VirtualMachine.Dispose"};
+const std::vector<std::string> kCleanEnd = {"VirtualMachine.Version", "Probe.Set", "Probe.List", "Probe.Clear", "VirtualMachine.Dispose"};
 
 // The tool as a child process, its stdout and stderr read through pipes.
 class Tool {
@@ -252,7 +252,9 @@ TEST(ProbeRun, StockAgentIsNamedAndTheOtherTargetGoesOn) {
   ASSERT_EQ(lines.size(), 2u);
   EXPECT_EQ(lines[0], LogJson(jdwpx.address(), 1));
   EXPECT_EQ(SummaryWithoutTime(lines[1]), SummaryJson(jdwpx.address(), 1, 1, 0));
-  EXPECT_EQ(stock.Wait().commands, (std::vector<std::string>{"Probe.Set", "VirtualMachine.Dispose"}));
+  const AgentRecord stock_record = stock.Wait();
+  EXPECT_EQ(stock_record.problem, "");
+  EXPECT_EQ(stock_record.commands, (std::vector<std::string>{"VirtualMachine.Version", "VirtualMachine.Dispose"}));
   EXPECT_EQ(jdwpx.Wait().commands, kCleanEnd);
 }
 
@@ -271,7 +273,7 @@ TEST(ProbeRun, ARefusedProbeIsClearedEverywhere) {
   ASSERT_EQ(tool.Wait(), 1);
   EXPECT_EQ(tool.err(), "jdwpx-probe: " + first.address() + ": probe refused: demo.Main:99: no code at line 99\n");
   EXPECT_EQ(tool.Lines(), std::vector<std::string>{});
-  EXPECT_EQ(first.Wait().commands, (std::vector<std::string>{"Probe.Set", "VirtualMachine.Dispose"}));
+  EXPECT_EQ(first.Wait().commands, (std::vector<std::string>{"VirtualMachine.Version", "Probe.Set", "VirtualMachine.Dispose"}));
   const AgentRecord second_record = second.Wait();
   EXPECT_EQ(second_record.commands, kCleanEnd);
   EXPECT_EQ(second_record.cleared_ids, std::vector<int32_t>{0});
