@@ -314,6 +314,18 @@ expr::Result<expr::Value> JniHeap::Call(const expr::MethodRef& method, expr::Ref
     if (jni_->ExceptionCheck()) jni_->ExceptionClear();
     return Fail("no method " + java_class + "." + name + signature);
   }
+  // Only the JDK's own code runs: a method the program's class declares (an
+  // override of Map.get in its subclass) is refused, whatever expr checked.
+  if (auto holder = jvmti_.GetMethodDeclaringClass(id)) {
+    vmcore::LocalRef holder_ref(jni_, *holder);
+    auto loader = jvmti_.GetClassLoader(*holder);
+    if (!loader || *loader) {
+      if (loader && *loader) jni_->DeleteLocalRef(*loader);
+      return Fail(java_class + "." + name + " of this object is not the JDK's: not called");
+    }
+  } else {
+    return Fail("no method " + java_class + "." + name + signature);
+  }
   std::vector<jvalue> values(args.size());
   for (size_t i = 0; i < args.size(); ++i) {
     const expr::Value& arg = args[i];

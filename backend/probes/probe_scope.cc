@@ -19,7 +19,6 @@ std::vector<std::string> NestedSpellings(const std::string& name) {
   for (size_t dot = current.rfind('.'); dot != std::string::npos && dot > 0; dot = current.rfind('.', dot - 1)) {
     current[dot] = '$';
     spellings.push_back(current);
-    if (dot == 0) break;
   }
   return spellings;
 }
@@ -34,6 +33,15 @@ bool IsPrimitiveName(std::string_view name) {
 
 tl::expected<std::unique_ptr<JvmtiScope>, std::string> JvmtiScope::Make(const vmcore::Jvmti& jvmti, JNIEnv* jni,
                                                                          jmethodID method, jlocation location) {
+  try {
+    return Build(jvmti, jni, method, location);
+  } catch (const std::exception& e) {  // bad_alloc: the probe is refused, the VM goes on
+    return tl::unexpected(std::string("cannot build the scope: ") + e.what());
+  }
+}
+
+tl::expected<std::unique_ptr<JvmtiScope>, std::string> JvmtiScope::Build(const vmcore::Jvmti& jvmti, JNIEnv* jni,
+                                                                          jmethodID method, jlocation location) {
   JavaVM* vm = nullptr;
   if (jni->GetJavaVM(&vm) != 0) return tl::unexpected<std::string>("GetJavaVM failed");
   std::unique_ptr<JvmtiScope> scope(new JvmtiScope(jvmti, vm));
@@ -127,14 +135,34 @@ std::optional<std::string> JvmtiScope::Class(std::string_view name) const {
     return *resolved + "[]";
   }
   if (IsPrimitiveName(name)) return std::nullopt;
-  // Java's order for a simple name: a member of the place's class, its package, java.lang.
+  // Java's order for a simple name: a member of the place's class or of a class
+  // enclosing it, the place's package, java.lang.
   std::string given(name);
-  for (const std::string& candidate :
-       {location_class_ + "$" + given, given, package_ + given, "java.lang." + given}) {
+  std::vector<std::string> candidates;
+  for (std::string outer = location_class_;;) {
+    candidates.push_back(outer + "$" + given);
+    size_t dollar = outer.rfind('$');
+    if (dollar == std::string::npos) break;
+    outer.resize(dollar);
+  }
+  for (const std::string& candidate : {given, package_ + given, "java.lang." + given}) candidates.push_back(candidate);
+  for (const std::string& candidate : candidates) {
     for (const std::string& spelling : NestedSpellings(candidate))
       if (ClassRef(spelling)) return spelling;
   }
-  return std::nullopt;
+  // The class file keeps no imports: a simple name that one visible class has
+  // and no other stands for it ("ArrayList"); two of them ("List": java.util's
+  // and java.awt's) and the name is refused.
+  if (given.find('.') != std::string::npos || given.find('$') != std::string::npos) return std::nullopt;
+  std::optional<std::string> only;
+  for (const auto& [java_name, klass] : classes_) {
+    size_t dot = java_name.rfind('.');
+    std::string_view simple = std::string_view(java_name).substr(dot == std::string::npos ? 0 : dot + 1);
+    if (simple != given) continue;
+    if (only) return std::nullopt;
+    only = java_name;
+  }
+  return only;
 }
 
 bool JvmtiScope::IsSubtype(std::string_view sub, std::string_view super) const {

@@ -51,6 +51,8 @@ class JvmtiScope : public expr::Scope {
 
  private:
   JvmtiScope(const vmcore::Jvmti& jvmti, JavaVM* vm) : jvmti_(jvmti), vm_(vm) {}
+  static tl::expected<std::unique_ptr<JvmtiScope>, std::string> Build(const vmcore::Jvmti& jvmti, JNIEnv* jni,
+                                                                      jmethodID method, jlocation location);
   JNIEnv* Jni() const;
   // Adds every class the loader initiated (null: the boot loader) to classes_.
   void IndexLoaderClasses(JNIEnv* jni, jobject loader);

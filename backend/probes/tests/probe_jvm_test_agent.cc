@@ -232,12 +232,27 @@ void PrimitivesCase(const jdwpx::vmcore::Jvmti& jvmti, JNIEnv* jni, jthread thre
         "primitives: Call ArrayList.get(5) fails naming IndexOutOfBoundsException (" +
             (thrown ? std::string("no error") : thrown.error()) + ")");
   Check(!jni->ExceptionCheck(), "primitives: no exception is left pending for the program");
+  expr::Value custom = LocalValue(scope, heap, "custom");
+  auto overridden = heap.Call(expr::MethodRef{"java/util/Map", "get", "(Ljava/lang/Object;)Ljava/lang/Object;"},
+                              custom.ref, std::span<const expr::Value>(&key_value, 1),
+                              expr::Type::Reference("java.lang.Object"));
+  Check(!overridden && overridden.error().find("not the JDK's") != std::string::npos &&
+            FieldValue(scope, heap, nullptr, "probefix.ProbeFixture$CountingMap", "calls").prim.i == 0,
+        "primitives: a JDK method the program's class overrides is refused, not run (" +
+            (overridden ? std::string("called") : overridden.error()) + ")");
+  Check(scope.Class("ArrayList") == std::optional<std::string>("java.util.ArrayList"),
+        "primitives: Class(ArrayList): the one visible class of that simple name");
   auto null_call = heap.Call(expr::MethodRef{"java/util/List", "size", "()I"}, nullptr, {},
                              expr::Type::Primitive(expr::Prim::kInt));
   Check(!null_call, "primitives: a call on null is an error");
 }
 
-void SnapshotCase(const jdwpx::vmcore::Jvmti& jvmti, JNIEnv* jni, jthread thread) {
+void SnapshotCase(const jdwpx::vmcore::Jvmti& jvmti, JNIEnv* jni, jthread thread, jmethodID method,
+                  jlocation location) {
+  auto scene_scope = JvmtiScope::Make(jvmti, jni, method, location);
+  Check(scene_scope && (*scene_scope)->Class("Node") == std::optional<std::string>("probefix.ProbeFixture$Node") &&
+            (*scene_scope)->Class("Box") == std::optional<std::string>("probefix.ProbeFixture$Box"),
+        "snapshot: Class(Node) in ProbeFixture$Scene is its enclosing class's member");
   int64_t budget = 100000;
   auto frames = CaptureSnapshot(jvmti, jni, thread, SnapshotLimits{}, &budget);
   Check(frames.size() >= 2, "snapshot: frames captured (" + std::to_string(frames.size()) + ")");
@@ -364,7 +379,7 @@ void JNICALL OnBreakpoint(jvmtiEnv*, JNIEnv* jni, jthread thread, jmethodID meth
   jdwpx::vmcore::LocalFrame frame(jni, 64);
   try {
     if (name == "primitives") PrimitivesCase(jvmti, jni, thread, method, location);
-    else if (name == "snapshot") SnapshotCase(jvmti, jni, thread);
+    else if (name == "snapshot") SnapshotCase(jvmti, jni, thread, method, location);
     else if (name == "nodebug") NoDebugCase(jvmti, jni, thread, method, location);
     else if (name == "virtual") VirtualCase(jvmti, jni, thread, method, location);
   } catch (const std::exception& e) {
