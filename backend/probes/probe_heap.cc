@@ -10,6 +10,9 @@ namespace {
 
 tl::unexpected<std::string> Fail(std::string message) { return tl::unexpected(std::move(message)); }
 
+// Short enough to need no allocation (it is what a failed allocation returns).
+tl::unexpected<std::string> OutOfMemory() { return tl::unexpected(std::string("out of memory")); }
+
 std::string Describe(const vmcore::VmError& error) {
   return std::string(error.function) + ": " + vmcore::JvmtiErrorName(error.code);
 }
@@ -40,7 +43,7 @@ JniHeap::~JniHeap() {
   if (frame_pushed_) jni_->PopLocalFrame(nullptr);
 }
 
-expr::Result<expr::Value> JniHeap::Local(const expr::LocalInfo& local) {
+expr::Result<expr::Value> JniHeap::Local(const expr::LocalInfo& local) try {
   const expr::Type& type = local.type;
   if (type.kind != expr::Type::Kind::kPrimitive) {
     auto ref = jvmti_.GetLocalObject(thread_, depth_, local.slot);
@@ -76,13 +79,19 @@ expr::Result<expr::Value> JniHeap::Local(const expr::LocalInfo& local) {
       return value;
     }
   }
+} catch (...) {  // bad_alloc: this read fails, the program goes on
+  jni_->ExceptionClear();
+  return OutOfMemory();
 }
 
-expr::Result<expr::Value> JniHeap::This() {
+expr::Result<expr::Value> JniHeap::This() try {
   auto ref = jvmti_.GetLocalInstance(thread_, depth_);
   if (!ref) return Fail("this: " + Describe(ref.error()));
   auto type = scope_.This();
   return ReferenceValue(*ref, type ? *type : expr::Type::Reference(scope_.location_class()));
+} catch (...) {  // bad_alloc: this read fails, the program goes on
+  jni_->ExceptionClear();
+  return OutOfMemory();
 }
 
 // One JNI getter per primitive, instance or static.
@@ -92,7 +101,7 @@ expr::Result<expr::Value> JniHeap::This() {
                                : jni_->GetStatic##JniType##Field(holder, id);                 \
     break;
 
-expr::Result<expr::Value> JniHeap::GetField(expr::Ref object, const expr::FieldInfo& field) {
+expr::Result<expr::Value> JniHeap::GetField(expr::Ref object, const expr::FieldInfo& field) try {
   auto id = reinterpret_cast<jfieldID>(field.handle);
   jclass holder = nullptr;
   if (field.is_static) {
@@ -121,15 +130,21 @@ expr::Result<expr::Value> JniHeap::GetField(expr::Ref object, const expr::FieldI
   }
   if (jni_->ExceptionCheck()) return Fail(TakeException());
   return value;
+} catch (...) {  // bad_alloc: this read fails, the program goes on
+  jni_->ExceptionClear();
+  return OutOfMemory();
 }
 #undef JDWPX_FIELD_READ
 
-expr::Result<int32_t> JniHeap::ArrayLength(expr::Ref array) {
+expr::Result<int32_t> JniHeap::ArrayLength(expr::Ref array) try {
   if (!array) return Fail("null dereference (array length)");
   return jni_->GetArrayLength(static_cast<jarray>(array));
+} catch (...) {  // bad_alloc: this read fails, the program goes on
+  jni_->ExceptionClear();
+  return OutOfMemory();
 }
 
-expr::Result<expr::Value> JniHeap::ArrayElement(expr::Ref array, int32_t index, const expr::Type& element) {
+expr::Result<expr::Value> JniHeap::ArrayElement(expr::Ref array, int32_t index, const expr::Type& element) try {
   if (!array) return Fail("null dereference (array element)");
   jint length = jni_->GetArrayLength(static_cast<jarray>(array));
   if (index < 0 || index >= length)
@@ -194,9 +209,12 @@ expr::Result<expr::Value> JniHeap::ArrayElement(expr::Ref array, int32_t index, 
   // A region read of the wrong array type raises an exception in JNI.
   if (jni_->ExceptionCheck()) return Fail(TakeException());
   return value;
+} catch (...) {  // bad_alloc: this read fails, the program goes on
+  jni_->ExceptionClear();
+  return OutOfMemory();
 }
 
-expr::Result<std::u16string> JniHeap::StringText(expr::Ref string, size_t max_units) {
+expr::Result<std::u16string> JniHeap::StringText(expr::Ref string, size_t max_units) try {
   if (!string) return Fail("null dereference (string)");
   auto str = static_cast<jstring>(string);
   jsize length = jni_->GetStringLength(str);
@@ -205,13 +223,19 @@ expr::Result<std::u16string> JniHeap::StringText(expr::Ref string, size_t max_un
   if (units > 0) jni_->GetStringRegion(str, 0, units, reinterpret_cast<jchar*>(text.data()));
   if (jni_->ExceptionCheck()) return Fail(TakeException());
   return text;
+} catch (...) {  // bad_alloc: this read fails, the program goes on
+  jni_->ExceptionClear();
+  return OutOfMemory();
 }
 
-std::string JniHeap::RuntimeClass(expr::Ref object) {
+std::string JniHeap::RuntimeClass(expr::Ref object) try {
   if (!object) return "null";
   vmcore::LocalRef klass(jni_, jni_->GetObjectClass(static_cast<jobject>(object)));
   auto signature = jvmti_.GetClassSignatureOnly(static_cast<jclass>(klass.get()));
   return signature ? JavaName(*signature) : std::string("<unknown class>");
+} catch (...) {  // bad_alloc: this read fails, the program goes on
+  jni_->ExceptionClear();
+  return std::string();
 }
 
 bool JniHeap::IsBootClass(expr::Ref object) {
@@ -243,7 +267,7 @@ bool JniHeap::ClassIs(jclass klass, std::string_view java_name, int hops) {
   return ClassIs(static_cast<jclass>(super.get()), java_name, hops + 1);
 }
 
-bool JniHeap::InstanceOf(expr::Ref object, std::string_view class_name) {
+bool JniHeap::InstanceOf(expr::Ref object, std::string_view class_name) try {
   if (!object) return false;
   auto obj = static_cast<jobject>(object);
   if (jclass target = scope_.ClassRef(class_name)) return jni_->IsInstanceOf(obj, target) == JNI_TRUE;
@@ -255,6 +279,9 @@ bool JniHeap::InstanceOf(expr::Ref object, std::string_view class_name) {
   bool answer = ClassIs(static_cast<jclass>(klass.get()), class_name, 0);
   instance_of_.emplace(std::move(key), answer);
   return answer;
+} catch (...) {  // bad_alloc: this read fails, the program goes on
+  jni_->ExceptionClear();
+  return false;
 }
 
 int32_t JniHeap::IdentityHash(expr::Ref object) {
@@ -263,10 +290,13 @@ int32_t JniHeap::IdentityHash(expr::Ref object) {
   return hash ? *hash : 0;
 }
 
-expr::Result<expr::Ref> JniHeap::NewString(std::u16string_view text) {
+expr::Result<expr::Ref> JniHeap::NewString(std::u16string_view text) try {
   jstring string = jni_->NewString(reinterpret_cast<const jchar*>(text.data()), static_cast<jsize>(text.size()));
   if (jni_->ExceptionCheck() || !string) return Fail(jni_->ExceptionCheck() ? TakeException() : "NewString failed");
   return static_cast<expr::Ref>(string);
+} catch (...) {  // bad_alloc: this read fails, the program goes on
+  jni_->ExceptionClear();
+  return OutOfMemory();
 }
 
 std::string JniHeap::TakeException() {
@@ -293,7 +323,7 @@ std::string JniHeap::TakeException() {
 }
 
 expr::Result<expr::Value> JniHeap::Call(const expr::MethodRef& method, expr::Ref receiver,
-                                        std::span<const expr::Value> args, const expr::Type& result) {
+                                        std::span<const expr::Value> args, const expr::Type& result) try {
   std::string name(method.name);
   std::string signature(method.signature);
   std::string java_class(method.jni_class);
@@ -379,6 +409,9 @@ expr::Result<expr::Value> JniHeap::Call(const expr::MethodRef& method, expr::Ref
   }
   if (jni_->ExceptionCheck()) return Fail(TakeException());
   return value;
+} catch (...) {  // bad_alloc: this read fails, the program goes on
+  jni_->ExceptionClear();
+  return OutOfMemory();
 }
 
 }  // namespace jdwpx::backend::probes
