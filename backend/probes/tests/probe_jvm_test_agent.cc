@@ -262,6 +262,18 @@ void SnapshotCase(const jdwpx::vmcore::Jvmti& jvmti, JNIEnv* jni, jthread thread
   Check(frames[1].class_name == "probefix.ProbeFixture" && frames[1].method == "run" && frames[1].line > 0,
         "snapshot: frame 1 is ProbeFixture.run");
   const std::string node_type = "probefix.ProbeFixture$Node";
+  // The map key this.box is named Class@hash (its toString is never called).
+  std::string box_key = "?";
+  if (auto self = jvmti.GetLocalInstance(thread, 0)) {
+    jclass scene = jni->GetObjectClass(*self);
+    jfieldID box_field = jni->GetFieldID(scene, "box", "Lprobefix/ProbeFixture$Box;");
+    jobject box = box_field ? jni->GetObjectField(*self, box_field) : nullptr;
+    if (auto hash = jvmti.GetObjectHashCode(box)) {
+      char hex[16];
+      std::snprintf(hex, sizeof hex, "%x", static_cast<unsigned>(*hash));
+      box_key = std::string("probefix.ProbeFixture$Box@") + hex;
+    }
+  }
   std::vector<Node> want = {
       N(0, NodeKind::kObject, "this", "probefix.ProbeFixture$Scene"),
       N(1, NodeKind::kObject, "box", "probefix.ProbeFixture$Box"),
@@ -292,6 +304,11 @@ void SnapshotCase(const jdwpx::vmcore::Jvmti& jvmti, JNIEnv* jni, jthread thread
            N(1, NodeKind::kNumber, "1", "java.lang.Integer", "6"),
            N(0, NodeKind::kCollection, "map", "java.util.HashMap", "", 1),
            N(1, NodeKind::kString, "key", "java.lang.String", "value", 5),
+           N(0, NodeKind::kCollection, "set", "java.util.HashSet", "", 1),
+           N(1, NodeKind::kString, "0", "java.lang.String", "only", 4),
+           N(0, NodeKind::kCollection, "keyed", "java.util.LinkedHashMap", "", 2),
+           N(1, NodeKind::kNumber, "7", "java.lang.Integer", "1"),
+           N(1, NodeKind::kNumber, box_key, "java.lang.Integer", "2"),
            N(0, NodeKind::kNull, "nothing", "java.lang.Object", "null"),
        })
     want.push_back(n);
@@ -321,6 +338,11 @@ void SnapshotCase(const jdwpx::vmcore::Jvmti& jvmti, JNIEnv* jni, jthread thread
       N(1, NodeKind::kNumber, "1", "java.lang.Integer", "6"),
       N(0, NodeKind::kCollection, "map", "java.util.HashMap", "", 1),
       N(1, NodeKind::kString, "key", "java.lang.String", "valu", 5),
+      N(0, NodeKind::kCollection, "set", "java.util.HashSet", "", 1),
+      N(1, NodeKind::kString, "0", "java.lang.String", "only", 4),
+      N(0, NodeKind::kCollection, "keyed", "java.util.LinkedHashMap", "", 2),
+      N(1, NodeKind::kNumber, "7", "java.lang.Integer", "1"),
+      N(1, NodeKind::kNumber, box_key, "java.lang.Integer", "2"),
       N(0, NodeKind::kNull, "nothing", "java.lang.Object", "null"),
   };
   if (!small.empty()) CheckNodes(small[0].values, want_small, "snapshot: depth 1, strings of 4, 2 elements, exactly");
@@ -361,10 +383,14 @@ void VirtualCase(const jdwpx::vmcore::Jvmti& jvmti, JNIEnv* jni, jthread thread,
   JniHeap heap(jvmti, jni, thread, **made);
   Check(LocalValue(**made, heap, "doubled").prim.i == 42 && LocalValue(**made, heap, "n").prim.i == 21,
         "virtual: locals n == 21 and doubled == 42 read in the virtual thread");
+  auto length = heap.Call(expr::MethodRef{"java/lang/String", "length", "()I"}, LocalValue(**made, heap, "label").ref, {},
+                          expr::Type::Primitive(expr::Prim::kInt));
+  Check(length && length->prim.i == 3, "virtual: Call String.length() on label \"v21\" == 3 in the virtual thread");
   auto frames = CaptureSnapshot(jvmti, jni, thread, SnapshotLimits{1, 3, 256, 10, 2000});
   if (frames.size() == 1)
     CheckNodes(frames[0].values,
-               {N(0, NodeKind::kNumber, "n", "int", "21"), N(0, NodeKind::kNumber, "doubled", "int", "42")},
+               {N(0, NodeKind::kNumber, "n", "int", "21"), N(0, NodeKind::kNumber, "doubled", "int", "42"),
+                N(0, NodeKind::kString, "label", "java.lang.String", "v21", 3)},
                "virtual: the snapshot's frame 0, exactly");
   else
     Check(false, "virtual: one frame captured");
