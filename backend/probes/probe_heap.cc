@@ -44,6 +44,17 @@ JniHeap::~JniHeap() {
 }
 
 expr::Result<expr::Value> JniHeap::Local(const expr::LocalInfo& local) try {
+  // One variable is live in a slot at the probe's place: the slot is the key.
+  if (auto it = locals_.find(local.slot); it != locals_.end()) return it->second;
+  auto value = ReadLocal(local);
+  if (value) locals_[local.slot] = *value;
+  return value;
+} catch (...) {  // bad_alloc: this read fails, the program goes on
+  jni_->ExceptionClear();
+  return OutOfMemory();
+}
+
+expr::Result<expr::Value> JniHeap::ReadLocal(const expr::LocalInfo& local) {
   const expr::Type& type = local.type;
   if (type.kind != expr::Type::Kind::kPrimitive) {
     auto ref = jvmti_.GetLocalObject(thread_, depth_, local.slot);
@@ -79,9 +90,6 @@ expr::Result<expr::Value> JniHeap::Local(const expr::LocalInfo& local) try {
       return value;
     }
   }
-} catch (...) {  // bad_alloc: this read fails, the program goes on
-  jni_->ExceptionClear();
-  return OutOfMemory();
 }
 
 expr::Result<expr::Value> JniHeap::This() try {

@@ -45,6 +45,7 @@ class JniHeap : public expr::Heap {
                                  std::span<const expr::Value> args, const expr::Type& result) override;
 
  private:
+  expr::Result<expr::Value> ReadLocal(const expr::LocalInfo& local);
   // A pending Java exception (a call's, an allocation's) cleared and named.
   std::string TakeException();
   // Whether the class or one of its supertypes has this Java name.
@@ -56,6 +57,9 @@ class JniHeap : public expr::Heap {
   const JvmtiScope& scope_;
   jint depth_;
   bool frame_pushed_;
+  // Locals read at this hit, by slot: HotSpot reads each as a VM operation
+  // (tens of microseconds), so `x > 0 && x < 10` reads x once.
+  std::map<int32_t, expr::Value> locals_;
   // InstanceOf's answers for this hit: (runtime class name, asked name).
   std::map<std::pair<std::string, std::string>, bool, std::less<>> instance_of_;
 };
