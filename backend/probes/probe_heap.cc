@@ -341,6 +341,10 @@ expr::Result<expr::Value> JniHeap::Call(const expr::MethodRef& method, expr::Ref
   if (method.is_static) {
     klass = scope_.ClassRef(java_class);
     if (!klass) return Fail("class " + java_class + " is not loaded");
+    // GetStaticMethodID would run the class's static initializer: a change.
+    auto status = jvmti_.GetClassStatus(klass);
+    if (!status || !(*status & JVMTI_CLASS_STATUS_INITIALIZED))
+      return Fail("class " + java_class + " is not initialized yet");
   } else {
     if (!receiver) return Fail("null dereference (" + java_class + "." + name + ")");
     // The receiver's own class: its override, and no class lookup (nor loading).

@@ -243,6 +243,13 @@ void PrimitivesCase(const jdwpx::vmcore::Jvmti& jvmti, JNIEnv* jni, jthread thre
             (overridden ? std::string("called") : overridden.error()) + ")");
   Check(scope.Class("ArrayList") == std::optional<std::string>("java.util.ArrayList"),
         "primitives: Class(ArrayList): the one visible class of that simple name");
+  expr::Value forty_two;
+  forty_two.type = expr::Type::Primitive(expr::Prim::kInt);
+  forty_two.prim.i = 42;
+  auto boxed = heap.Call(expr::MethodRef{"java/lang/Integer", "valueOf", "(I)Ljava/lang/Integer;", true}, nullptr,
+                         std::span<const expr::Value>(&forty_two, 1), expr::Type::Reference("java.lang.Integer"));
+  Check(boxed && heap.SameObject(boxed->ref, got ? got->ref : nullptr),
+        "primitives: a static Call, Integer.valueOf(42), is the map's cached Integer");
   auto null_call = heap.Call(expr::MethodRef{"java/util/List", "size", "()I"}, nullptr, {},
                              expr::Type::Primitive(expr::Prim::kInt));
   Check(!null_call, "primitives: a call on null is an error");
