@@ -4,6 +4,7 @@
 #include <memory>
 
 #include "backend/commands/handlers.h"
+#include "backend/probes/probes.h"
 #include "backend/commands/session_control.h"
 #include "backend/errors.h"
 #include "backend/events/events.h"
@@ -303,6 +304,7 @@ class VirtualMachineHandlers : public HandlerBase {
     VM_RETURN_IF_ERROR(std::move(redefined));
     // JVMTI cleared the breakpoints in these classes; as stock, their requests go too.
     events_.requests().ForgetBreakpointsIn(env(), classes);
+    probes_.AfterRedefine(env(), classes);  // probes are set again in the new code
     for (jclass k : classes) env()->DeleteLocalRef(k);
     return VM::RedefineClasses::Reply{};
   }
