@@ -272,10 +272,11 @@ class Evaluator {
   }
 
   // A string's whole text (up to kMaxStringUnits), for String's methods.
-  Result<std::u16string> Text(const Node& call, const Node& string_node, const Value& value) {
+  Result<std::u16string> Text(const Node& call, const Node& string_node, const Value& value,
+                               size_t max_units = kMaxStringUnits) {
     if (value.text) return *value.text;
     if (IsNull(value)) return Fail(Part(call) + ": " + Source(string_node) + " is null");
-    return heap_.StringText(value.ref, kMaxStringUnits);
+    return heap_.StringText(value.ref, max_units);
   }
 
   // Whether `value` (an Object argument) is a String equal to `text`.
@@ -340,6 +341,19 @@ class Evaluator {
   }
 
   Result<Value> StringMethod(const Node& node, const Value& receiver, std::vector<Value>& args) {
+    // isEmpty and startsWith need only the string's first units: a long string is not copied whole.
+    if (node.method->operation == Operation::kStringIsEmpty) {
+      auto first = Text(node, *node.children[0], receiver, 1);
+      if (!first) return tl::unexpected(first.error());
+      return MakeBoolean(first->empty());
+    }
+    if (node.method->operation == Operation::kStringStartsWith) {
+      auto prefix = Text(node, *node.children[1], args[0]);
+      if (!prefix) return tl::unexpected(prefix.error());
+      auto start = Text(node, *node.children[0], receiver, prefix->size());
+      if (!start) return tl::unexpected(start.error());
+      return MakeBoolean(*start == *prefix);
+    }
     auto text = Text(node, *node.children[0], receiver);
     if (!text) return tl::unexpected(text.error());
     const std::u16string& s = *text;

@@ -208,9 +208,9 @@ Result<Value> FakeHeap::ArrayElement(Ref array, int32_t index, const Type& eleme
 }
 
 Result<std::u16string> FakeHeap::StringText(Ref string, size_t max_units) {
-  ++world_.string_reads;
-  const std::u16string& text = world_.Get(string).text;
-  return text.substr(0, max_units);
+  std::u16string text = world_.Get(string).text.substr(0, max_units);
+  world_.string_units_read += static_cast<int64_t>(text.size());
+  return text;
 }
 
 std::string FakeHeap::RuntimeClass(Ref object) { return world_.Get(object).class_name; }

@@ -55,7 +55,7 @@ class FakeWorld {
   std::map<uint64_t, Value> statics;      // by field handle
   std::vector<std::string> field_names;   // by field handle
   std::vector<std::string> calls;         // "java/util/Collection.size", in order
-  int64_t string_reads = 0;
+  int64_t string_units_read = 0;  // UTF-16 units StringText returned, all reads
   std::deque<FakeObject> objects;
 };
 

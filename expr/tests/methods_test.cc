@@ -39,6 +39,19 @@ TEST_F(MethodsTest, StringMethodsRunNatively) {
   EXPECT_TRUE(world.calls.empty());  // no Java code ran
 }
 
+TEST_F(MethodsTest, StringsAreReadOnlyAsFarAsNeeded) {
+  Ref long_string = world.NewString(std::u16string(100000, u'a'));
+  world.SetLocal("long_text", Type::Reference("java.lang.String"), Object(long_string, "java.lang.String"));
+  EXPECT_EQ(Show("long_text.startsWith(\"aa\")"), "true");
+  EXPECT_EQ(world.string_units_read, 2);
+  EXPECT_EQ(Show("long_text.isEmpty()"), "false");
+  EXPECT_EQ(world.string_units_read, 3);
+  EXPECT_EQ(Show("long_text.length()"), "100000");  // the whole string where the answer needs it
+  EXPECT_EQ(world.string_units_read, 100003);
+  EXPECT_EQ(Show("long_text.equals(s)"), "false");
+  EXPECT_EQ(Show("long_text.endsWith(\"ab\")"), "false");
+}
+
 TEST_F(MethodsTest, StringMethodErrors) {
   EXPECT_EQ(Show("s.charAt(5)"), "error: `s.charAt(5)`: index 5 out of bounds for length 5");
   EXPECT_EQ(Show("s.substring(6)"), "error: `s.substring(6)`: begin 6, end 5, length 5");
