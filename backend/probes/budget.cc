@@ -52,7 +52,7 @@ void CpuBudget::SetPpm(int32_t ppm) {
   ppm = std::max<int32_t>(ppm, 1);
   ppm_ = ppm;
   const double ns_per_second = 1e9 * static_cast<double>(ppm) / 1e6;
-  bucket_.Reset(ns_per_second, std::max(2e6, ns_per_second / 10));
+  bucket_.Reset(ns_per_second, std::max(50e6, ns_per_second / 2));
 }
 
 }  // namespace jdwpx::backend::probes

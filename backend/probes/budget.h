@@ -36,9 +36,11 @@ class TokenBucket {
 };
 
 // The VM's CPU budget for probe work: `ppm` millionths of one core (10000 =
-// 1%), as nanoseconds of work a second, with a burst of a tenth of a second's
-// allowance but at least 2 ms, so that one snapshot (about 1 ms) on a line that
-// runs rarely never pauses its probe.
+// 1%), as nanoseconds of work a second, with a burst of half a second's
+// allowance but at least 50 ms: a probe's first hits are slow (JNI lookups,
+// cold caches: several ms on JDK 25), and hits are timed by the wall clock
+// (a thread CPU clock costs a system call per read), which counts a hit that
+// was preempted; neither may pause a probe that costs little once warm.
 class CpuBudget {
  public:
   static constexpr int32_t kDefaultPpm = 10000;

@@ -73,6 +73,7 @@ void ProbeAtPlace::OnHit(JNIEnv* jni, jthread thread, jmethodID, jlocation) {
   }
   t_in_probe = false;
   const int64_t end = MonotonicNs();
+  if (end - start > 500'000) Log().debug("probe {}: a hit took {} us", probe_->id(), (end - start) / 1000);
   budget.Charge(end - start + kDispatchNs, end);
 }
 
