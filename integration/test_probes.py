@@ -19,7 +19,9 @@ round, so the test knows that the probe's hits are all behind it.
 
 from __future__ import annotations
 
-import struct
+import os
+import subprocess
+import tempfile
 import unittest
 
 import harness
@@ -278,6 +280,33 @@ class Probes(unittest.TestCase):
         [line] = self.conn.logs(1)
         self.assertEqual(line["message"], "x=21 doubled=42")
         self.assertEqual(self.conn.list()[0]["state"], ProbeState.ARMED)
+
+    def test_a_redefined_class_gets_its_probes_again(self):
+        self.skip_on_stock()
+        probe = self.conn.set_ok(ProbeKind.LOG, f"ProbeLater:{LATER}", "doubled={doubled}")
+        self.tell("load")
+        self.app.wait_for_output(r"(?m)^later 42$")
+        self.assertEqual(self.conn.next_notice()["kind"], NoticeKind.ARMED)
+        self.assertEqual(self.conn.logs(1)[0]["message"], "doubled=42")
+        # The same lines, new code: x * 3.
+        with tempfile.TemporaryDirectory(prefix="probes-") as folder:
+            with open(os.path.join(harness.FIXTURES_SRC, "ProbeTarget.java"), encoding="utf-8") as f:
+                source = f.read().replace("int doubled = x * 2;", "int doubled = x * 3;")
+            path = os.path.join(folder, "ProbeTarget.java")
+            with open(path, "w", encoding="utf-8") as f:
+                f.write(source)
+            subprocess.run([self.cfg.javac, "-g", "--release", "17", "-d", folder, path], check=True)
+            with open(os.path.join(folder, "ProbeLater.class"), "rb") as f:
+                classfile = f.read()
+        client = self.conn.client
+        later = client.class_by_signature("LProbeLater;")
+        client.ok(VirtualMachine.RedefineClasses, i32(1) + client.type_id(later) + i32(len(classfile)) + classfile)
+        notice = self.conn.next_notice()
+        self.assertEqual((notice["probe"], notice["kind"]), (probe, NoticeKind.ARMED), notice["message"])
+        self.assertIn("redefinition", notice["message"])
+        self.tell("load")
+        self.app.wait_for_output(r"(?m)^later 63$")
+        self.assertEqual(self.conn.logs(1)[0]["message"], "doubled=63")
 
     # -- snapshots --
 
