@@ -362,6 +362,29 @@ class Probes(unittest.TestCase):
         again.client.ok(VirtualMachine.Version)
         self.assertEqual(len(again.client.probe_output), 0)
 
+    # -- the trace --
+
+    def test_probe_output_is_in_the_trace_summary(self):
+        self.skip_on_stock()
+        with tempfile.TemporaryDirectory(prefix="probes-trace-") as folder:
+            trace = os.path.join(folder, "probes.jdwpxtrace")
+            with harness.Debuggee(self.cfg, "ProbeTarget", options=f"{OPTIONS},trace={trace}", stdin=True) as app:
+                app.wait_for_output(r"(?m)^ready$")
+                conn = ProbeConnection(app.port)
+                conn.set_ok(ProbeKind.LOG, f"ProbeTarget:{LINE}", "{i}")
+                app.proc.stdin.write(b"round 2\n")
+                app.proc.stdin.flush()
+                app.wait_for_output(r"(?m)^round 1 ")
+                conn.logs(2)
+                conn.close()
+                app.proc.stdin.write(b"quit\n")
+                app.proc.stdin.flush()
+                self.assertEqual(app.wait(30), 0)
+            summary = subprocess.run([os.path.join(self.cfg.build_dir, "tools", "jdwpx-trace"), "summary", trace],
+                                     check=True, capture_output=True, text=True).stdout
+        self.assertRegex(summary, r"Probe\.Set +1 ")
+        self.assertRegex(summary, r"probe output \(never suspends\):\n  Probe\.Log +2 ")
+
     # -- virtual threads --
 
     def test_a_probe_in_a_virtual_thread(self):
