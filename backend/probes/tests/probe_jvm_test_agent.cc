@@ -106,6 +106,8 @@ expr::Value FieldValue(const JvmtiScope& scope, JniHeap& heap, expr::Ref object,
   return value ? *value : expr::Value{};
 }
 
+void ExpressionCase(const JvmtiScope& scope, JniHeap& heap);
+
 void PrimitivesCase(const jdwpx::vmcore::Jvmti& jvmti, JNIEnv* jni, jthread thread, jmethodID method,
                     jlocation location) {
   auto made = JvmtiScope::Make(jvmti, jni, method, location);
@@ -241,6 +243,7 @@ void PrimitivesCase(const jdwpx::vmcore::Jvmti& jvmti, JNIEnv* jni, jthread thre
             FieldValue(scope, heap, nullptr, "probefix.ProbeFixture$CountingMap", "calls").prim.i == 0,
         "primitives: a JDK method the program's class overrides is refused, not run (" +
             (overridden ? std::string("called") : overridden.error()) + ")");
+  ExpressionCase(scope, heap);
   Check(scope.Class("ArrayList") == std::optional<std::string>("java.util.ArrayList"),
         "primitives: Class(ArrayList): the one visible class of that simple name");
   expr::Value forty_two;
@@ -253,6 +256,35 @@ void PrimitivesCase(const jdwpx::vmcore::Jvmti& jvmti, JNIEnv* jni, jthread thre
   auto null_call = heap.Call(expr::MethodRef{"java/util/List", "size", "()I"}, nullptr, {},
                              expr::Type::Primitive(expr::Prim::kInt));
   Check(!null_call, "primitives: a call on null is an error");
+}
+
+// The expression language over this scope and heap, end to end: what a
+// condition or a log line at this place reads.
+void ExpressionCase(const JvmtiScope& scope, JniHeap& heap) {
+  auto holds = [&](const char* text) {
+    auto compiled = expr::Expression::Compile(text, scope);
+    if (!compiled) return std::string("refused: ") + compiled.error().message;
+    auto value = compiled->Evaluate(heap);
+    if (!value) return "<error: " + value.error() + ">";
+    return std::string(value->type.kind == expr::Type::Kind::kPrimitive && value->prim.z ? "true" : "false");
+  };
+  for (const char* condition :
+       {"i > 100 && text.length() == 5", "z && b == -5 && c == 'x' && s == 300 && j == 1L << 40",
+        "f == 1.5f && d == 2.25", "array.length == 3 && array[1] == 20", "list.size() == 2 && !list.isEmpty()",
+        "map.containsKey(\"k\") && map.get(\"k\") instanceof Integer", "this.name.equals(\"fixture\")",
+        "ProbeFixture.counter == 7 && counter == 7", "text.startsWith(\"h\") && text != null",
+        "list instanceof java.util.List && !(list instanceof Map)", "TAG.equals(\"tagged\")"})
+    Check(holds(condition) == "true", std::string("expr: `") + condition + "` holds (" + holds(condition) + ")");
+  Check(holds("array[5] == 0").find("<error:") == 0, "expr: `array[5] == 0` is an error at the hit (" +
+                                                         holds("array[5] == 0") + ")");
+  Check(holds("list.add(\"x\")").find("refused") == 0, "expr: `list.add(\"x\")` is refused when set");
+  Check(holds("nosuch > 1").find("refused") == 0, "expr: an unknown name is refused when set");
+  auto line = expr::Template::Compile("i={i} text={text} n={list.size()} k={map.get(\"k\")} a={array[2]}", scope);
+  Check(line.has_value(), "expr: the template compiles");
+  if (line) {
+    std::string message = line->Format(heap);
+    Check(message == "i=123456 text=h\xc3\xa9llo n=2 k=42 a=30", "expr: the template formats: " + message);
+  }
 }
 
 void SnapshotCase(const jdwpx::vmcore::Jvmti& jvmti, JNIEnv* jni, jthread thread, jmethodID method,
