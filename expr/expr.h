@@ -66,6 +66,9 @@ class Scope {
   virtual std::optional<std::string> Class(std::string_view name) const = 0;
   // Whether `sub` is `super`, or a subclass or implementation of it.
   virtual bool IsSubtype(std::string_view sub, std::string_view super) const = 0;
+  // The Java name of the class whose method holds the location: in a static
+  // method, where there is no `this`, it resolves unqualified static fields.
+  virtual std::optional<std::string> LocationClass() const { return std::nullopt; }
 };
 
 // A reference at run time: the agent's JNI local reference, opaque here.

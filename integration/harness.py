@@ -322,13 +322,13 @@ class _Process:
 
 class Debuggee(_Process):
     def __init__(self, cfg: Config, main: str, args=(), options: str = DEFAULT_SERVER_OPTIONS,
-                 jvm_args=(), classpath=None, java=None, env=None):
+                 jvm_args=(), classpath=None, java=None, env=None, stdin=False):
         self.cfg = cfg
         argv = [java or cfg.java]
         if options is not None:
             argv.append(agent_arg(cfg, options))
         argv += list(jvm_args) + ["-cp", classpath or cfg.classes_dir, main] + list(args)
-        super().__init__(argv, env=env)
+        super().__init__(argv, env=env, stdin=stdin)
         self._port = None
 
     @property

@@ -395,6 +395,40 @@ class Event(CommandSet, set_id=64):
     Composite = 100
 
 
+class Probe(CommandSet, set_id=128):
+    """jdwpx's own set (jdwp/commands/probe.h); the stock agent answers NOT_IMPLEMENTED."""
+    Set = 1
+    Clear = 2
+    List = 3
+    Log = 100  # the VM sends Log, Snapshot and Notice
+    Snapshot = 101
+    Notice = 102
+
+
+PROBE_OUTPUT = {Probe.Log.key, Probe.Snapshot.key, Probe.Notice.key}
+
+
+class ProbeKind(enum.IntEnum):
+    LOG = 1
+    SNAPSHOT = 2
+
+
+class ProbeState(enum.IntEnum):
+    ARMED = 1
+    DEFERRED = 2
+    PAUSED = 3
+    DONE = 4
+
+
+class NoticeKind(enum.IntEnum):
+    EVALUATION_ERROR = 1
+    PAUSED = 2
+    ARMED = 3
+    DONE = 4
+    RATE_LIMITED = 5
+    REFUSED = 6
+
+
 def command_label(command) -> str:
     """A Command prints with its name; a bare (set, command) pair, as bad-input
     tests send, as 'set/command'."""
@@ -650,6 +684,8 @@ class Client:
         self.sock = sock if sock is not None else socket.create_connection((host, port), timeout=timeout)
         self.sock.settimeout(timeout)
         self.events: list[bytearray] = []
+        # Probe.Log/Snapshot/Notice packets (Packet), in arrival order: read_probe_output.
+        self.probe_output: collections.deque = collections.deque()
         self._unread: collections.deque[bytearray] = collections.deque()  # came during command()
         self._next_id = 1
         # HotSpot uses 8 for every ID; IDSizes below replaces this before any ID is read.
@@ -692,6 +728,9 @@ class Client:
             if any(kept is data for kept in self.events):
                 return data
         packet = self.read_packet()
+        while not packet.is_reply and packet.kind in PROBE_OUTPUT:
+            self.probe_output.append(packet)
+            packet = self.read_packet()
         if packet.is_reply or packet.kind != Event.Composite.key:
             raise AssertionError(f"VM sent {packet.kind} where only events may come")
         self.events.append(packet.data)
@@ -704,6 +743,9 @@ class Client:
         packet_id = self.send_command(command, data)
         while True:
             packet = self.read_packet()
+            if not packet.is_reply and packet.kind in PROBE_OUTPUT:
+                self.probe_output.append(packet)
+                continue
             if not packet.is_reply:
                 if packet.kind != Event.Composite.key:
                     raise AssertionError(f"VM sent unexpected command {packet.kind}")
@@ -712,6 +754,21 @@ class Client:
             if packet.id != packet_id:
                 raise AssertionError(f"reply id {packet.id} to {command_label(command)}, expected {packet_id}")
             return packet.kind, Reader(packet.data, self.sizes)
+
+    def read_probe_output(self):
+        """The next Probe.Log/Snapshot/Notice packet: one that came while a reply
+        was awaited, else the next packet read (events are kept as command() keeps them)."""
+        while not self.probe_output:
+            packet = self.read_packet()
+            if packet.is_reply:
+                raise AssertionError(f"reply {packet.id} came where probe output was awaited")
+            if packet.kind in PROBE_OUTPUT:
+                self.probe_output.append(packet)
+            elif packet.kind == Event.Composite.key:
+                self.keep_event(packet.data)
+            else:
+                raise AssertionError(f"VM sent unexpected command {packet.kind}")
+        return self.probe_output.popleft()
 
     def keep_event(self, data: bytearray):
         """An event read by the test itself (read_packet) while it awaited replies:

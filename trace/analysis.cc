@@ -165,6 +165,7 @@ std::string Summarize(std::vector<TraceFile> files) {
   std::map<std::string, CommandStats> commands;
   std::map<std::string, uint64_t> events;
   uint64_t composites = 0, composite_bytes = 0;
+  std::map<std::string, std::pair<uint64_t, uint64_t>> vendor_out;  // count, bytes
   struct SessionSpan {
     std::string peer;
     uint64_t start = 0, end = 0, handshake_ns = 0;
@@ -194,6 +195,11 @@ std::string Summarize(std::vector<TraceFile> files) {
           c.bytes_out += p.length;
           c.latencies.push_back(p.latency_ns);
           if (p.error_code) ++c.errors;
+        } else if (p.direction == Packet::Direction::kOut && !p.reply && p.command_set >= 128) {
+          // Commands the VM sends of a vendor set: probe output (Probe.Log, Snapshot, Notice).
+          auto& o = vendor_out[CommandLabel(p.command_set, p.command)];
+          ++o.first;
+          o.second += p.length;
         } else if (p.direction == Packet::Direction::kOut && !p.reply) {
           ++composites;
           composite_bytes += p.length;
@@ -261,6 +267,12 @@ std::string Summarize(std::vector<TraceFile> files) {
   out += Printf("\nevents (%" PRIu64 " composites, %" PRIu64 " bytes):\n", composites, composite_bytes);
   if (events.empty()) out += "  none\n";
   for (const auto& [kind, n] : events) out += Printf("  %-28s %7" PRIu64 "\n", kind.c_str(), n);
+
+  if (!vendor_out.empty()) {
+    out += "\nprobe output (never suspends):\n";
+    for (const auto& [name, o] : vendor_out)
+      out += Printf("  %-28s %7" PRIu64 " %10" PRIu64 " bytes\n", name.c_str(), o.first, o.second);
+  }
 
   out += Printf("\nVM suspended: %s in %" PRIu64 " suspension(s)\n", Duration(suspended_ns).c_str(), suspensions);
   out += Printf("dropped records: %" PRIu64 "\n", dropped);

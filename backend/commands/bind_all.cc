@@ -23,6 +23,7 @@ void BindAllCommands(Dispatcher& d, const CommandEnv& env, SessionControl& sessi
   BindStackFrame(d, env);               // 16
   BindClassObjectReference(d, env);     // 17
   BindModuleReference(d, env);          // 18
+  BindProbe(d, env);                    // 128
 }
 
 }  // namespace jdwpx::backend

@@ -13,6 +13,9 @@ namespace jdwpx::backend {
 class EventManager;
 class EventReporter;
 class SessionControl;
+namespace probes {
+class Probes;
+}
 
 // The context the handlers work in, the event path's two ends they talk to
 // (EventRequest's table, the reporter that resumes and sends), and the command
@@ -22,6 +25,7 @@ struct CommandEnv {
   Context& ctx;
   EventManager& events;
   EventReporter& reporter;
+  probes::Probes& probes;
   JNIEnv** jni_slot;
 };
 
@@ -30,13 +34,14 @@ struct CommandEnv {
 class HandlerBase {
  public:
   explicit HandlerBase(const CommandEnv& env)
-      : ctx_(env.ctx), events_(env.events), reporter_(env.reporter), jni_slot_(env.jni_slot) {}
+      : ctx_(env.ctx), events_(env.events), reporter_(env.reporter), probes_(env.probes), jni_slot_(env.jni_slot) {}
 
  protected:
   JNIEnv* env() const { return *jni_slot_; }
   Context& ctx_;
   EventManager& events_;
   EventReporter& reporter_;
+  probes::Probes& probes_;
 
  private:
   JNIEnv** jni_slot_;
@@ -59,5 +64,7 @@ void BindEventRequest(Dispatcher& d, const CommandEnv& env);
 void BindStackFrame(Dispatcher& d, const CommandEnv& env);
 void BindClassObjectReference(Dispatcher& d, const CommandEnv& env);
 void BindModuleReference(Dispatcher& d, const CommandEnv& env);
+// jdwpx's own sets (command sets 128 and up).
+void BindProbe(Dispatcher& d, const CommandEnv& env);
 
 }  // namespace jdwpx::backend

@@ -4,6 +4,7 @@
 #include <memory>
 
 #include "backend/commands/handlers.h"
+#include "backend/probes/probes.h"
 #include "backend/commands/session_control.h"
 #include "backend/errors.h"
 #include "backend/events/events.h"
@@ -112,6 +113,13 @@ class VirtualMachineHandlers : public HandlerBase {
   VirtualMachineHandlers(const CommandEnv& env, const Dispatcher& dispatcher, SessionControl& session)
       : HandlerBase(env), dispatcher_(dispatcher), session_(session) {}
 
+  // The line that tells a client this is jdwpx before it sends a vendor
+  // command (docs/probes.md): the JDK's agent aborts the JVM on any command set
+  // of 128 and up (its dispatcher indexes its table with a signed byte), so a
+  // client must not send one to a JVM it has not recognized. The description's
+  // format is the implementation's (spec); its first three lines stay stock's.
+  static constexpr std::string_view kJdwpxVersionLine = "\njdwpx: probes (command set 128)";
+
   jdwp::Result<VM::Version::Reply> Version(const VM::Version::Request&) {
     VM::Version::Reply r;
     std::string version = Property(ctx_, env(), "java.version");
@@ -120,7 +128,7 @@ class VirtualMachineHandlers : public HandlerBase {
     std::string vm_version = Property(ctx_, env(), "java.vm.version");
     r.description = "Java Debug Wire Protocol (Reference Implementation) version " + std::to_string(ctx_.jdk_feature_version) +
                     ".0\nJVM Debug Interface version " + std::to_string(ctx_.jdk_feature_version) + ".0\nJVM version " +
-                    version + " (" + vm_name + ", " + vm_info + ")";
+                    version + " (" + vm_name + ", " + vm_info + ")" + std::string(kJdwpxVersionLine);
     r.jdwp_major = ctx_.jdk_feature_version;
     r.jdwp_minor = 0;
     r.vm_version = version;
@@ -303,6 +311,7 @@ class VirtualMachineHandlers : public HandlerBase {
     VM_RETURN_IF_ERROR(std::move(redefined));
     // JVMTI cleared the breakpoints in these classes; as stock, their requests go too.
     events_.requests().ForgetBreakpointsIn(env(), classes);
+    probes_.AfterRedefine(env(), classes);  // probes are set again in the new code
     for (jclass k : classes) env()->DeleteLocalRef(k);
     return VM::RedefineClasses::Reply{};
   }

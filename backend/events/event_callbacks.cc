@@ -70,6 +70,9 @@ void EventManager::ReportVmDeath(JNIEnv* jni) {
 }
 
 void EventManager::OnBreakpoint(JNIEnv* jni, jthread thread, jmethodID method, jlocation location) {
+  // Probes first: they never suspend, and a step that reported this place
+  // (below) must not hide them.
+  for (const auto& probe : requests_.ProbesAt(method, location)) probe->OnHit(jni, thread, method, location);
   unloads_.ReportPending(jni, thread);
   std::vector<ev::EventData> events;
   SuspendPolicy policy = SuspendPolicy::kNone;
@@ -174,6 +177,8 @@ void EventManager::OnClassPrepare(JNIEnv* jni, jthread thread, jclass klass) {
       policy = std::max(policy, r->policy);
     }
   }
+  // Deferred probes (probe_places.h): before the class's code can run.
+  if (ClassPrepareListener* listener = requests_.class_prepare_listener()) listener->OnClassPrepared(jni, klass);
   Report(jni, thread, std::move(events), policy);
 }
 

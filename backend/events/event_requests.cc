@@ -262,7 +262,8 @@ jdwp::Result<int32_t> EventRequests::Set(JNIEnv* jni, const jdwp::EventRequest::
 void EventRequests::DeleteRequest(JNIEnv* jni, Request& r) {
   if (r.kind == EventKind::kBreakpoint && r.bp_method) {
     // Still in the table: shared when another request is at the same place.
-    bool shared = requests_.BreakpointsAt(r.bp_method, r.bp_location).size() > 1;
+    bool shared = requests_.BreakpointsAt(r.bp_method, r.bp_location).size() > 1 ||
+                  probe_places_.Has(r.bp_method, r.bp_location);
     if (!shared && !hooks_.BreakpointAt(r.bp_method, r.bp_location))
       (void)ctx_.jvmti.ClearBreakpoint(r.bp_method, r.bp_location);
   }
@@ -411,7 +412,7 @@ void EventRequests::UpdateEventModes(JNIEnv*) {
   // lists it (class_table.h), and once tracking unloads it is tagged
   // (ActivateSession tags those prepared between sessions): a class loaded in
   // one session may unload in the next one.
-  bool exception = false, class_prepare = session_active_, entry = false, exit = false, access = false,
+  bool exception = false, class_prepare = session_active_ || class_prepare_listener_.load(), entry = false, exit = false, access = false,
        modification = false;
   bool contended_enter = false, contended_entered = false, wait = false, waited = false;
   for (auto& r : requests_.All()) {
@@ -525,6 +526,40 @@ void EventRequests::ForgetBreakpointsIn(JNIEnv* jni, const std::vector<jclass>& 
   RefreshHooks(jni, /*reset_breakpoints=*/true);
   lock.unlock();
   hooks_.TrackRunningFrames(jni);
+}
+
+jdwp::Result<void> EventRequests::AddProbePlace(jmethodID method, jlocation location, std::shared_ptr<ProbeHook> hook) {
+  std::lock_guard lock(mu_);
+  if (!requests_.HasBreakpointAt(method, location) && !probe_places_.Has(method, location) &&
+      !hooks_.BreakpointAt(method, location)) {
+    auto set = ctx_.jvmti.SetBreakpoint(method, location);
+    if (!set && set.error().code != JVMTI_ERROR_DUPLICATE) return tl::unexpected(FromVm(set.error()));
+  }
+  probe_places_.Add(method, location, std::move(hook));
+  any_probes_ = true;
+  return {};
+}
+
+void EventRequests::RemoveProbePlace(jmethodID method, jlocation location, const ProbeHook* hook) {
+  std::lock_guard lock(mu_);
+  if (!probe_places_.Has(method, location)) return;
+  const bool last = probe_places_.Remove(method, location, hook);
+  any_probes_ = !probe_places_.empty();
+  if (last && !requests_.HasBreakpointAt(method, location) && !hooks_.BreakpointAt(method, location))
+    (void)ctx_.jvmti.ClearBreakpoint(method, location);
+}
+
+ProbePlaces::Hooks EventRequests::ProbesAt(jmethodID method, jlocation location) {
+  if (!any_probes_.load(std::memory_order_relaxed)) return {};
+  std::lock_guard lock(mu_);
+  const ProbePlaces::Hooks* hooks = probe_places_.At(method, location);
+  return hooks ? *hooks : ProbePlaces::Hooks{};
+}
+
+void EventRequests::SetClassPrepareListener(JNIEnv* jni, ClassPrepareListener* listener) {
+  std::lock_guard lock(mu_);
+  class_prepare_listener_ = listener;
+  UpdateEventModes(jni);
 }
 
 }  // namespace jdwpx::backend

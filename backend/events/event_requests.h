@@ -26,6 +26,7 @@
 #include "backend/events/event_reporter.h"
 #include "backend/events/method_hooks.h"
 #include "backend/events/outbox.h"
+#include "backend/events/probe_places.h"
 #include "backend/events/request_table.h"
 #include "backend/events/step_control.h"
 #include "jdwp/commands/event.h"
@@ -77,8 +78,23 @@ class EventRequests {
   // mu() not held; the method requests go to the command thread (Outbox::PostTask),
   // which changes the hooks as Clear does.
   void ReleaseExpired(JNIEnv* jni);
-  // A breakpoint request is set at this place (mu() held).
-  bool UserBreakpointAt(jmethodID method, jlocation location) { return requests_.HasBreakpointAt(method, location); }
+  // A breakpoint request or a probe is set at this place: its breakpoint
+  // callback will come (mu() held).
+  bool UserBreakpointAt(jmethodID method, jlocation location) {
+    return requests_.HasBreakpointAt(method, location) || probe_places_.Has(method, location);
+  }
+
+  // Probes (probe_places.h; the command thread sets and removes them). Add sets
+  // the VM's breakpoint unless the place has one already; Remove clears it when
+  // nothing else holds the place.
+  jdwp::Result<void> AddProbePlace(jmethodID method, jlocation location, std::shared_ptr<ProbeHook> hook);
+  void RemoveProbePlace(jmethodID method, jlocation location, const ProbeHook* hook);
+  // The probes at a place, for the breakpoint callback (takes mu(); a cheap
+  // read without it when no probe is set anywhere).
+  ProbePlaces::Hooks ProbesAt(jmethodID method, jlocation location);
+  // While set, every prepared class is told to `listener` (ClassPrepare on).
+  void SetClassPrepareListener(JNIEnv* jni, ClassPrepareListener* listener);
+  ClassPrepareListener* class_prepare_listener() const { return class_prepare_listener_.load(); }
   // A new class was prepared that the method hooks could not take in place:
   // hooks rebuilt (mu() held).
   void RefreshHooks(JNIEnv* jni, bool reset_breakpoints = false);
@@ -131,6 +147,9 @@ class EventRequests {
   std::vector<Watch> watches_;
   std::vector<Watch>::iterator FindWatch(JNIEnv* jni, EventKind kind, jclass klass, jfieldID field);
   int32_t next_request_id_ = 1;
+  ProbePlaces probe_places_;  // mu_
+  std::atomic<bool> any_probes_{false};  // !probe_places_.empty(), read without mu_
+  std::atomic<ClassPrepareListener*> class_prepare_listener_{nullptr};
   // A Count ran out since the last ReleaseExpired (set under mu_, read without it).
   std::atomic<bool> expired_pending_{false};
 };

@@ -51,9 +51,10 @@ std::string SystemProperty(jvmtiEnv* jvmti, const char* name) {
 
 }  // namespace
 
-Session::Session(Context& ctx, EventManager& events, EventReporter& reporter, SessionHost& host)
-    : ctx_(ctx), events_(events), reporter_(reporter), host_(host) {
-  BindAllCommands(dispatcher_, CommandEnv{ctx_, events_, reporter_, &command_jni_}, *this);
+Session::Session(Context& ctx, EventManager& events, EventReporter& reporter, probes::Probes& probes,
+                 SessionHost& host)
+    : ctx_(ctx), events_(events), reporter_(reporter), probes_(probes), host_(host) {
+  BindAllCommands(dispatcher_, CommandEnv{ctx_, events_, reporter_, probes_, &command_jni_}, *this);
   OpenTrace(ctx_.jvmti.raw());
 }
 
@@ -360,6 +361,7 @@ void Session::CloseConnectionAndWait() {
 }
 
 void Session::EndSession(JNIEnv* jni) {
+  probes_.EndSession(jni);  // before the requests: no probe hit is in the way of their end
   events_.EndSession(jni);
   // The reporter may have found an event current just before the new epoch and
   // be applying its suspension now: let it finish, so that ResumeEverything

@@ -43,6 +43,7 @@
 #include "backend/session/doorbell.h"
 #include "backend/events/events.h"
 #include "backend/events/outbox.h"
+#include "backend/probes/probes.h"
 #include "trace/writer.h"
 #include "transport/transport.h"
 
@@ -72,7 +73,7 @@ class Session : public transport::Listener, public Outbox, public SessionControl
   // Binds every command handler and opens the trace (trace=). `events` and
   // `reporter` are built after the session (they write to it): it and the
   // handlers only keep the references here.
-  Session(Context& ctx, EventManager& events, EventReporter& reporter, SessionHost& host);
+  Session(Context& ctx, EventManager& events, EventReporter& reporter, probes::Probes& probes, SessionHost& host);
 
   // transport::Listener (I/O thread)
   void OnAttached(const std::string& peer, uint64_t session, std::chrono::nanoseconds handshake) override;
@@ -90,6 +91,9 @@ class Session : public transport::Listener, public Outbox, public SessionControl
   void RequestExit(int code) override { exit_code_ = code; }
   // Outbox (the event path's way up): to the connection served now, and to the command thread.
   void Send(std::vector<uint8_t> packet) override { SendTo(served_.load(), std::move(packet)); }
+  uint64_t connection() const override { return served_.load(); }
+  // Sends one packet to connection `session` (dropped unless it is still attached).
+  void SendTo(uint64_t session, std::vector<uint8_t> packet) override;
   void PostTask(std::function<void(JNIEnv*)> task) override { Post({Message::kTask, {}, 0, false, std::move(task)}); }
 
   // The command thread's loop: returns once StopCommands was called and the
@@ -126,8 +130,6 @@ class Session : public transport::Listener, public Outbox, public SessionControl
   // Session end: clear requests, resume what the debugger suspended, forget IDs;
   // then no session is served until the next attach.
   void EndSession(JNIEnv* jni);
-  // Sends one packet to connection `session` (dropped unless it is still attached).
-  void SendTo(uint64_t session, std::vector<uint8_t> packet);
   // Flushes and closes the debugger connection, waiting (bounded) for the detach.
   void CloseConnectionAndWait();
   void Post(Message message);
@@ -138,6 +140,7 @@ class Session : public transport::Listener, public Outbox, public SessionControl
   Context& ctx_;
   EventManager& events_;
   EventReporter& reporter_;
+  probes::Probes& probes_;
   SessionHost& host_;
   // The protocol trace (trace=), or null. Fed from the I/O thread (packets in
   // as read, out as written, sessions) and from error logs; it never blocks them.

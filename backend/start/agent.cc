@@ -39,9 +39,10 @@ int JdkFeatureVersion(jvmtiEnv* jvmti) {
 
 Agent::Agent(JavaVM* vm, jvmtiEnv* jvmti, Options options, bool late)
     : ctx_(vm, jvmti, std::move(options)),
-      session_(ctx_, events_, reporter_, *this),
+      session_(ctx_, events_, reporter_, probes_, *this),
       reporter_(ctx_, session_),
       events_(ctx_, session_, reporter_),
+      probes_(ctx_, events_.requests(), session_),
       late_(late) {
   ctx_.jdk_feature_version = JdkFeatureVersion(jvmti);
   SetWireModifiedUtf8(ctx_.options.mutf8);

@@ -144,6 +144,7 @@ class Agent : private SessionHost {
   Session session_;
   EventReporter reporter_;  // every composite's way to the debugger (event_reporter.h)
   EventManager events_;
+  probes::Probes probes_;  // the probes of the session (probes.h)
   std::unique_ptr<transport::Transport> transport_;
   // Deferred start (onthrow=/onuncaught=): exceptions before VMInit do not count;
   // the first matching one starts the agent, once.

@@ -4,7 +4,7 @@
 # errors, logging, options) sit between threads and values: ids and threads
 # may include only its leaves, errors.h and log.h.
 cmake_minimum_required(VERSION 3.25)
-set(parts ids threads core values events commands session start)
+set(parts ids threads core values events probes commands session start)
 set(leaves "backend/errors.h" "backend/log.h")
 file(GLOB_RECURSE sources ${ROOT}/backend/*.h ${ROOT}/backend/*.cc)
 function(part_of path out)

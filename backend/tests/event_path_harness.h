@@ -102,6 +102,8 @@ class RecordingOutbox : public Outbox {
     packets_.push_back(std::move(packet));
     cv_.notify_all();
   }
+  uint64_t connection() const override { return 1; }
+  void SendTo(uint64_t, Bytes packet) override { Send(std::move(packet)); }
   // Only expired method requests post tasks; run between cases on the test thread.
   void PostTask(std::function<void(JNIEnv*)> task) override {
     std::lock_guard lock(mu_);
