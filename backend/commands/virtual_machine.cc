@@ -5,6 +5,7 @@
 
 #include "backend/commands/handlers.h"
 #include "backend/probes/probes.h"
+#include "jdwp/commands/probe.h"
 #include "backend/commands/session_control.h"
 #include "backend/errors.h"
 #include "backend/events/events.h"
@@ -113,13 +114,6 @@ class VirtualMachineHandlers : public HandlerBase {
   VirtualMachineHandlers(const CommandEnv& env, const Dispatcher& dispatcher, SessionControl& session)
       : HandlerBase(env), dispatcher_(dispatcher), session_(session) {}
 
-  // The line that tells a client this is jdwpx before it sends a vendor
-  // command (docs/probes.md): the JDK's agent aborts the JVM on any command set
-  // of 128 and up (its dispatcher indexes its table with a signed byte), so a
-  // client must not send one to a JVM it has not recognized. The description's
-  // format is the implementation's (spec); its first three lines stay stock's.
-  static constexpr std::string_view kJdwpxVersionLine = "\njdwpx: probes (command set 128)";
-
   jdwp::Result<VM::Version::Reply> Version(const VM::Version::Request&) {
     VM::Version::Reply r;
     std::string version = Property(ctx_, env(), "java.version");
@@ -128,7 +122,11 @@ class VirtualMachineHandlers : public HandlerBase {
     std::string vm_version = Property(ctx_, env(), "java.vm.version");
     r.description = "Java Debug Wire Protocol (Reference Implementation) version " + std::to_string(ctx_.jdk_feature_version) +
                     ".0\nJVM Debug Interface version " + std::to_string(ctx_.jdk_feature_version) + ".0\nJVM version " +
-                    version + " (" + vm_name + ", " + vm_info + ")" + std::string(kJdwpxVersionLine);
+                    version + " (" + vm_name + ", " + vm_info + ")" +
+                    // How a client recognizes jdwpx before it sends a Probe command
+                    // (jdwp/commands/probe.h); the description's format is the
+                    // implementation's (spec), and its first three lines stay stock's.
+                    "\n" + std::string(jdwp::Probe::kVersionLine);
     r.jdwp_major = ctx_.jdk_feature_version;
     r.jdwp_minor = 0;
     r.vm_version = version;

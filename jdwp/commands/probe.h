@@ -1,7 +1,12 @@
 // Probe command set (128, jdwpx's own): probes that the agent evaluates in the
 // hitting thread, without stopping it. docs/probes.md describes the protocol
-// for any client. The stock agent answers every command of this set with
-// NOT_IMPLEMENTED, which is how a client tells that a JVM is not jdwpx.
+// for any client.
+//
+// A client must recognize jdwpx before it sends any command of this set: the
+// JDK's own agent aborts the JVM on every command set from 128 to 255 (its
+// dispatcher indexes its table of sets with a signed byte; seen on JDK 17 and
+// 25). jdwpx's VirtualMachine.Version description ends with kVersionLine, on a
+// line of its own.
 //
 // A debugger sends Set, Clear and List; the agent sends Log, Snapshot and Notice
 // (commands from the VM, as Event.Composite is) to the connection that set the
@@ -11,6 +16,8 @@
 #include "jdwp/commands/common.h"
 
 namespace jdwpx::jdwp::Probe {
+
+inline constexpr std::string_view kVersionLine = "jdwpx: probes (command set 128)";
 
 enum class Kind : uint8_t { kLog = 1, kSnapshot = 2 };
 

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "jdwp/codec.h"
+#include "jdwp/commands/probe.h"
 #include "jdwp/packet.h"
 
 namespace jdwpx::tools::probe {
@@ -25,7 +26,7 @@ struct ReceivedPacket {
 // own (backend/commands/virtual_machine.cc). A client must see it before it
 // sends any Probe command: the JDK's agent aborts the JVM on a command set of
 // 128 and up (its dispatcher indexes its table with a signed byte).
-inline constexpr std::string_view kJdwpxVersionLine = "jdwpx: probes (command set 128)";
+inline constexpr std::string_view kJdwpxVersionLine = jdwp::Probe::kVersionLine;
 bool NamesJdwpx(std::string_view version_description);
 
 class Client {
