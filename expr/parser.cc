@@ -120,9 +120,10 @@ class Parser {
     auto condition = Binary(0);
     if (!condition) return condition;
     if (Peek().kind == TokenKind::kOperator && IsOneOf(Peek().text, kAssignments)) {
-      Take();
-      const size_t end = tokens_.back().end;  // the rest of the text names the assignment
-      return Refuse((*condition)->begin, end, "assignment is not allowed; probes only read");
+      const size_t operator_end = Take().end;
+      auto value = Conditional();  // only for the refusal to name the whole assignment
+      return Refuse((*condition)->begin, value ? (*value)->end : operator_end,
+                    "assignment is not allowed; probes only read");
     }
     if (!IsOperator("?")) return condition;
     Take();

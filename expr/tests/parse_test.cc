@@ -89,8 +89,9 @@ TEST_F(ParseTest, SyntaxErrors) {
 TEST_F(ParseTest, AssignmentIsRefused) {
   EXPECT_EQ(Show("i = 1"), "refused: `i = 1`: assignment is not allowed; probes only read [0,5)");
   EXPECT_EQ(Show("i += 1"), "refused: `i += 1`: assignment is not allowed; probes only read [0,6)");
-  EXPECT_EQ(Show("z && (i >>>= 2) > 0"),
-            "refused: `i >>>= 2) > 0`: assignment is not allowed; probes only read [6,19)");
+  EXPECT_EQ(Show("z && (i >>>= 2) > 0"), "refused: `i >>>= 2`: assignment is not allowed; probes only read [6,14)");
+  EXPECT_EQ(Show("order.total = 1 + 2"), "refused: `order.total = 1 + 2`: assignment is not allowed; probes only read [0,19)");
+  EXPECT_EQ(Show("i = "), "refused: `i =`: assignment is not allowed; probes only read [0,3)");
 }
 
 TEST_F(ParseTest, IncrementAndDecrementAreRefused) {
