@@ -133,6 +133,8 @@ TEST_F(ParseTest, NestingIsBounded) {
   std::string sum = "1";
   for (int k = 0; k < 100; ++k) sum += "+1";
   EXPECT_NE(Show(sum).find("nests deeper than 64 levels"), std::string::npos);
+  std::string parentheses(60, '(');
+  EXPECT_EQ(Show(parentheses + "i" + std::string(60, ')')), "7");
   std::string short_sum = "1";
   for (int k = 0; k < 60; ++k) short_sum += "+1";
   EXPECT_EQ(Show(short_sum), "61");
