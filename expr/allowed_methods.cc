@@ -27,7 +27,9 @@ constexpr std::array<ArgKind, 1> kObject{ArgKind::kObject};
 // class on the list in IsSafeJdkCollection below:
 //   Collection: size() isEmpty()     Map: size() isEmpty() get(Object) containsKey(Object)
 //   (Map keys only Strings and boxed primitives, so that no application
-//   hashCode/equals/compareTo runs.)
+//   hashCode/equals/compareTo runs; an unmodifiable wrapper only if what it
+//   wraps passes too; TreeMap.get/containsKey only without a comparator.
+//   The evaluator checks these at each call.)
 constexpr AllowedMethod kAllowed[] = {
     {ReceiverKind::kString, "length", kNone, Operation::kStringLength, "int", {}},
     {ReceiverKind::kString, "isEmpty", kNone, Operation::kStringIsEmpty, "boolean", {}},

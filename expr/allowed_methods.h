@@ -55,6 +55,15 @@ std::span<const AllowedMethod> AllowedMethods();
 // never block.
 bool IsSafeJdkCollection(std::string_view runtime_class);
 
+// The unmodifiable wrappers delegate to the collection they wrap, which must
+// be checked in turn; TreeMap's get/containsKey run its comparator, if any.
+inline constexpr std::string_view kUnmodifiablePrefix = "java.util.Collections$Unmodifiable";
+inline constexpr std::string_view kUnmodifiableCollection = "java.util.Collections$UnmodifiableCollection";
+inline constexpr std::string_view kUnmodifiableMap = "java.util.Collections$UnmodifiableMap";
+inline constexpr std::string_view kTreeMap = "java.util.TreeMap";
+// How many wrappers deep a receiver is followed.
+inline constexpr int kMaxWrappers = 4;
+
 // The wrapper class of a primitive ("java.lang.Integer") and back.
 std::string_view BoxName(Prim prim);
 std::optional<Prim> UnboxedPrim(std::string_view class_name);

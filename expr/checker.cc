@@ -468,6 +468,12 @@ class Checker {
       if (!field) return Refuse(node, receiver.name + "'s value field is not known at this location");
       node.field = *field;
     }
+    if (method.receiver == ReceiverKind::kCollection || method.receiver == ReceiverKind::kMap) {
+      auto& fields = node.collection_fields;
+      fields.wrapped_collection = scope_.Field(kUnmodifiableCollection, "c");
+      fields.wrapped_map = scope_.Field(kUnmodifiableMap, "m");
+      fields.comparator = scope_.Field(kTreeMap, "comparator");
+    }
     if (auto prim = PrimFromName(method.result)) {
       node.type = Type::Primitive(*prim);
     } else {

@@ -421,11 +421,42 @@ class Evaluator {
     return MakeBoolean(SameBits(*mine, *theirs));
   }
 
-  Result<Value> CollectionMethod(const Node& node, const Value& receiver, std::vector<Value>& args) {
-    const std::string runtime_class = heap_.RuntimeClass(receiver.ref);
-    if (!heap_.IsBootClass(receiver.ref) || !IsSafeJdkCollection(runtime_class)) {
-      return Fail(std::string(node.method->name) + "() of " + runtime_class + " is not called: not a JDK collection");
+  // Whether calling the node's method on `receiver` runs only JDK code that
+  // never blocks: its class is on the list, and so is every collection an
+  // unmodifiable wrapper delegates to; a TreeMap's lookups have no comparator.
+  Result<bool> CheckCollection(const Node& node, Ref receiver) {
+    const auto& fields = node.collection_fields;
+    const bool is_map = node.method->receiver == ReceiverKind::kMap;
+    const bool looks_up = node.method->operation == Operation::kMapGet || node.method->operation == Operation::kMapContainsKey;
+    const std::string name(node.method->name);
+    for (int depth = 0; depth <= kMaxWrappers; ++depth) {
+      const std::string runtime_class = heap_.RuntimeClass(receiver);
+      if (!heap_.IsBootClass(receiver) || !IsSafeJdkCollection(runtime_class)) {
+        return Fail(name + "() of " + runtime_class + " is not called: not a JDK collection");
+      }
+      if (looks_up && runtime_class == kTreeMap) {
+        if (!fields.comparator) return Fail(name + "() of java.util.TreeMap is not called: its comparator cannot be read here");
+        auto comparator = heap_.GetField(receiver, *fields.comparator);
+        if (!comparator) return tl::unexpected(comparator.error());
+        if (!IsNull(*comparator)) {
+          return Fail(name + "() of java.util.TreeMap is not called: its comparator is application code");
+        }
+      }
+      if (!runtime_class.starts_with(kUnmodifiablePrefix)) return true;
+      const auto& wrapped_field = is_map ? fields.wrapped_map : fields.wrapped_collection;
+      if (!wrapped_field) {
+        return Fail(name + "() of " + runtime_class + " is not called: the collection it wraps cannot be read here");
+      }
+      auto wrapped = heap_.GetField(receiver, *wrapped_field);
+      if (!wrapped) return tl::unexpected(wrapped.error());
+      if (IsNull(*wrapped) || wrapped->text) return Fail(name + "() of " + runtime_class + " is not called: it wraps null");
+      receiver = wrapped->ref;
     }
+    return Fail(name + "() is not called: more than " + std::to_string(kMaxWrappers) + " unmodifiable wrappers");
+  }
+
+  Result<Value> CollectionMethod(const Node& node, const Value& receiver, std::vector<Value>& args) {
+    if (auto safe = CheckCollection(node, receiver.ref); !safe) return tl::unexpected(safe.error());
     std::vector<Value> call_args;
     if (!args.empty()) {
       auto key = Key(node, args[0]);

@@ -279,11 +279,4 @@ tl::expected<std::vector<Token>, Problem> Tokenize(std::string_view text) {
   return Lexer(text).Run();
 }
 
-std::u16string Utf16FromUtf8(std::string_view text) {
-  std::u16string out;
-  size_t pos = 0;
-  while (pos < text.size()) AppendUtf16(out, DecodeUtf8(text, pos));
-  return out;
-}
-
 }  // namespace jdwpx::expr

@@ -43,7 +43,4 @@ inline constexpr size_t kMaxExpressionLength = 4096;
 
 tl::expected<std::vector<Token>, Problem> Tokenize(std::string_view text);
 
-// UTF-8 source text to UTF-16; invalid bytes become U+FFFD.
-std::u16string Utf16FromUtf8(std::string_view text);
-
 }  // namespace jdwpx::expr

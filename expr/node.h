@@ -54,6 +54,13 @@ struct Expression::Node {
   std::string class_name;   // kClass, kInstanceof: the Java name of the class
   bool string_is_instance = false;  // kInstanceof: whether a string the expression made is one
   const AllowedMethod* method = nullptr;  // kMethod
+  // kMethod on a JDK collection: the JDK's own fields that tell whether a call
+  // would reach application code (none when the location's Scope cannot name them).
+  struct CollectionFields {
+    std::optional<FieldInfo> wrapped_collection;  // Collections$UnmodifiableCollection.c
+    std::optional<FieldInfo> wrapped_map;         // Collections$UnmodifiableMap.m
+    std::optional<FieldInfo> comparator;          // TreeMap.comparator
+  } collection_fields;
 };
 
 }  // namespace jdwpx::expr

@@ -120,9 +120,10 @@ class Parser {
     auto condition = Binary(0);
     if (!condition) return condition;
     if (Peek().kind == TokenKind::kOperator && IsOneOf(Peek().text, kAssignments)) {
-      Take();
-      const size_t end = tokens_.back().end;  // the rest of the text names the assignment
-      return Refuse((*condition)->begin, end, "assignment is not allowed; probes only read");
+      const size_t operator_end = Take().end;
+      auto value = Conditional();  // only for the refusal to name the whole assignment
+      return Refuse((*condition)->begin, value ? (*value)->end : operator_end,
+                    "assignment is not allowed; probes only read");
     }
     if (!IsOperator("?")) return condition;
     Take();
@@ -147,20 +148,27 @@ class Parser {
   }};
   static constexpr size_t kRelationalLevel = 6;
 
-  bool AtLevelOperator(size_t level) const {
-    if (Peek().kind != TokenKind::kOperator) return false;
-    for (std::string_view op : kLevels[level]) {
-      if (!op.empty() && Peek().text == op) return true;
+  // The precedence level of the binary operator at the cursor, if there is one.
+  std::optional<size_t> OperatorLevel() const {
+    if (IsKeyword("instanceof")) return kRelationalLevel;
+    if (Peek().kind != TokenKind::kOperator) return std::nullopt;
+    for (size_t level = 0; level < kLevels.size(); ++level) {
+      for (std::string_view op : kLevels[level]) {
+        if (!op.empty() && Peek().text == op) return level;
+      }
     }
-    return false;
+    return std::nullopt;
   }
 
-  Parsed Binary(size_t level) {
-    if (level == kLevels.size()) return Unary();
-    auto left = Binary(level + 1);
+  // Precedence climbing: one frame per operator of rising precedence, not one
+  // per level, so that nesting costs little stack.
+  Parsed Binary(size_t min_level) {
+    auto left = Unary();
     if (!left) return left;
     for (;;) {
-      if (level == kRelationalLevel && IsKeyword("instanceof")) {
+      const auto level = OperatorLevel();
+      if (!level || *level < min_level) return left;
+      if (IsKeyword("instanceof")) {
         Take();
         const size_t type_begin = Peek().begin;
         auto type = TypeName();
@@ -178,9 +186,8 @@ class Parser {
         left = std::move(node);
         continue;
       }
-      if (!AtLevelOperator(level)) return left;
       const std::string op = Take().text;
-      auto right = Binary(level + 1);
+      auto right = Binary(*level + 1);  // left-associative: equal precedence binds to the left
       if (!right) return right;
       const size_t begin = (*left)->begin, end = (*right)->end;
       std::vector<NodePtr> children;
@@ -211,16 +218,19 @@ class Parser {
   }
 
   Parsed Unary() {
-    DepthGuard guard(recursion_);
-    if (TooDeep()) return Refuse(Peek().begin, Peek().end, "the expression nests deeper than " + std::to_string(kMaxNesting) + " levels");
     const Token& token = Peek();
     if (token.kind == TokenKind::kOperator && (token.text == "++" || token.text == "--")) {
+      DepthGuard guard(recursion_);
+      if (TooDeep()) return Refuse(token.begin, token.end, "the expression nests deeper than " + std::to_string(kMaxNesting) + " levels");
       const size_t begin = Take().begin;
       auto operand = Unary();
       return Refuse(begin, operand ? (*operand)->end : token.end, "++ and -- are not allowed; probes only read");
     }
     if (token.kind == TokenKind::kOperator &&
         (token.text == "-" || token.text == "+" || token.text == "!" || token.text == "~")) {
+      // A unary operator recurses before its node exists: each counts as a level.
+      DepthGuard guard(recursion_);
+      if (TooDeep()) return Refuse(token.begin, token.end, "the expression nests deeper than " + std::to_string(kMaxNesting) + " levels");
       const Token op = Take();
       // -2147483648 and -9223372036854775808L are the only places those literals may stand.
       if (op.text == "-" && Peek().decimal_int_min) {

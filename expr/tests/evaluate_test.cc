@@ -2,6 +2,8 @@
 // short-circuits, null dereference, index bounds, the step limit.
 #include "expr/tests/test_world.h"
 
+#include <pthread.h>
+
 namespace jdwpx::expr::testing {
 namespace {
 
@@ -147,6 +149,35 @@ TEST_F(EvaluateTest, StepLimit) {
   EXPECT_EQ(Show("i + i + i", 5), "21");  // five nodes
   EXPECT_EQ(Show("i + i + i", 4), "error: step limit (4) exceeded");
   EXPECT_EQ(Show("1", 0), "error: step limit (0) exceeded");
+}
+
+// The deepest expressions the parser accepts compile and evaluate within a
+// 256 KiB stack (a Java thread's is 1 MiB by default; the evaluation runs on it).
+TEST_F(EvaluateTest, DeepestExpressionsFitInASmallStack) {
+  struct Job {
+    ExprTest* test;
+    std::vector<std::string> results;
+  } job{this, {}};
+  auto run = [](void* arg) -> void* {
+    auto* job = static_cast<Job*>(arg);
+    std::string parens = std::string(62, '(') + "i" + std::string(62, ')');
+    std::string sum = "i";
+    for (int k = 0; k < 63; ++k) sum += " + i";
+    std::string calls = "s";
+    for (int k = 0; k < 20; ++k) calls = "s.substring(" + calls + ".length() - 5)";
+    std::string minus = "boxed";
+    for (int k = 0; k < 62; ++k) minus = "- " + minus;
+    for (const std::string& text : {parens, sum, calls, minus}) job->results.push_back(job->test->Show(text));
+    return nullptr;
+  };
+  pthread_attr_t attributes;
+  pthread_attr_init(&attributes);
+  pthread_attr_setstacksize(&attributes, 256 * 1024);
+  pthread_t thread;
+  ASSERT_EQ(pthread_create(&thread, &attributes, run, &job), 0);
+  pthread_join(thread, nullptr);
+  pthread_attr_destroy(&attributes);
+  EXPECT_EQ(job.results, (std::vector<std::string>{"7", "448", "hello", "42"}));
 }
 
 TEST_F(EvaluateTest, HeapErrorsPropagate) {

@@ -77,6 +77,12 @@ FakeWorld::FakeWorld() {
   AddClass("java.util.ArrayList", {}, {"java.util.List", "java.util.Collection"});
   AddClass("java.util.HashMap", {}, {"java.util.Map"});
   AddClass("java.util.TreeMap", {}, {"java.util.Map"});
+  AddClass("java.util.Collections$UnmodifiableCollection", {}, {"java.util.Collection"});
+  AddClass("java.util.Collections$UnmodifiableList", {}, {"java.util.Collections$UnmodifiableCollection", "java.util.List"});
+  AddClass("java.util.Collections$UnmodifiableMap", {}, {"java.util.Map"});
+  AddField("java.util.Collections$UnmodifiableCollection", "c", Type::Reference("java.util.Collection"));
+  AddField("java.util.Collections$UnmodifiableMap", "m", Type::Reference("java.util.Map"));
+  AddField("java.util.TreeMap", "comparator", Type::Reference("java.util.Comparator"));
 }
 
 Ref FakeWorld::NewObject(std::string class_name, bool boot) {
@@ -245,6 +251,18 @@ Result<Value> FakeHeap::Call(const MethodRef& method, Ref receiver, std::span<co
     boxed.type = result;
     boxed.ref = world_.NewBox(args[0].type.prim, args[0]);
     return boxed;
+  }
+  // An unmodifiable wrapper delegates, as the JDK's does.
+  for (bool wrapper = true; wrapper;) {
+    wrapper = false;
+    for (const char* wrapped : {"c", "m"}) {
+      auto& fields = world_.Get(receiver).fields;
+      auto found = fields.find(wrapped);
+      if (found != fields.end() && found->second.ref) {
+        receiver = found->second.ref;
+        wrapper = true;
+      }
+    }
   }
   FakeObject& object = world_.Get(receiver);
   if (method.name.ends_with("Value")) return object.fields.at("value");

@@ -77,6 +77,15 @@ TEST(FormatTest, FloatToStringAsJavaPrintsIt) {
   }
 }
 
+// JDK 17's Double.toString is not always the shortest (JDK-4511638, fixed in
+// 19): where they differ, probes print what JDK 19 and later print.
+TEST(FormatTest, ShortestDigitsAsJdk19AndLater) {
+  EXPECT_EQ(JavaDoubleToString(2e23), "2.0E23");     // JDK 17: 1.9999999999999998E23
+  EXPECT_EQ(JavaDoubleToString(8.41e21), "8.41E21");  // JDK 17: 8.409999999999999E21
+  EXPECT_EQ(JavaDoubleToString(2e-323), "2.0E-323");
+  EXPECT_EQ(JavaFloatToString(2.0e-3f), "0.002");
+}
+
 TEST(FormatTest, Utf8) {
   EXPECT_EQ(Utf8(u"abc"), "abc");
   EXPECT_EQ(Utf8(u"\u00e9"), "\xc3\xa9");

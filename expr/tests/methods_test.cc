@@ -119,6 +119,41 @@ TEST_F(MethodsTest, ApplicationCollectionsAreNotCalled) {
   EXPECT_TRUE(world.calls.empty());
 }
 
+TEST_F(MethodsTest, UnmodifiableWrappersAreFollowedToWhatTheyWrap) {
+  Ref safe = world.NewObject("java.util.Collections$UnmodifiableList", true);
+  world.Get(safe).fields["c"] = world.Get(first_order).fields["items"];  // an ArrayList
+  Ref unsafe = world.NewObject("java.util.Collections$UnmodifiableList", true);
+  world.Get(unsafe).fields["c"] = world.Get(second_order).fields["items"];  // a demo.MyList
+  Ref twice = world.NewObject("java.util.Collections$UnmodifiableList", true);
+  world.Get(twice).fields["c"] = Object(unsafe, "java.util.Collection");
+  world.SetLocal("safe", Type::Reference("java.util.List"), Object(safe, "java.util.List"));
+  world.SetLocal("unsafe", Type::Reference("java.util.List"), Object(unsafe, "java.util.List"));
+  world.SetLocal("twice", Type::Reference("java.util.List"), Object(twice, "java.util.List"));
+  EXPECT_EQ(Show("safe.size()"), "3");
+  EXPECT_EQ(Show("unsafe.size()"), "error: size() of demo.MyList is not called: not a JDK collection");
+  EXPECT_EQ(Show("twice.isEmpty()"), "error: isEmpty() of demo.MyList is not called: not a JDK collection");
+  EXPECT_EQ(world.calls, std::vector<std::string>{"java/util/Collection.size"});
+  // Where the Scope cannot name the wrapper's field, the wrapper is not trusted.
+  world.fields.erase("java.util.Collections$UnmodifiableCollection");
+  EXPECT_EQ(Show("safe.size()"),
+            "error: size() of java.util.Collections$UnmodifiableList is not called: the collection it wraps cannot be read here");
+}
+
+TEST_F(MethodsTest, TreeMapLookupsOnlyWithoutAComparator) {
+  Ref natural = world.NewObject("java.util.TreeMap", true);
+  world.Get(natural).fields["comparator"] = Null("java.util.Comparator");
+  world.Get(natural).entries = {{Object(world.NewString(u"k"), "java.lang.String"), Object(world.NewString(u"v"), "java.lang.Object")}};
+  Ref sorted = world.NewObject("java.util.TreeMap", true);
+  world.Get(sorted).fields["comparator"] = Object(world.NewObject("demo.ByLength"), "java.util.Comparator");
+  world.SetLocal("natural", Type::Reference("java.util.Map"), Object(natural, "java.util.Map"));
+  world.SetLocal("sorted", Type::Reference("java.util.Map"), Object(sorted, "java.util.Map"));
+  EXPECT_EQ(Show("natural.get(\"k\")"), "v");
+  EXPECT_EQ(Show("sorted.get(\"k\")"), "error: get() of java.util.TreeMap is not called: its comparator is application code");
+  EXPECT_EQ(Show("sorted.containsKey(\"k\")"),
+            "error: containsKey() of java.util.TreeMap is not called: its comparator is application code");
+  EXPECT_EQ(Show("sorted.size()"), "0");  // size runs no comparator
+}
+
 TEST_F(MethodsTest, MapKeysMustBeStringsOrBoxes) {
   EXPECT_EQ(Show("map.get(order)"),
             "error: get() with a key of demo.Order is not called: only String and boxed keys (another key's "

@@ -89,8 +89,9 @@ TEST_F(ParseTest, SyntaxErrors) {
 TEST_F(ParseTest, AssignmentIsRefused) {
   EXPECT_EQ(Show("i = 1"), "refused: `i = 1`: assignment is not allowed; probes only read [0,5)");
   EXPECT_EQ(Show("i += 1"), "refused: `i += 1`: assignment is not allowed; probes only read [0,6)");
-  EXPECT_EQ(Show("z && (i >>>= 2) > 0"),
-            "refused: `i >>>= 2) > 0`: assignment is not allowed; probes only read [6,19)");
+  EXPECT_EQ(Show("z && (i >>>= 2) > 0"), "refused: `i >>>= 2`: assignment is not allowed; probes only read [6,14)");
+  EXPECT_EQ(Show("order.total = 1 + 2"), "refused: `order.total = 1 + 2`: assignment is not allowed; probes only read [0,19)");
+  EXPECT_EQ(Show("i = "), "refused: `i =`: assignment is not allowed; probes only read [0,3)");
 }
 
 TEST_F(ParseTest, IncrementAndDecrementAreRefused) {
@@ -132,6 +133,8 @@ TEST_F(ParseTest, NestingIsBounded) {
   std::string sum = "1";
   for (int k = 0; k < 100; ++k) sum += "+1";
   EXPECT_NE(Show(sum).find("nests deeper than 64 levels"), std::string::npos);
+  std::string parentheses(60, '(');
+  EXPECT_EQ(Show(parentheses + "i" + std::string(60, ')')), "7");
   std::string short_sum = "1";
   for (int k = 0; k < 60; ++k) short_sum += "+1";
   EXPECT_EQ(Show(short_sum), "61");

@@ -13,13 +13,14 @@
 namespace jdwpx::expr::testing {
 
 class ExprTest : public ::testing::Test {
- protected:
-  ExprTest();
-
+ public:
   // "refused: <message> [begin,end)", "error: <message>", or the value as Java prints it.
   std::string Show(std::string_view text, int64_t max_steps = 10000);
   // The static type's name, or "refused: ..." for an expression the checker refuses.
   std::string TypeOf(std::string_view text);
+
+ protected:
+  ExprTest();
 
   FakeWorld world;
   FakeScope scope{world};
