@@ -202,6 +202,13 @@ class Probes(unittest.TestCase):
         got = sorted((line["probe"], line["message"]) for line in self.conn.logs(2))
         self.assertEqual(got, sorted([(entry, "enter 0"), (by_file, "line 0")]))
 
+    def test_static_fields_by_bare_and_qualified_name_in_a_static_method(self):
+        self.skip_on_stock()
+        self.conn.set_ok(ProbeKind.LOG, f"ProbeTarget:{HOT}", "{k} {rounds} {ProbeTarget.rounds}", max_hits=1)
+        self.tell("hot 3")
+        self.app.wait_for_output(r"(?m)^hot \d+ -?\d+$")
+        self.assertEqual(self.conn.logs(1)[0]["message"], "0 0 0")
+
     def test_an_evaluation_error_reads_error_in_the_line_and_sends_one_notice(self):
         self.skip_on_stock()
         probe = self.conn.set_ok(ProbeKind.LOG, f"ProbeTarget:{LINE}", "{i}:{nothing.name}")

@@ -46,6 +46,8 @@ class JvmtiScope : public expr::Scope {
   // the reference: valid while it lives, in any thread.
   jclass ClassRef(std::string_view java_name) const;
   const std::string& location_class() const { return location_class_; }
+  // Bare static field names in a static method are the location class's.
+  std::optional<std::string> LocationClass() const override { return location_class_; }
   jmethodID method() const { return method_; }
   jlocation location() const { return location_; }
 
