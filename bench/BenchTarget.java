@@ -253,7 +253,8 @@ public final class BenchTarget {
    * runs the phases the driver writes on stdin, one a line, each reported on a
    * REPORT_PREFIX line:
    *   loop MS [other]  probeLoop for MS ms (with a second thread counting its own
-   *                    iterations if "other"): "loop <iterations> <ns> <other iterations>"
+   *                    iterations if "other"): "loop <iterations> <ns> <other iterations>
+   *                    <the other thread's longest time between two rounds, ns>"
    *   snap K           K calls down a SNAPSHOT_DEPTH-deep recursion, the leaf call timed
    *                    in each: "snap <median ns> <min ns> <max ns>"
    */
@@ -281,17 +282,20 @@ public final class BenchTarget {
               Thread.onSpinWait();  // its loop runs before the timed phase starts
             }
           }
+          otherLongestGap = 0;
           long other0 = otherProgress;
           long start = System.nanoTime();
           long iterations = probeLoop(Long.parseLong(words[1]));
           long nanos = System.nanoTime() - start;
           long otherIterations = otherProgress - other0;
+          long otherGap = otherLongestGap;
           otherRunning = false;
           if (other != null) {
             other.join();
           }
           sink += probed(-1, "end");  // the phase's end, for the probe's client (after the timing)
-          System.out.println(REPORT_PREFIX + "loop " + iterations + " " + nanos + " " + otherIterations);
+          System.out.println(REPORT_PREFIX + "loop " + iterations + " " + nanos + " " + otherIterations + " "
+              + otherGap);
         }
         case "snap" -> {
           // Every call's time, for a profile of where a snapshot's time goes.
@@ -316,6 +320,7 @@ public final class BenchTarget {
   static final int SNAPSHOT_DEPTH = 20;
   static volatile boolean otherRunning;
   static volatile long otherProgress;
+  static volatile long otherLongestGap;
 
   /** Calls probed() for about {@code ms} ms; returns the calls made (the probed line's hits). */
   static long probeLoop(long ms) {
@@ -342,12 +347,21 @@ public final class BenchTarget {
   static void otherWork() {
     long n = 0;
     long acc = 1;
+    long last = System.nanoTime();
+    long longest = 0;
     while (otherRunning) {
       for (int i = 0; i < 4096; i++) {
         acc = acc * 6364136223846793005L + i;
       }
       n += 4096;
       otherProgress = n;
+      // A round takes a few us: a longer gap is the thread stopped (a safepoint) or not scheduled.
+      long now = System.nanoTime();
+      if (now - last > longest) {
+        longest = now - last;
+        otherLongestGap = longest;
+      }
+      last = now;
     }
     sink = acc;
   }

@@ -155,6 +155,15 @@ final class Metrics {
   static final Metric PROBE_OTHER_RATIO =
       new Metric("second thread's rate during a log probe (budget lifted) / without (goal >= 0.95)", "x",
           Metric.Better.HIGHER, "%.3f");
+  static final Metric PROBE_OTHER_RATIO_LIFTED =
+      new Metric("  the same, budget and rate lifted (goal >= 0.95)", "x", Metric.Better.HIGHER, "%.3f");
+  static final Metric PROBE_OTHER_GAP_WITHOUT =
+      new Metric("  second thread's longest stall, no probe", "ms", Metric.Better.LOWER, "%.2f");
+  static final Metric PROBE_OTHER_GAP_WITH =
+      new Metric("  second thread's longest stall, log probe (budget lifted)", "ms", Metric.Better.LOWER, "%.2f");
+  static final Metric PROBE_OTHER_GAP_LIFTED =
+      new Metric("  second thread's longest stall, log probe (budget and rate lifted)", "ms", Metric.Better.LOWER,
+          "%.2f");
   static final Metric PROBE_LEAF =
       new Metric("leaf call of a 20-deep recursion, no probe (median)", "us", Metric.Better.LOWER, "%.2f");
   static final Metric PROBE_SNAPSHOT_PAUSE =
@@ -209,7 +218,8 @@ final class Metrics {
       DISPOSE_SMALL, DISPOSE_LARGE, DISPOSE_GROWTH, DISPOSE_LARGE_BIG_BATCHES,
       PROBE_CONDITION_RATE, PROBE_NONE_NS, PROBE_FALSE_NS, PROBE_CONDITION_NS, PROBE_DISPATCH_NS,
       PROBE_EVALUATION_NS, PROBE_LOG_RATE, PROBE_BUDGET_WITHOUT, PROBE_BUDGET_WITH, PROBE_BUDGET_LOSS,
-      PROBE_OTHER_RATIO, PROBE_LEAF, PROBE_SNAPSHOT_PAUSE);
+      PROBE_OTHER_RATIO, PROBE_OTHER_RATIO_LIFTED,
+      PROBE_OTHER_GAP_WITHOUT, PROBE_OTHER_GAP_WITH, PROBE_OTHER_GAP_LIFTED, PROBE_LEAF, PROBE_SNAPSHOT_PAUSE);
 
   static List<Metric> withThreadRows(Metric... metrics) {
     List<Metric> all = new ArrayList<>(List.of(metrics));

@@ -26,7 +26,9 @@
 //   probes: default budget    ours only: the loop's throughput with a log probe at the
 //                             default budget and rate, over without (A-B-A), 10 s each
 //   probes: other threads     ours only: a second thread's iterations/s while the loop
-//                             runs a log probe (budget lifted, default rate), over without
+//                             runs a log probe (budget lifted; default rate, then rate
+//                             lifted too), over without; and its longest gap between two
+//                             of its rounds (a few us each): how long it was ever stopped
 //   probes: snapshot pause    ours only: median time of the leaf call of a 20-deep
 //                             recursion with a snapshot probe at the leaf, minus without
 
@@ -103,7 +105,9 @@ final class ProbeScenarios extends Scenarios {
         new Bench.Variant("", List.of(Metrics.PROBE_BUDGET_WITHOUT, Metrics.PROBE_BUDGET_WITH,
             Metrics.PROBE_BUDGET_LOSS), this::defaultBudget, "", null)));
     bench.runVariants("probes: other threads", rounds, "probes", List.of(
-        new Bench.Variant("", List.of(Metrics.PROBE_OTHER_RATIO), this::otherThreads, "", null)));
+        new Bench.Variant("", List.of(Metrics.PROBE_OTHER_RATIO, Metrics.PROBE_OTHER_RATIO_LIFTED,
+            Metrics.PROBE_OTHER_GAP_WITHOUT, Metrics.PROBE_OTHER_GAP_WITH, Metrics.PROBE_OTHER_GAP_LIFTED),
+            this::otherThreads, "", null)));
     bench.runVariants("probes: snapshot pause", rounds, "probes", List.of(
         new Bench.Variant("", List.of(Metrics.PROBE_LEAF, Metrics.PROBE_SNAPSHOT_PAUSE), this::snapshotPause,
             "", null)));
@@ -220,9 +224,21 @@ final class ProbeScenarios extends Scenarios {
       Loop with = ours.loop(phaseMs(), true);
       ours.checkNotPaused(probe, "log probe");
       ours.clear(probe);
+      // The same with the output rate lifted too: every line's values are read (a JVMTI
+      // GetLocal* each), so this shows what those reads cost the other threads.
+      int unlimited = ours.set(KIND_LOG, probeLocation(), TEMPLATE, "", 0, LIFTED, LIFTED);
+      ours.tell("loop " + phaseMs() + " other");
+      ours.readLogsUntilEnd(unlimited);
+      Loop lifted = Loop.of(debuggee.awaitReport("a loop with a second thread"));
+      ours.checkNotPaused(unlimited, "log probe, rate lifted");
+      ours.clear(unlimited);
       Loop after = ours.loop(phaseMs(), true);
       double without = (before.otherRate() + after.otherRate()) / 2;
-      return Map.of(Metrics.PROBE_OTHER_RATIO, with.otherRate() / without);
+      return Map.of(Metrics.PROBE_OTHER_RATIO, with.otherRate() / without,
+          Metrics.PROBE_OTHER_RATIO_LIFTED, lifted.otherRate() / without,
+          Metrics.PROBE_OTHER_GAP_WITHOUT, Math.max(before.otherGap(), after.otherGap()) / 1e6,
+          Metrics.PROBE_OTHER_GAP_WITH, with.otherGap() / 1e6,
+          Metrics.PROBE_OTHER_GAP_LIFTED, lifted.otherGap() / 1e6);
     }
   }
 
@@ -247,20 +263,23 @@ final class ProbeScenarios extends Scenarios {
   // ---- the target's loop phases
 
   /** A "loop" phase's report: iterations, nanoseconds, the second thread's iterations. */
-  record Loop(long iterations, long nanos, long other) {
+  record Loop(long iterations, long nanos, long other, long otherGap) {
     static Loop of(String[] report) throws BenchFailure {
-      if (report.length != 4 || !report[0].equals("loop")) {
+      if (report.length != 5 || !report[0].equals("loop")) {
         throw BenchFailure.measured("unexpected report " + String.join(" ", report));
       }
-      Loop loop = new Loop(Long.parseLong(report[1]), Long.parseLong(report[2]), Long.parseLong(report[3]));
+      Loop loop = new Loop(Long.parseLong(report[1]), Long.parseLong(report[2]), Long.parseLong(report[3]),
+          Long.parseLong(report[4]));
       System.err.printf("bench:   loop %.0f ms: %d iterations, %.1f ns each%s%n", loop.nanos / 1e6, loop.iterations,
-          loop.nsPerIteration(), loop.other > 0 ? String.format(", second thread %.3g it/s", loop.otherRate()) : "");
+          loop.nsPerIteration(), loop.other > 0 ? String.format(", second thread %.3g it/s, longest gap %.2f ms",
+              loop.otherRate(), loop.otherGap / 1e6) : "");
       return loop;
     }
 
     /** Phases one after the other, as one. */
     Loop plus(Loop more) {
-      return new Loop(iterations + more.iterations, nanos + more.nanos, other + more.other);
+      return new Loop(iterations + more.iterations, nanos + more.nanos, other + more.other,
+          Math.max(otherGap, more.otherGap));
     }
 
     double rate() {
