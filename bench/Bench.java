@@ -350,6 +350,7 @@ public final class Bench {
     runRepeated("DisposeObjects", runs, List.of(Metrics.DISPOSE_SMALL, Metrics.DISPOSE_LARGE, Metrics.DISPOSE_GROWTH,
         Metrics.DISPOSE_LARGE_BIG_BATCHES), "objects", inspection::disposeObjects);
     runManyThreads();
+    new ProbeScenarios(settings, lines).runAll(this);
     printTable();
     // Stock failing on a measured command is a finding, not a broken bench.
     boolean stockComplete = results.values().stream()

@@ -34,6 +34,8 @@ public final class BenchTarget {
   static final int STACK_DEPTH = 2_000;
   static final int GENERATED_CLASSES = 10_000;
   static final String RESULT_PREFIX = "BENCH-RESULT ";
+  // The "probes" mode reports each phase on a line of its own.
+  static final String REPORT_PREFIX = "BENCH-REPORT ";
   // The call workload calls into Watched this often in all (the driver
   // expects exactly this many MethodEntry and MethodExit events).
   static final int WATCHED_CALLS = 20;
@@ -103,6 +105,7 @@ public final class BenchTarget {
       case "calls" -> reportRunTime(callWorkload(Long.parseLong(mode.substring(equals + 1))));
       case "load-classes" -> reportRunTime(loadClasses(Integer.parseInt(mode.substring(equals + 1))));
       case "expire-calls" -> reportRunTime(expiryRounds(Long.parseLong(mode.substring(equals + 1))));
+      case "probes" -> probePhases();
       case "threads" -> parkedThreads(Integer.parseInt(mode.substring(equals + 1)), false);
       case "vthreads" -> parkedThreads(Integer.parseInt(mode.substring(equals + 1)), true);
       default -> prepare(mode);
@@ -243,6 +246,139 @@ public final class BenchTarget {
     while (true) {
       Thread.sleep(60_000);
     }
+  }
+
+  /**
+   * The probe scenarios (ProbeScenarios): warms up, prints READY_LINE, then
+   * runs the phases the driver writes on stdin, one a line, each reported on a
+   * REPORT_PREFIX line:
+   *   loop MS [other]  probeLoop for MS ms (with a second thread counting its own
+   *                    iterations if "other"): "loop <iterations> <ns> <other iterations>
+   *                    <the other thread's longest time between two rounds, ns>"
+   *   snap K           K calls down a SNAPSHOT_DEPTH-deep recursion, the leaf call timed
+   *                    in each: "snap <median ns> <min ns> <max ns>"
+   */
+  static void probePhases() throws Exception {
+    probeLoop(300);
+    for (int i = 0; i < 2_000; i++) {
+      snapDescend(SNAPSHOT_DEPTH, "frame");
+    }
+    System.out.println(READY_LINE);
+    System.out.flush();
+    java.io.BufferedReader in = new java.io.BufferedReader(new java.io.InputStreamReader(System.in));
+    for (String line; (line = in.readLine()) != null; ) {
+      String[] words = line.trim().split(" ");
+      switch (words[0]) {
+        case "loop" -> {
+          boolean withOther = words.length > 2 && words[2].equals("other");
+          Thread other = null;
+          otherRunning = true;
+          otherProgress = 0;
+          if (withOther) {
+            other = new Thread(BenchTarget::otherWork, "bench-other");
+            other.setDaemon(true);
+            other.start();
+            while (otherProgress == 0) {
+              Thread.onSpinWait();  // its loop runs before the timed phase starts
+            }
+          }
+          otherLongestGap = 0;
+          long other0 = otherProgress;
+          long start = System.nanoTime();
+          long iterations = probeLoop(Long.parseLong(words[1]));
+          long nanos = System.nanoTime() - start;
+          long otherIterations = otherProgress - other0;
+          long otherGap = otherLongestGap;
+          otherRunning = false;
+          if (other != null) {
+            other.join();
+          }
+          sink += probed(-1, "end");  // the phase's end, for the probe's client (after the timing)
+          System.out.println(REPORT_PREFIX + "loop " + iterations + " " + nanos + " " + otherIterations + " "
+              + otherGap);
+        }
+        case "snap" -> {
+          // Every call's time, for a profile of where a snapshot's time goes.
+          boolean verbose = words.length > 2;
+          long[] nanos = new long[Integer.parseInt(words[1])];
+          for (int k = 0; k < nanos.length; k++) {
+            nanos[k] = snapDescend(SNAPSHOT_DEPTH, "frame");
+          }
+          if (verbose) {
+            System.out.println("snap times " + java.util.Arrays.toString(nanos));
+          }
+          java.util.Arrays.sort(nanos);
+          System.out.println(REPORT_PREFIX + "snap " + nanos[nanos.length / 2] + " " + nanos[0] + " "
+              + nanos[nanos.length - 1]);
+        }
+        default -> System.out.println(REPORT_PREFIX + "unknown " + line);
+      }
+      System.out.flush();
+    }
+  }
+
+  static final int SNAPSHOT_DEPTH = 20;
+  static volatile boolean otherRunning;
+  static volatile long otherProgress;
+  static volatile long otherLongestGap;
+
+  /** Calls probed() for about {@code ms} ms; returns the calls made (the probed line's hits). */
+  static long probeLoop(long ms) {
+    long end = System.nanoTime() + ms * 1_000_000;
+    String label = "probe";
+    long iterations = 0;
+    long acc = 0;
+    do {
+      for (int i = 0; i < 256; i++) {
+        acc += probed(i, label);
+      }
+      iterations += 256;
+    } while (System.nanoTime() < end);
+    sink = acc;
+    return iterations;
+  }
+
+  // The probed line: a condition `i < 0` (never true), a log `{i} {label}`.
+  static long probed(int i, String label) {
+    return i * 31L + label.length(); // BENCH:probe-line
+  }
+
+  /** The second thread of "loop MS other": its own loop, publishing its count every 4096 rounds. */
+  static void otherWork() {
+    long n = 0;
+    long acc = 1;
+    long last = System.nanoTime();
+    long longest = 0;
+    while (otherRunning) {
+      for (int i = 0; i < 4096; i++) {
+        acc = acc * 6364136223846793005L + i;
+      }
+      n += 4096;
+      otherProgress = n;
+      // A round takes a few us: a longer gap is the thread stopped (a safepoint) or not scheduled.
+      long now = System.nanoTime();
+      if (now - last > longest) {
+        longest = now - last;
+        otherLongestGap = longest;
+      }
+      last = now;
+    }
+    sink = acc;
+  }
+
+  /** depth frames of snapDescend (each with a few locals), then the timed leaf call; returns its ns. */
+  static long snapDescend(int depth, String tag) {
+    Object marker = depth % 2 == 0 ? tag : Integer.valueOf(depth);
+    if (depth <= 1) {
+      long start = System.nanoTime();
+      snapLeaf(depth, tag, marker);
+      return System.nanoTime() - start;
+    }
+    return snapDescend(depth - 1, tag);
+  }
+
+  static void snapLeaf(int depth, String tag, Object marker) {
+    sink += depth + tag.length() + (marker == tag ? 1 : 0); // BENCH:snapshot-line
   }
 
   /** Builds one mode's data, says so, and waits to be inspected (and killed). */

@@ -52,6 +52,7 @@ final class Debuggee implements AutoCloseable {
       });
 
   final Settings settings;
+  final Agent agent;
   final Process process;
   final long launchedAt;
   final OutputTail tail = new OutputTail();
@@ -61,6 +62,10 @@ final class Debuggee implements AutoCloseable {
   private final List<Integer> ports = new ArrayList<>();
   private final CompletableFuture<Void> ready = new CompletableFuture<>();
   private final CompletableFuture<Long> result = new CompletableFuture<>();
+  // The REPORT_PREFIX lines of a target that reports more than once (the probe modes).
+  private static final String OUTPUT_CLOSED = "<output closed>";
+  private final java.util.concurrent.BlockingQueue<String> reports =
+      new java.util.concurrent.LinkedBlockingQueue<>();
   private final ScheduledFuture<?> deadline;
   private volatile boolean deadlineHit;
   private volatile boolean attachTimedOut;
@@ -75,6 +80,7 @@ final class Debuggee implements AutoCloseable {
   /** {@code mode}: BenchTarget's data-building mode, or null for its hot loop. */
   Debuggee(Settings settings, Agent agent, String mode) throws BenchFailure {
     this.settings = settings;
+    this.agent = agent;
     // An agent that crashes the VM (stock does on huge object arrays) leaves
     // its hs_err file in the temp directory, not in the caller's tree, and no core.
     String errorFile = Path.of(System.getProperty("java.io.tmpdir"), "jdwpx-bench-hs_err_%p.log").toString();
@@ -120,6 +126,9 @@ final class Debuggee implements AutoCloseable {
         if (line.equals(BenchTarget.READY_LINE)) {
           ready.complete(null);
         }
+        if (line.startsWith(BenchTarget.REPORT_PREFIX)) {
+          reports.add(line.substring(BenchTarget.REPORT_PREFIX.length()).trim());
+        }
         if (line.startsWith(BenchTarget.RESULT_PREFIX)) {
           result.complete(Long.parseLong(line.substring(BenchTarget.RESULT_PREFIX.length()).trim()));
         }
@@ -127,6 +136,7 @@ final class Debuggee implements AutoCloseable {
     } catch (IOException ignored) {
       // The process was killed; whatever we read is in the tail.
     }
+    reports.add(OUTPUT_CLOSED);
     port.completeExceptionally(new IOException("output closed"));
     ready.completeExceptionally(new IOException("output closed"));
     result.completeExceptionally(new IOException("output closed"));
@@ -147,6 +157,34 @@ final class Debuggee implements AutoCloseable {
       throw new BenchFailure("debuggee ended before " + BenchTarget.READY_LINE + " (" + exitDescription()
           + "); output: " + tail.text(), false);
     }
+  }
+
+  /** Writes one line to the target's stdin (the probe modes read their phases there). */
+  void tell(String line) throws IOException {
+    var in = process.getOutputStream();
+    in.write((line + "\n").getBytes(StandardCharsets.UTF_8));
+    in.flush();
+  }
+
+  /** The next REPORT_PREFIX line's words, waiting at most the cell's deadline. */
+  String[] awaitReport(String what) throws BenchFailure, InterruptedException {
+    phase = "waiting for the target's report of " + what;
+    String line = reports.poll(settings.cellTimeoutMs(), TimeUnit.MILLISECONDS);
+    if (line == null || line.equals(OUTPUT_CLOSED)) {
+      reports.add(OUTPUT_CLOSED);  // for the next wait too
+      throw BenchFailure.measured("no report of " + what + " (" + exitDescription() + "); output: " + tail.text());
+    }
+    return line.split(" ");
+  }
+
+  /** A report already printed, or null (without waiting). */
+  String[] pollReport() {
+    String line = reports.peek();
+    if (line == null || line.equals(OUTPUT_CLOSED)) {
+      return null;
+    }
+    reports.poll();
+    return line.split(" ");
   }
 
   /** Waits for the agent's "Listening for transport ..." line; returns the port. */

@@ -127,6 +127,49 @@ final class Metrics {
   static final Metric DISPOSE_LARGE_BIG_BATCHES =
       new Metric("  DisposeObjects 1M IDs, batches of 10,000 (per ID)", "us", Metric.Better.LOWER, "%.3f");
 
+  // Probes (issue 30 item 7; ProbeScenarios). Stock: a JDI client at a SUSPEND_EVENT_THREAD
+  // breakpoint on the same line; "-" where there is nothing of stock's to compare.
+  static final Metric PROBE_CONDITION_RATE =
+      new Metric("probe --if `i < 0` (never true): probed line's hits/s; stock: JDI stop, read i, test, resume"
+          + " (goal ours/stock >= 100)", "hits/s", Metric.Better.HIGHER, "%.0f");
+  static final Metric PROBE_NONE_NS =
+      new Metric("  hot loop, no probe: per iteration", "ns", Metric.Better.LOWER, "%.1f");
+  static final Metric PROBE_FALSE_NS =
+      new Metric("  probe --if `false`: per hit", "ns", Metric.Better.LOWER, "%.1f");
+  static final Metric PROBE_CONDITION_NS =
+      new Metric("  probe --if `i < 0`: per hit", "ns", Metric.Better.LOWER, "%.1f");
+  static final Metric PROBE_DISPATCH_NS =
+      new Metric("  breakpoint dispatch + probe entry: (--if false) - (no probe)", "ns", Metric.Better.LOWER, "%.1f");
+  static final Metric PROBE_EVALUATION_NS =
+      new Metric("  added cost of a condition: (--if i < 0) - (--if false) (goal <= 2000)", "ns",
+          Metric.Better.LOWER, "%.1f");
+  static final Metric PROBE_LOG_RATE =
+      new Metric("log probe `{i} {label}`, budget+rate lifted: lines/s received; stock: JDI logpoint"
+          + " (goal ours/stock >= 100)", "lines/s", Metric.Better.HIGHER, "%.0f");
+  static final Metric PROBE_BUDGET_WITHOUT =
+      new Metric("hot loop, no probe (before and after)", "it/s", Metric.Better.HIGHER, "%.3g");
+  static final Metric PROBE_BUDGET_WITH =
+      new Metric("hot loop, log probe at the default budget (1%) and rate", "it/s", Metric.Better.HIGHER, "%.3g");
+  static final Metric PROBE_BUDGET_LOSS =
+      new Metric("  throughput loss: 1 - with/without (goal <= 0.02)", "x", Metric.Better.LOWER, "%.3f");
+  static final Metric PROBE_OTHER_RATIO =
+      new Metric("second thread's rate during a log probe (budget lifted) / without (goal >= 0.95)", "x",
+          Metric.Better.HIGHER, "%.3f");
+  static final Metric PROBE_OTHER_RATIO_LIFTED =
+      new Metric("  the same, budget and rate lifted (goal >= 0.95)", "x", Metric.Better.HIGHER, "%.3f");
+  static final Metric PROBE_OTHER_GAP_WITHOUT =
+      new Metric("  second thread's longest stall, no probe", "ms", Metric.Better.LOWER, "%.2f");
+  static final Metric PROBE_OTHER_GAP_WITH =
+      new Metric("  second thread's longest stall, log probe (budget lifted)", "ms", Metric.Better.LOWER, "%.2f");
+  static final Metric PROBE_OTHER_GAP_LIFTED =
+      new Metric("  second thread's longest stall, log probe (budget and rate lifted)", "ms", Metric.Better.LOWER,
+          "%.2f");
+  static final Metric PROBE_LEAF =
+      new Metric("leaf call of a 20-deep recursion, no probe (median)", "us", Metric.Better.LOWER, "%.2f");
+  static final Metric PROBE_SNAPSHOT_PAUSE =
+      new Metric("  20-frame snapshot at the leaf: pause of the hitting thread (median) (goal <= 2)", "ms",
+          Metric.Better.LOWER, "%.3f");
+
   // The goal: a thread command costs the same whatever the number of threads.
   static final Metric STATUS_GROWTH =
       new Metric("  Status per thread: 4,000 threads over 100", "x", Metric.Better.LOWER, "%.2f");
@@ -172,7 +215,11 @@ final class Metrics {
       OBJECT_ARRAY_CALL, OBJECT_ARRAY_RSS, LONG_ARRAY_CALL, LONG_ARRAY_RSS, STRING_CALL, STRING_RSS,
       STACK_WALK, ALL_CLASSES_FIRST, ALL_CLASSES_REPEATED, ALL_CLASSES_LATER, ALL_CLASSES_GENERIC_LATER,
       CLASSES_BY_SIGNATURE_FIRST, CLASSES_BY_SIGNATURE_LATER, INSTANCE_COUNTS,
-      DISPOSE_SMALL, DISPOSE_LARGE, DISPOSE_GROWTH, DISPOSE_LARGE_BIG_BATCHES);
+      DISPOSE_SMALL, DISPOSE_LARGE, DISPOSE_GROWTH, DISPOSE_LARGE_BIG_BATCHES,
+      PROBE_CONDITION_RATE, PROBE_NONE_NS, PROBE_FALSE_NS, PROBE_CONDITION_NS, PROBE_DISPATCH_NS,
+      PROBE_EVALUATION_NS, PROBE_LOG_RATE, PROBE_BUDGET_WITHOUT, PROBE_BUDGET_WITH, PROBE_BUDGET_LOSS,
+      PROBE_OTHER_RATIO, PROBE_OTHER_RATIO_LIFTED,
+      PROBE_OTHER_GAP_WITHOUT, PROBE_OTHER_GAP_WITH, PROBE_OTHER_GAP_LIFTED, PROBE_LEAF, PROBE_SNAPSHOT_PAUSE);
 
   static List<Metric> withThreadRows(Metric... metrics) {
     List<Metric> all = new ArrayList<>(List.of(metrics));

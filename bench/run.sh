@@ -87,6 +87,18 @@
 #                                        100k to 1M; 1M in batches of 10,000 (the agent's own
 #                                        cost, fewer round trips). The disposed IDs must then be
 #                                        INVALID_OBJECT.
+#   probes                               jdwpx's probes (issue 30; ProbeScenarios.java): a hot
+#                                        line's hits/s under a probe --if `i < 0` (never true)
+#                                        against a JDI client that stops, reads i, tests and
+#                                        resumes at a SUSPEND_EVENT_THREAD breakpoint (stock);
+#                                        ns per hit: no probe, --if `false`, --if `i < 0`; log
+#                                        lines/s of a probe `{i} {label}` (budget and rate lifted)
+#                                        against a JDI logpoint; ours only: the loop's throughput
+#                                        loss under a log probe at the default budget (10 s, 2 s
+#                                        with --quick), a second thread's rate during a probe
+#                                        over without, and a 20-frame snapshot's pause of the
+#                                        hitting thread. Goals in the rows' names. Probe
+#                                        commands go only to an agent whose Version names jdwpx.
 # --quick: 1 run each, small counts (the whole run takes a few minutes on a quiet
 # machine); full: several runs each, medians.
 #

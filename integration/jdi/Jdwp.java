@@ -177,6 +177,8 @@ final class Jdwp implements AutoCloseable {
     private boolean vmStarted;
     private boolean keepEvents;
     private final ArrayDeque<byte[]> kept = new ArrayDeque<>();
+    private boolean keepVendor;
+    private final ArrayDeque<Packet> vendor = new ArrayDeque<>();
     int objectIdSize = 8;
     int referenceTypeIdSize = 8;
     int methodIdSize = 8;
@@ -258,6 +260,11 @@ final class Jdwp implements AutoCloseable {
     }
 
     private void noteEvent(Packet packet) {
+        // A vendor set's command from the VM (jdwpx's Probe.Log/Snapshot/Notice, set 128).
+        if (keepVendor && (packet.code() >> 8) >= 128) {
+            vendor.add(packet);
+            return;
+        }
         // Event.Composite (64/100): suspendPolicy, count, then the first event's kind.
         byte[] payload = packet.data();
         if (packet.code() != (64 << 8 | 100) || payload.length <= 5) {
@@ -276,6 +283,28 @@ final class Jdwp implements AutoCloseable {
      */
     void keepEvents() {
         keepEvents = true;
+    }
+
+    /**
+     * From now on, commands of vendor sets (>= 128) that the VM sends are kept
+     * for nextVendorCommand (jdwpx's probe output). Never send such a set to a
+     * stock agent: it aborts the JVM.
+     */
+    void keepVendorCommands() {
+        keepVendor = true;
+    }
+
+    /** The next vendor command from the VM (kept, or read now). */
+    Packet nextVendorCommand() throws IOException {
+        while (vendor.isEmpty()) {
+            readOnePacket();
+        }
+        return vendor.poll();
+    }
+
+    /** A vendor command already read, or null. */
+    Packet pollVendorCommand() {
+        return vendor.poll();
     }
 
     /** The next composite's one event (kept, or read now), from its kind on. */

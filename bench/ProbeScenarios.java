@@ -1,0 +1,565 @@
+// Probes (issue 30 item 7): logpoints, conditions and snapshots that jdwpx evaluates
+// in the hitting thread, against what a user does today with the stock agent: a JDI
+// client that stops at a SUSPEND_EVENT_THREAD breakpoint, reads locals, tests or
+// formats them, and resumes.
+//
+// The debuggee is BenchTarget in its "probes" mode: the driver writes phases on its
+// stdin ("loop MS [other]", "snap K") and the target times them itself and reports
+// each on a BENCH-REPORT line. The probed line is probed(i, label) (BENCH:probe-line),
+// called once per iteration of a hot loop; each loop phase ends with one call
+// probed(-1, "end"), which a condition `i < 0` lets through and a log line marks, so
+// the client knows in-band that a phase's output is all in.
+//
+// Ours is driven by the raw client (integration/jdi/Jdwp.java) with the vendor Probe
+// command set (128), sent only after VirtualMachine.Version has named jdwpx: the
+// stock agent aborts the JVM on any command set >= 128. Stock is driven by JDI.
+//
+// Rows (the --only name "probes" selects them all):
+//   probes: condition false   hits/s of the probed line (the debuggee's own count):
+//                             ours a probe --if `i < 0` (budget lifted), stock a JDI
+//                             breakpoint that reads i, tests it and resumes
+//   probes: cost per hit      ours only: ns per iteration with no probe, a probe --if
+//                             `false`, a probe --if `i < 0`, and their differences
+//   probes: log rate          lines/s the client receives: ours a log probe `{i} {label}`
+//                             (budget and rate lifted), stock a JDI logpoint (read both
+//                             locals, format, resume)
+//   probes: default budget    ours only: the loop's throughput with a log probe at the
+//                             default budget and rate, over without (A-B-A), 10 s each
+//   probes: other threads     ours only: a second thread's iterations/s while the loop
+//                             runs a log probe (budget lifted; default rate, then rate
+//                             lifted too), over without; and its longest gap between two
+//                             of its rounds (a few us each): how long it was ever stopped
+//   probes: snapshot pause    ours only: median time of the leaf call of a 20-deep
+//                             recursion with a snapshot probe at the leaf, minus without
+
+import com.sun.jdi.IntegerValue;
+import com.sun.jdi.LocalVariable;
+import com.sun.jdi.Location;
+import com.sun.jdi.ReferenceType;
+import com.sun.jdi.StackFrame;
+import com.sun.jdi.StringReference;
+import com.sun.jdi.Value;
+import com.sun.jdi.event.BreakpointEvent;
+import com.sun.jdi.event.Event;
+import com.sun.jdi.event.EventSet;
+import com.sun.jdi.event.VMDeathEvent;
+import com.sun.jdi.event.VMDisconnectEvent;
+import com.sun.jdi.request.BreakpointRequest;
+import com.sun.jdi.request.EventRequest;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.util.List;
+import java.util.Map;
+
+final class ProbeScenarios extends Scenarios {
+  /** The last line of jdwpx's VirtualMachine.Version description: only then is set 128 sent. */
+  static final String JDWPX_MARK = "jdwpx: probes (command set 128)";
+  static final int PROBE_SET = 128;
+  static final int KIND_LOG = 1;
+  static final int KIND_SNAPSHOT = 2;
+  static final int LOG = 100;
+  static final int SNAPSHOT = 101;
+  static final int NOTICE = 102;
+  static final int NOTICE_PAUSED = 2;
+  static final int STATE_PAUSED = 3;
+  /** budget_ppm and rate "lifted": a whole core, a million lines a second. */
+  static final int LIFTED = 1_000_000;
+  static final String CONDITION = "i < 0";
+  static final String TEMPLATE = "{i} {label}";
+
+  ProbeScenarios(Settings settings, Map<String, Integer> lines) {
+    super(settings, lines);
+  }
+
+  long phaseMs() {
+    return settings.quick() ? 1_000 : 3_000;
+  }
+
+  long warmMs() {
+    return settings.quick() ? 200 : 500;
+  }
+
+  long budgetRunMs() {
+    return settings.quick() ? 2_000 : 10_000;
+  }
+
+  int snapshots() {
+    return settings.quick() ? 21 : 51;
+  }
+
+  String probeLocation() {
+    return Debuggee.TARGET_CLASS + ":" + lines.get("probe-line");
+  }
+
+  void runAll(Bench bench) {
+    int rounds = settings.rounds();
+    bench.runVariants("probes: condition false", rounds, "probes", List.of(
+        new Bench.Variant("", Metrics.PROBE_CONDITION_RATE, this::conditionRate)));
+    bench.runVariants("probes: cost per hit", rounds, "probes", List.of(
+        new Bench.Variant("", List.of(Metrics.PROBE_NONE_NS, Metrics.PROBE_FALSE_NS, Metrics.PROBE_CONDITION_NS,
+            Metrics.PROBE_DISPATCH_NS, Metrics.PROBE_EVALUATION_NS), this::costPerHit, "", null)));
+    bench.runVariants("probes: log rate", rounds, "probes", List.of(
+        new Bench.Variant("", Metrics.PROBE_LOG_RATE, this::logRate)));
+    bench.runVariants("probes: default budget", settings.quick() ? 1 : 3, "probes", List.of(
+        new Bench.Variant("", List.of(Metrics.PROBE_BUDGET_WITHOUT, Metrics.PROBE_BUDGET_WITH,
+            Metrics.PROBE_BUDGET_LOSS), this::defaultBudget, "", null)));
+    bench.runVariants("probes: other threads", rounds, "probes", List.of(
+        new Bench.Variant("", List.of(Metrics.PROBE_OTHER_RATIO, Metrics.PROBE_OTHER_RATIO_LIFTED,
+            Metrics.PROBE_OTHER_GAP_WITHOUT, Metrics.PROBE_OTHER_GAP_WITH, Metrics.PROBE_OTHER_GAP_LIFTED),
+            this::otherThreads, "", null)));
+    bench.runVariants("probes: snapshot pause", rounds, "probes", List.of(
+        new Bench.Variant("", List.of(Metrics.PROBE_LEAF, Metrics.PROBE_SNAPSHOT_PAUSE), this::snapshotPause,
+            "", null)));
+  }
+
+  // ---- the rows
+
+  /** Row 1: hits/s of the probed line with a condition that is never true. */
+  Map<Metric, Double> conditionRate(Debuggee debuggee) throws Exception {
+    if (debuggee.agent.isStock()) {
+      try (StockClient stock = new StockClient(debuggee)) {
+        LocalVariable i = stock.local("i");
+        long[] matched = {0};
+        BreakpointHandler test = (hit, frame) -> {
+          if (((IntegerValue) frame.getValue(i)).value() < 0) {
+            matched[0]++;
+          }
+        };
+        stock.loop(warmMs(), test);
+        Loop phase = stock.loop(phaseMs(), test);
+        return Map.of(Metrics.PROBE_CONDITION_RATE, phase.rate());
+      }
+    }
+    try (ProbeClient ours = new ProbeClient(debuggee)) {
+      int probe = ours.set(KIND_LOG, probeLocation(), "{i}", CONDITION, 0, 0, LIFTED);
+      ours.loopWithEnd(warmMs(), probe);
+      Loop phase = ours.loopWithEnd(phaseMs(), probe);
+      ours.checkHits(probe, "condition false");
+      return Map.of(Metrics.PROBE_CONDITION_RATE, phase.rate());
+    }
+  }
+
+  /** Row 2: ns per iteration with no probe, --if false, --if i < 0 (one debuggee, in that order). */
+  Map<Metric, Double> costPerHit(Debuggee debuggee) throws Exception {
+    try (ProbeClient ours = new ProbeClient(debuggee)) {
+      Loop none = ours.loop(phaseMs(), false);
+      int never = ours.set(KIND_LOG, probeLocation(), "{i}", "false", 0, 0, LIFTED);
+      ours.loop(warmMs(), false);
+      Loop constant = ours.loop(phaseMs(), false);
+      ours.checkHits(never, "--if false");
+      ours.clear(never);
+      int condition = ours.set(KIND_LOG, probeLocation(), "{i}", CONDITION, 0, 0, LIFTED);
+      ours.loopWithEnd(warmMs(), condition);
+      Loop tested = ours.loopWithEnd(phaseMs(), condition);
+      ours.checkHits(condition, "--if i < 0");
+      return Map.of(Metrics.PROBE_NONE_NS, none.nsPerIteration(), Metrics.PROBE_FALSE_NS, constant.nsPerIteration(),
+          Metrics.PROBE_CONDITION_NS, tested.nsPerIteration(),
+          Metrics.PROBE_DISPATCH_NS, constant.nsPerIteration() - none.nsPerIteration(),
+          Metrics.PROBE_EVALUATION_NS, tested.nsPerIteration() - constant.nsPerIteration());
+    }
+  }
+
+  /** Row 3: log lines a second that reach the client. */
+  Map<Metric, Double> logRate(Debuggee debuggee) throws Exception {
+    if (debuggee.agent.isStock()) {
+      try (StockClient stock = new StockClient(debuggee)) {
+        LocalVariable i = stock.local("i");
+        LocalVariable label = stock.local("label");
+        List<LocalVariable> both = List.of(i, label);
+        long[] count = {0};
+        long[] chars = {0};
+        BreakpointHandler logpoint = (hit, frame) -> {
+          Map<LocalVariable, Value> values = frame.getValues(both);
+          String line = ((IntegerValue) values.get(i)).value() + " " + ((StringReference) values.get(label)).value();
+          chars[0] += line.length();
+          count[0]++;
+        };
+        stock.loop(warmMs(), logpoint);
+        count[0] = 0;
+        Loop phase = stock.loop(phaseMs(), logpoint);
+        return Map.of(Metrics.PROBE_LOG_RATE, count[0] * 1e9 / phase.nanos());
+      }
+    }
+    try (ProbeClient ours = new ProbeClient(debuggee)) {
+      int probe = ours.set(KIND_LOG, probeLocation(), TEMPLATE, "", 0, LIFTED, LIFTED);
+      ours.tell("loop " + warmMs());
+      ours.readLogsUntilEnd(probe);
+      debuggee.awaitReport("the warm-up loop");
+      ours.tell("loop " + phaseMs());
+      double rate = ours.readLogsUntilEnd(probe);
+      debuggee.awaitReport("the logged loop");
+      ours.checkNotPaused(probe, "log probe");
+      return Map.of(Metrics.PROBE_LOG_RATE, rate);
+    }
+  }
+
+  /** Row 4: the loop's throughput with a log probe at the default budget and rate, over without (A-B-A). */
+  Map<Metric, Double> defaultBudget(Debuggee debuggee) throws Exception {
+    try (ProbeClient ours = new ProbeClient(debuggee)) {
+      Loop before = ours.loop(budgetRunMs(), false);
+      int probe = ours.set(KIND_LOG, probeLocation(), TEMPLATE, "", 0, 0, 0);
+      // In tenths, so that the stderr lines show when the program got its speed back.
+      Loop with = ours.loop(budgetRunMs() / 10, false);
+      for (int tenth = 1; tenth < 10; tenth++) {
+        with = with.plus(ours.loop(budgetRunMs() / 10, false));
+      }
+      Info info = ours.info(probe);
+      System.err.printf("bench:   default budget: probe state %d, hits %d, matched %d, suppressed %d%n",
+          info.state(), info.hits(), info.matched(), info.suppressed());
+      ours.clear(probe);
+      Loop after = ours.loop(budgetRunMs(), false);
+      double without = (before.rate() + after.rate()) / 2;
+      return Map.of(Metrics.PROBE_BUDGET_WITHOUT, without, Metrics.PROBE_BUDGET_WITH, with.rate(),
+          Metrics.PROBE_BUDGET_LOSS, 1 - with.rate() / without);
+    }
+  }
+
+  /** Row 5: a second thread's rate while the loop's line is probed (log, budget lifted), over without (A-B-A). */
+  Map<Metric, Double> otherThreads(Debuggee debuggee) throws Exception {
+    try (ProbeClient ours = new ProbeClient(debuggee)) {
+      Loop before = ours.loop(phaseMs(), true);
+      int probe = ours.set(KIND_LOG, probeLocation(), TEMPLATE, "", 0, 0, LIFTED);
+      ours.loop(warmMs(), true);
+      Loop with = ours.loop(phaseMs(), true);
+      ours.checkNotPaused(probe, "log probe");
+      ours.clear(probe);
+      // The same with the output rate lifted too: every line's values are read (a JVMTI
+      // GetLocal* each), so this shows what those reads cost the other threads.
+      int unlimited = ours.set(KIND_LOG, probeLocation(), TEMPLATE, "", 0, LIFTED, LIFTED);
+      ours.tell("loop " + phaseMs() + " other");
+      ours.readLogsUntilEnd(unlimited);
+      Loop lifted = Loop.of(debuggee.awaitReport("a loop with a second thread"));
+      ours.checkNotPaused(unlimited, "log probe, rate lifted");
+      ours.clear(unlimited);
+      Loop after = ours.loop(phaseMs(), true);
+      double without = (before.otherRate() + after.otherRate()) / 2;
+      return Map.of(Metrics.PROBE_OTHER_RATIO, with.otherRate() / without,
+          Metrics.PROBE_OTHER_RATIO_LIFTED, lifted.otherRate() / without,
+          Metrics.PROBE_OTHER_GAP_WITHOUT, Math.max(before.otherGap(), after.otherGap()) / 1e6,
+          Metrics.PROBE_OTHER_GAP_WITH, with.otherGap() / 1e6,
+          Metrics.PROBE_OTHER_GAP_LIFTED, lifted.otherGap() / 1e6);
+    }
+  }
+
+  /** Row 6: the leaf call's median time with a 20-frame snapshot at each call, minus without. */
+  Map<Metric, Double> snapshotPause(Debuggee debuggee) throws Exception {
+    try (ProbeClient ours = new ProbeClient(debuggee)) {
+      int k = snapshots();
+      ours.tell("snap " + k);
+      double without = Long.parseLong(debuggee.awaitReport("the leaf calls without a probe")[1]);
+      String location = Debuggee.TARGET_CLASS + ":" + lines.get("snapshot-line");
+      int probe = ours.set(KIND_SNAPSHOT, location, "", "", k, LIFTED, LIFTED);
+      ours.tell("snap " + k);
+      int frames = ours.readSnapshots(probe, k);
+      if (frames != BenchTarget.SNAPSHOT_DEPTH) {
+        throw BenchFailure.measured("a snapshot had " + frames + " frames, expected " + BenchTarget.SNAPSHOT_DEPTH);
+      }
+      double with = Long.parseLong(debuggee.awaitReport("the leaf calls with a snapshot probe")[1]);
+      return Map.of(Metrics.PROBE_LEAF, without / 1e3, Metrics.PROBE_SNAPSHOT_PAUSE, (with - without) / 1e6);
+    }
+  }
+
+  // ---- the target's loop phases
+
+  /** A "loop" phase's report: iterations, nanoseconds, the second thread's iterations. */
+  record Loop(long iterations, long nanos, long other, long otherGap) {
+    static Loop of(String[] report) throws BenchFailure {
+      if (report.length != 5 || !report[0].equals("loop")) {
+        throw BenchFailure.measured("unexpected report " + String.join(" ", report));
+      }
+      Loop loop = new Loop(Long.parseLong(report[1]), Long.parseLong(report[2]), Long.parseLong(report[3]),
+          Long.parseLong(report[4]));
+      System.err.printf("bench:   loop %.0f ms: %d iterations, %.1f ns each%s%n", loop.nanos / 1e6, loop.iterations,
+          loop.nsPerIteration(), loop.other > 0 ? String.format(", second thread %.3g it/s, longest gap %.2f ms",
+              loop.otherRate(), loop.otherGap / 1e6) : "");
+      return loop;
+    }
+
+    /** Phases one after the other, as one. */
+    Loop plus(Loop more) {
+      return new Loop(iterations + more.iterations, nanos + more.nanos, other + more.other,
+          Math.max(otherGap, more.otherGap));
+    }
+
+    double rate() {
+      return iterations * 1e9 / nanos;
+    }
+
+    double nsPerIteration() {
+      return (double) nanos / iterations;
+    }
+
+    double otherRate() {
+      return other * 1e9 / nanos;
+    }
+  }
+
+  record Info(int state, long hits, long matched, long suppressed) {}
+
+  /** Ours: the raw client that sets probes and reads their output. */
+  final class ProbeClient implements AutoCloseable {
+    final Debuggee debuggee;
+    final Jdwp jdwp;
+
+    ProbeClient(Debuggee debuggee) throws Exception {
+      this.debuggee = debuggee;
+      this.jdwp = attachRaw(debuggee);
+      try {
+        debuggee.phase = "VirtualMachine.Version";
+        String description = jdwp.command("VirtualMachine.Version", 1, 1, new Jdwp.Body()).string();
+        if (!description.strip().endsWith(JDWPX_MARK)) {
+          // Never send set 128 to an agent that is not jdwpx: stock aborts the JVM.
+          throw new BenchFailure("not jdwpx (Version does not end with '" + JDWPX_MARK + "'): no probes", false,
+              BenchFailure.Kind.NOT_IMPLEMENTED);
+        }
+        jdwp.keepVendorCommands();
+      } catch (Exception e) {
+        jdwp.close();
+        throw e;
+      }
+    }
+
+    void tell(String line) throws IOException {
+      debuggee.tell(line);
+    }
+
+    int set(int kind, String location, String template, String condition, int maxHits, int rate, int budgetPpm)
+        throws Exception {
+      return measure(debuggee, "Probe.Set " + location, () -> {
+        Jdwp.Reply reply = jdwp.command("Probe.Set", PROBE_SET, 1, new Jdwp.Body().u8(kind).string(location)
+            .string(template).string(condition).i32(maxHits).i32(0).i32(0).i32(rate).i32(budgetPpm));
+        int id = reply.i32();
+        String problem = reply.string();
+        int places = reply.i32();
+        if (id == 0 || places == 0) {
+          throw BenchFailure.measured("Probe.Set " + location + " if `" + condition + "`: "
+              + (id == 0 ? "refused: " + problem : "deferred (no place)"));
+        }
+        return id;
+      });
+    }
+
+    void clear(int probe) throws Exception {
+      measure(debuggee, "Probe.Clear", () -> jdwp.command("Probe.Clear", PROBE_SET, 2, new Jdwp.Body().i32(probe)));
+    }
+
+    Info info(int probe) throws Exception {
+      return measure(debuggee, "Probe.List", () -> {
+        Jdwp.Reply r = jdwp.command("Probe.List", PROBE_SET, 3, new Jdwp.Body());
+        for (int n = r.i32(); n > 0; n--) {
+          int id = r.i32();
+          r.u8();
+          int state = r.u8();
+          r.string();
+          r.string();
+          r.string();
+          r.i32();
+          Info info = new Info(state, r.i64(), r.i64(), r.i64());
+          if (id == probe) {
+            return info;
+          }
+        }
+        throw BenchFailure.measured("probe " + probe + " is not in Probe.List");
+      });
+    }
+
+    /** One loop phase, its output left to queue (a probe whose lines are few, or none). */
+    Loop loop(long ms, boolean other) throws Exception {
+      tell("loop " + ms + (other ? " other" : ""));
+      return Loop.of(debuggee.awaitReport("a " + ms + " ms loop"));
+    }
+
+    /** A loop phase under a probe whose condition passes the phase's end call only: reads that one line. */
+    Loop loopWithEnd(long ms, int probe) throws Exception {
+      tell("loop " + ms);
+      measure(debuggee, "reading the end line", () -> {
+        while (!nextLine(probe).startsWith("-1")) {
+          // a matched line other than the end: the condition held where it must not
+          throw BenchFailure.measured("`" + CONDITION + "` held at a hit other than the end call");
+        }
+        return null;
+      });
+      return Loop.of(debuggee.awaitReport("a " + ms + " ms loop"));
+    }
+
+    /** Reads log lines until the phase's end line ("-1 end"); lines a second from the first to the last before it. */
+    double readLogsUntilEnd(int probe) throws Exception {
+      return measure(debuggee, "reading log lines", () -> {
+        long count = 0;
+        long first = 0;
+        long last = 0;
+        while (true) {
+          String message = nextLine(probe);
+          long now = System.nanoTime();
+          if (message.startsWith("-1 ")) {
+            break;
+          }
+          if (count++ == 0) {
+            first = now;
+          }
+          last = now;
+        }
+        if (count < 2 || last == first) {
+          throw BenchFailure.measured("only " + count + " log lines in a phase");
+        }
+        return (count - 1) * 1e9 / (last - first);
+      });
+    }
+
+    /** The next Probe.Log message of {@code probe}; a pause notice fails the cell. */
+    String nextLine(int probe) throws IOException, BenchFailure {
+      while (true) {
+        Jdwp.Packet packet = jdwp.nextVendorCommand();
+        ByteBuffer data = ByteBuffer.wrap(packet.data());
+        int id = data.getInt();
+        int command = packet.code() & 0xff;
+        if (command == NOTICE) {
+          int kind = data.get() & 0xff;
+          String text = string(data);
+          if (kind == NOTICE_PAUSED) {
+            throw BenchFailure.measured("probe " + id + " paused by its CPU budget: " + text);
+          }
+          System.err.println("bench:   probe notice: " + text);
+          continue;
+        }
+        if (command != LOG || id != probe) {
+          continue;
+        }
+        data.getLong();
+        string(data);  // thread
+        string(data);  // location
+        return string(data);
+      }
+    }
+
+    /** Reads {@code k} snapshots of {@code probe}; returns the frame count of the smallest. */
+    int readSnapshots(int probe, int k) throws Exception {
+      return measure(debuggee, "reading snapshots", () -> {
+        int fewest = Integer.MAX_VALUE;
+        for (int got = 0; got < k; ) {
+          Jdwp.Packet packet = jdwp.nextVendorCommand();
+          ByteBuffer data = ByteBuffer.wrap(packet.data());
+          int id = data.getInt();
+          int command = packet.code() & 0xff;
+          if (command == NOTICE) {
+            int kind = data.get() & 0xff;
+            String text = string(data);
+            if (kind == NOTICE_PAUSED) {
+              throw BenchFailure.measured("snapshot probe paused by its CPU budget: " + text);
+            }
+            continue;
+          }
+          if (command != SNAPSHOT || id != probe) {
+            continue;
+          }
+          data.getLong();
+          string(data);
+          string(data);
+          fewest = Math.min(fewest, data.getInt());
+          got++;
+        }
+        return fewest;
+      });
+    }
+
+    /** Every probed-line call was evaluated (hits = the phases' iterations and end calls are not checked here). */
+    void checkHits(int probe, String what) throws Exception {
+      Info info = info(probe);
+      if (info.state() == STATE_PAUSED) {
+        throw BenchFailure.measured(what + ": the probe was paused by its CPU budget");
+      }
+      if (info.suppressed() > 0) {
+        throw BenchFailure.measured(what + ": " + info.suppressed() + " hits suppressed");
+      }
+    }
+
+    void checkNotPaused(int probe, String what) throws Exception {
+      if (info(probe).state() == STATE_PAUSED) {
+        throw BenchFailure.measured(what + ": the probe was paused by its CPU budget");
+      }
+    }
+
+    @Override
+    public void close() {
+      jdwp.close();
+    }
+  }
+
+  static String string(ByteBuffer data) {
+    byte[] utf8 = new byte[data.getInt()];
+    data.get(utf8);
+    return new String(utf8, StandardCharsets.UTF_8);
+  }
+
+  interface BreakpointHandler {
+    void hit(BreakpointEvent hit, StackFrame frame) throws Exception;
+  }
+
+  /** Stock: a JDI client with a SUSPEND_EVENT_THREAD breakpoint on the probed line. */
+  final class StockClient implements AutoCloseable {
+    final Debuggee debuggee;
+    final Location location;
+
+    StockClient(Debuggee debuggee) throws Exception {
+      this.debuggee = debuggee;
+      EventSet start = debuggee.attachAtStart();
+      start.resume();
+      debuggee.awaitReady();
+      List<ReferenceType> types = debuggee.vm.classesByName(Debuggee.TARGET_CLASS);
+      if (types.size() != 1) {
+        throw new BenchFailure(Debuggee.TARGET_CLASS + " is loaded " + types.size() + " times", false);
+      }
+      int line = lines.get("probe-line");
+      List<Location> locations = types.get(0).locationsOfLine(line);
+      if (locations.isEmpty()) {
+        throw new BenchFailure("no code on line " + line, false);
+      }
+      location = locations.get(0);
+      BreakpointRequest breakpoint = debuggee.vm.eventRequestManager().createBreakpointRequest(location);
+      breakpoint.setSuspendPolicy(EventRequest.SUSPEND_EVENT_THREAD);
+      breakpoint.enable();
+    }
+
+    LocalVariable local(String name) throws Exception {
+      List<LocalVariable> found = location.method().variablesByName(name);
+      if (found.isEmpty()) {
+        throw new BenchFailure("no local " + name + " at " + location, false);
+      }
+      return found.get(0);
+    }
+
+    /** One loop phase, each breakpoint hit handed to {@code handler} and its set resumed. */
+    Loop loop(long ms, BreakpointHandler handler) throws Exception {
+      debuggee.tell("loop " + ms);
+      debuggee.phase = "serving breakpoint hits";
+      while (true) {
+        String[] report = debuggee.pollReport();
+        if (report != null) {
+          return Loop.of(report);
+        }
+        EventSet events = debuggee.vm.eventQueue().remove(20);
+        if (events == null) {
+          if (!debuggee.process.isAlive()) {
+            return Loop.of(debuggee.awaitReport("a loop"));  // fails with the exit's reason
+          }
+          continue;
+        }
+        for (Event event : events) {
+          if (event instanceof VMDeathEvent || event instanceof VMDisconnectEvent) {
+            return Loop.of(debuggee.awaitReport("a loop"));
+          }
+          if (event instanceof BreakpointEvent hit) {
+            handler.hit(hit, hit.thread().frame(0));
+          }
+        }
+        events.resume();
+      }
+    }
+
+    @Override
+    public void close() {
+      // Debuggee.close kills the process; JDI winds down with it.
+    }
+  }
+}
