@@ -118,7 +118,7 @@ class ProbeCli(unittest.TestCase):
 
     def test_log_on_several_jvms_with_one_stock_then_every_jvm_runs_on(self):
         tool = self.start_tool("log", f"ProbeTarget:{LINE}", "i={i} label={label}", "--max", "2",
-                               "--format", "json")
+                               "--format", "json", "--budget", "50")
         stdout, stderr = self.feed_until_exit(tool)
         self.assertEqual(tool.returncode, 1, stderr)  # a target was not jdwpx
         stock_target = f"127.0.0.1:{self.stock.port}"
@@ -148,7 +148,7 @@ class ProbeCli(unittest.TestCase):
     def test_ctrl_c_ends_the_run_clears_the_probes_and_prints_the_summaries(self):
         if self.cfg.agent == "stock":
             self.skipTest("no probes on stock: covered by the test above")
-        tool = self.start_tool("log", f"ProbeTarget:{LINE}", "{i}", "--format", "json")
+        tool = self.start_tool("log", f"ProbeTarget:{LINE}", "{i}", "--format", "json", "--budget", "50")
         # The first line shows the probes are set; then Ctrl-C.
         first = None
         deadline = time.monotonic() + TOOL_TIMEOUT_S
