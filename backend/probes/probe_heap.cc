@@ -1,5 +1,7 @@
 #include "backend/probes/probe_heap.h"
 
+#include <cstring>
+
 #include <algorithm>
 #include <vector>
 
@@ -54,7 +56,42 @@ expr::Result<expr::Value> JniHeap::Local(const expr::LocalInfo& local) try {
   return OutOfMemory();
 }
 
+std::optional<expr::Value> JniHeap::ReadLiveLocal(const expr::LocalInfo& local) {
+  if (depth_ != 0) return std::nullopt;
+  if (live_state_ == Live::kUntried) {
+    std::string name;
+    if (auto n = jvmti_.GetMethodName(scope_.method())) name = n->name;
+    live_state_ = !name.empty() && live_.Read(jni_, name, static_cast<int32_t>(scope_.location())) ? Live::kRead
+                                                                                                    : Live::kFailed;
+  }
+  if (live_state_ != Live::kRead) return std::nullopt;
+  const expr::Type& type = local.type;
+  if (type.kind != expr::Type::Kind::kPrimitive) {
+    jobject ref = nullptr;
+    if (!live_.Object(jni_, local.slot, ref)) return std::nullopt;
+    return ReferenceValue(ref, type);
+  }
+  const bool two_slots = type.prim == expr::Prim::kLong || type.prim == expr::Prim::kDouble;
+  auto bits = live_.Primitive(jni_, local.slot, two_slots);
+  if (!bits) return std::nullopt;
+  expr::Value value;
+  value.type = type;
+  const auto low = static_cast<uint32_t>(static_cast<uint64_t>(*bits));
+  switch (type.prim) {
+    case expr::Prim::kLong: value.prim.j = *bits; break;
+    case expr::Prim::kDouble: std::memcpy(&value.prim.d, &*bits, sizeof(double)); break;
+    case expr::Prim::kFloat: std::memcpy(&value.prim.f, &low, sizeof(float)); break;
+    case expr::Prim::kBoolean: value.prim.z = low != 0; break;
+    case expr::Prim::kByte: value.prim.i = static_cast<int8_t>(low); break;
+    case expr::Prim::kChar: value.prim.i = static_cast<uint16_t>(low); break;
+    case expr::Prim::kShort: value.prim.i = static_cast<int16_t>(low); break;
+    case expr::Prim::kInt: value.prim.i = static_cast<int32_t>(low); break;
+  }
+  return value;
+}
+
 expr::Result<expr::Value> JniHeap::ReadLocal(const expr::LocalInfo& local) {
+  if (auto live = ReadLiveLocal(local)) return *live;
   const expr::Type& type = local.type;
   if (type.kind != expr::Type::Kind::kPrimitive) {
     auto ref = jvmti_.GetLocalObject(thread_, depth_, local.slot);

@@ -12,6 +12,7 @@
 #include <string>
 #include <utility>
 
+#include "backend/probes/live_locals.h"
 #include "backend/probes/probe_scope.h"
 #include "expr/expr.h"
 #include "vmcore/jvmti.h"
@@ -60,6 +61,11 @@ class JniHeap : public expr::Heap {
   // Locals read at this hit, by slot: HotSpot reads each as a VM operation
   // (tens of microseconds), so `x > 0 && x < 10` reads x once.
   std::map<int32_t, expr::Value> locals_;
+  // The top frame's locals from one stack walk, without a safepoint
+  // (live_locals.h): tried at the hit's first local read; JVMTI when it fails.
+  LiveLocals live_;
+  enum class Live : uint8_t { kUntried, kRead, kFailed } live_state_ = Live::kUntried;
+  std::optional<expr::Value> ReadLiveLocal(const expr::LocalInfo& local);
   // InstanceOf's answers for this hit: (runtime class name, asked name).
   std::map<std::pair<std::string, std::string>, bool, std::less<>> instance_of_;
 };

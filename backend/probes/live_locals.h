@@ -1,0 +1,41 @@
+// The hitting thread's own top frame's locals, read through the JDK's
+// java.lang.LiveStackFrame (a stack walk in the walking thread itself) instead
+// of JVMTI's GetLocal*, which HotSpot runs as a VM operation at a safepoint for
+// every single read (docs/probes.md): tens of microseconds, and every other
+// Java thread stops. One walk reads all the frame's locals for a few
+// microseconds (it grows with the stack's depth) and stops no thread.
+//
+// It runs JDK code only (StackWalker, a Stream.Builder as the walk's consumer)
+// through JNI, which checks no access, so the package-private interface needs
+// no --add-opens. Anything unexpected (the class missing, an exception, the
+// innermost frame not the probe's) answers false, and the caller reads through
+// JVMTI as before.
+#pragma once
+
+#include <jni.h>
+
+#include <cstdint>
+#include <optional>
+#include <string_view>
+
+namespace jdwpx::backend::probes {
+
+class LiveLocals {
+ public:
+  // Walks the current thread's stack; true when its innermost Java frame is
+  // `method_name` at `bci`, whose locals are then held (JNI local references of
+  // the caller's local frame).
+  bool Read(JNIEnv* jni, std::string_view method_name, int32_t bci);
+  // A primitive local's bits: an int-sized one in the low 32 bits; a long or a
+  // double (two slots) is read from its second slot, where HotSpot keeps it on
+  // a 64-bit VM. None when the slot holds no primitive.
+  std::optional<int64_t> Primitive(JNIEnv* jni, int32_t slot, bool two_slots) const;
+  // An object local (nullptr is Java's null); false when the slot is a primitive's.
+  bool Object(JNIEnv* jni, int32_t slot, jobject& out) const;
+
+ private:
+  jobjectArray locals_ = nullptr;
+  jsize count_ = 0;
+};
+
+}  // namespace jdwpx::backend::probes
