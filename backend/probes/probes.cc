@@ -148,11 +148,10 @@ jdwp::Probe::Set::Reply Probes::Set(JNIEnv* jni, const jdwp::Probe::Set::Request
   std::vector<std::shared_ptr<ProbeAtPlace>> at;
   if (auto classes = ctx_.jvmti.LoadedClasses()) {
     for (jclass klass : *classes) {
-      bool named = Prepared(ctx_.jvmti, klass) &&
-                   (s.location.form == LocationSpec::Form::kFileLine ||
-                    JavaNameOf(ctx_.jvmti, klass) == s.location.class_name) &&
-                   Names(s.location, ctx_.jvmti, klass, s.location.class_name);
-      if (named) {
+      // A file's classes are known by their source file, the others by name.
+      const bool by_file = s.location.form == LocationSpec::Form::kFileLine;
+      if (Prepared(ctx_.jvmti, klass) &&
+          Names(s.location, ctx_.jvmti, klass, by_file ? std::string() : JavaNameOf(ctx_.jvmti, klass))) {
         auto prepared = Prepare(jni, probe, klass);
         if (!prepared) {
           for (jclass k : *classes) jni->DeleteLocalRef(k);
