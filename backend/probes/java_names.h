@@ -20,7 +20,4 @@ std::string SignatureOf(std::string_view java_name);
 
 namespace jdwpx::backend::probes {
 
-// UTF-16 code units as UTF-8; a lone surrogate becomes U+FFFD.
-std::string ToUtf8(std::u16string_view text);
-
 }  // namespace jdwpx::backend::probes

@@ -359,7 +359,7 @@ std::string JniHeap::TakeException() {
       jni_->ExceptionClear();
     } else if (text) {
       auto units = StringText(text, 200);
-      if (units) message = ": " + ToUtf8(*units);
+      if (units) message = ": " + expr::Utf8(*units);
       jni_->DeleteLocalRef(text);
     }
   }

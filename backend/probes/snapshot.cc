@@ -2,11 +2,11 @@
 
 #include <algorithm>
 #include <charconv>
-#include <cmath>
-#include <cstdlib>
 #include <string_view>
 
 #include "backend/probes/java_names.h"
+#include "expr/expr.h"
+#include "expr/java_string.h"
 #include "vmcore/refs.h"
 
 namespace jdwpx::backend::probes {
@@ -92,14 +92,14 @@ Node PrimitiveNode(int depth, std::string name, std::string type, const Primitiv
       break;
     case 'C':
       node.kind = NodeKind::kCharacter;
-      node.text = ToUtf8(std::u16string(1, static_cast<char16_t>(p.value.c)));
+      node.text = expr::Utf8(std::u16string(1, static_cast<char16_t>(p.value.c)));
       break;
     case 'B': node.text = std::to_string(p.value.b); break;
     case 'S': node.text = std::to_string(p.value.s); break;
     case 'I': node.text = std::to_string(p.value.i); break;
     case 'J': node.text = std::to_string(p.value.j); break;
-    case 'F': node.text = JavaFloating(p.value.f, true); break;
-    case 'D': node.text = JavaFloating(p.value.d, false); break;
+    case 'F': node.text = expr::JavaFloatToString(p.value.f); break;
+    case 'D': node.text = expr::JavaDoubleToString(p.value.d); break;
   }
   return node;
 }
@@ -254,7 +254,7 @@ class Capture {
     // Cut before a pair's first half rather than between its halves.
     if (units < length && !text.empty() && text.back() >= 0xD800 && text.back() <= 0xDBFF) text.pop_back();
     if (length_out) *length_out = length;
-    return ToUtf8(text);
+    return expr::Utf8(text);
   }
 
   Primitive ReadField(jobject object, jfieldID field, char code) {
@@ -490,38 +490,6 @@ class Capture {
 };
 
 }  // namespace
-
-std::string JavaFloating(double value, bool is_float) {
-  if (std::isnan(value)) return "NaN";
-  if (std::isinf(value)) return value > 0 ? "Infinity" : "-Infinity";
-  if (value == 0) return std::signbit(value) ? "-0.0" : "0.0";
-  // The shortest digits that read back as the same value, then Java's layout.
-  char buffer[64];
-  auto result = is_float ? std::to_chars(buffer, buffer + sizeof buffer, static_cast<float>(value),
-                                         std::chars_format::scientific)
-                         : std::to_chars(buffer, buffer + sizeof buffer, value, std::chars_format::scientific);
-  std::string_view text(buffer, static_cast<size_t>(result.ptr - buffer));
-  std::string sign;
-  if (text.front() == '-') {
-    sign = "-";
-    text.remove_prefix(1);
-  }
-  size_t e = text.find('e');
-  int exponent = std::atoi(std::string(text.substr(e + 1)).c_str());
-  std::string digits;
-  for (char c : text.substr(0, e))
-    if (c != '.') digits += c;
-  double magnitude = std::fabs(value);
-  if (magnitude >= 1e-3 && magnitude < 1e7) {
-    int point = exponent + 1;
-    if (point <= 0) return sign + "0." + std::string(static_cast<size_t>(-point), '0') + digits;
-    if (static_cast<size_t>(point) >= digits.size())
-      return sign + digits + std::string(static_cast<size_t>(point) - digits.size(), '0') + ".0";
-    return sign + digits.substr(0, static_cast<size_t>(point)) + "." + digits.substr(static_cast<size_t>(point));
-  }
-  std::string fraction = digits.size() > 1 ? digits.substr(1) : "0";
-  return sign + digits.substr(0, 1) + "." + fraction + "E" + std::to_string(exponent);
-}
 
 std::vector<jdwp::Probe::Snapshot::Frame> CaptureSnapshot(const vmcore::Jvmti& jvmti, JNIEnv* jni, jthread thread,
                                                           const SnapshotLimits& limits, int64_t* budget) {

@@ -33,7 +33,4 @@ std::vector<jdwp::Probe::Snapshot::Frame> CaptureSnapshot(const vmcore::Jvmti& j
                                                           const SnapshotLimits& limits = {},
                                                           int64_t* budget = nullptr);
 
-// A Java float or double as Java's Double.toString / Float.toString write it.
-std::string JavaFloating(double value, bool is_float);
-
 }  // namespace jdwpx::backend::probes

@@ -23,17 +23,16 @@
 #include "backend/probes/probe_heap.h"
 #include "backend/probes/probe_scope.h"
 #include "backend/probes/snapshot.h"
+#include "expr/java_string.h"
 #include "vmcore/jvmti.h"
 #include "vmcore/refs.h"
 
 namespace {
 
 using jdwpx::backend::probes::CaptureSnapshot;
-using jdwpx::backend::probes::JavaFloating;
 using jdwpx::backend::probes::JniHeap;
 using jdwpx::backend::probes::JvmtiScope;
 using jdwpx::backend::probes::SnapshotLimits;
-using jdwpx::backend::probes::ToUtf8;
 using jdwpx::jdwp::Probe::NodeKind;
 using Node = jdwpx::jdwp::Probe::Snapshot::Node;
 namespace expr = jdwpx::expr;
@@ -89,7 +88,7 @@ Node N(int depth, NodeKind kind, std::string name, std::string type, std::string
 std::string Text(JniHeap& heap, const expr::Value& value, size_t max_units = 1000) {
   if (!value.ref) return "<null>";
   auto text = heap.StringText(value.ref, max_units);
-  return text ? ToUtf8(*text) : "<error: " + text.error() + ">";
+  return text ? jdwpx::expr::Utf8(*text) : "<error: " + text.error() + ">";
 }
 
 expr::Value LocalValue(const JvmtiScope& scope, JniHeap& heap, const char* name) {
@@ -507,11 +506,14 @@ void JNICALL OnVmInit(jvmtiEnv*, JNIEnv* jni, jthread) {
     bool set = SetBreakpointAtLine(jvmti, fixture, line, match[1]) || SetBreakpointAtLine(jvmti, scene, line, match[1]);
     Check(set, "breakpoint set at BREAK:" + match[1].str() + " (line " + std::to_string(line) + ")");
   }
-  Check(JavaFloating(1.5, false) == "1.5" && JavaFloating(100, false) == "100.0" && JavaFloating(1e7, false) == "1.0E7" &&
-            JavaFloating(0.001, false) == "0.001" && JavaFloating(1e-4, false) == "1.0E-4" &&
-            JavaFloating(0.1f, true) == "0.1" && JavaFloating(-2.5e-10, false) == "-2.5E-10" &&
-            JavaFloating(123456.789, false) == "123456.789",
-        "JavaFloating writes numbers as Java does");
+  // Snapshot nodes write floats and doubles with expr's Java formatting.
+  using jdwpx::expr::JavaDoubleToString;
+  using jdwpx::expr::JavaFloatToString;
+  Check(JavaDoubleToString(1.5) == "1.5" && JavaDoubleToString(100) == "100.0" && JavaDoubleToString(1e7) == "1.0E7" &&
+            JavaDoubleToString(0.001) == "0.001" && JavaDoubleToString(1e-4) == "1.0E-4" &&
+            JavaFloatToString(0.1f) == "0.1" && JavaDoubleToString(-2.5e-10) == "-2.5E-10" &&
+            JavaDoubleToString(123456.789) == "123456.789",
+        "snapshot numbers are written as Java does");
   Check(cases.size() == 3, "three BREAK markers in " + g_source);
   jmethodID work = jni->GetStaticMethodID(no_debug, "work", "(I)I");
   Check(work && jvmti.SetBreakpoint(work, 0).has_value(), "breakpoint set at NoDebug.work's entry");
