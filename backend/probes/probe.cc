@@ -56,14 +56,17 @@ void ProbeAtPlace::OnHit(JNIEnv* jni, jthread thread, jmethodID, jlocation) {
   t_in_probe = true;
   try {
     probe_->hits.fetch_add(1, std::memory_order_relaxed);
-    if (ConditionHolds(jni, thread, start)) {
+    // One heap for the condition and the message: the frame's locals are
+    // read once a hit (one stack walk, probe_heap.h), whoever asks first.
+    std::optional<JniHeap> heap;
+    if (ConditionHolds(jni, thread, heap, start)) {
       const int64_t n = probe_->matched.fetch_add(1, std::memory_order_relaxed) + 1;
       const int32_t max = probe_->settings().max_hits;
       if (max > 0 && n > max) {
         // Other threads' hits that raced the last one: not counted, not sent.
         probe_->matched.fetch_sub(1, std::memory_order_relaxed);
       } else {
-        SendOutput(jni, thread, start);
+        SendOutput(jni, thread, heap, start);
         if (max > 0 && n == max) owner_.TakeOut(probe_, State::kDone);
       }
     }
@@ -77,10 +80,14 @@ void ProbeAtPlace::OnHit(JNIEnv* jni, jthread thread, jmethodID, jlocation) {
   budget.Charge(end - start + kDispatchNs, end);
 }
 
-bool ProbeAtPlace::ConditionHolds(JNIEnv* jni, jthread thread, int64_t now_ns) {
+JniHeap& ProbeAtPlace::HeapOf(JNIEnv* jni, jthread thread, std::optional<JniHeap>& heap) {
+  if (!heap) heap.emplace(owner_.ctx().jvmti, jni, thread, *scope_);
+  return *heap;
+}
+
+bool ProbeAtPlace::ConditionHolds(JNIEnv* jni, jthread thread, std::optional<JniHeap>& heap, int64_t now_ns) {
   if (!condition_) return true;
-  JniHeap heap(owner_.ctx().jvmti, jni, thread, *scope_);
-  auto value = condition_->Evaluate(heap);
+  auto value = condition_->Evaluate(HeapOf(jni, thread, heap));
   if (value) return value->prim.z;
   if (probe_->NoticeDue(probe_->last_error_notice_ns, now_ns))
     owner_.Notice(*probe_, NoticeKind::kEvaluationError,
@@ -88,7 +95,7 @@ bool ProbeAtPlace::ConditionHolds(JNIEnv* jni, jthread thread, int64_t now_ns) {
   return false;
 }
 
-void ProbeAtPlace::SendOutput(JNIEnv* jni, jthread thread, int64_t now_ns) {
+void ProbeAtPlace::SendOutput(JNIEnv* jni, jthread thread, std::optional<JniHeap>& heap, int64_t now_ns) {
   if (!probe_->output().TrySpend(1, now_ns)) {
     probe_->suppressed.fetch_add(1, std::memory_order_relaxed);
     if (probe_->NoticeDue(probe_->last_rate_notice_ns, now_ns))
@@ -105,10 +112,7 @@ void ProbeAtPlace::SendOutput(JNIEnv* jni, jthread thread, int64_t now_ns) {
     log.thread = ThreadName(owner_.ctx(), thread);
     log.location = location_text_;
     std::vector<std::string> errors;
-    {
-      JniHeap heap(owner_.ctx().jvmti, jni, thread, *scope_);
-      log.message = message_ ? message_->Format(heap, &errors) : std::string();
-    }
+    if (message_) log.message = message_->Format(HeapOf(jni, thread, heap), &errors);
     if (!errors.empty() && probe_->NoticeDue(probe_->last_error_notice_ns, now_ns))
       owner_.Notice(*probe_, NoticeKind::kEvaluationError, fmt::format("{}: {}", location_text_, errors.front()));
     owner_.Send(*probe_, jdwp::Probe::Log::kId, jdwp::EncodeBody(log));

@@ -21,6 +21,7 @@
 #include "backend/events/outbox.h"
 #include "backend/events/probe_places.h"
 #include "backend/probes/budget.h"
+#include "backend/probes/probe_heap.h"
 #include "backend/probes/probe_location.h"
 #include "backend/probes/probe_scope.h"
 #include "expr/expr.h"
@@ -85,8 +86,10 @@ class ProbeAtPlace : public ProbeHook {
 
  private:
   // Whether the condition holds (an error: a notice, and no output).
-  bool ConditionHolds(JNIEnv* jni, jthread thread, int64_t now_ns);
-  void SendOutput(JNIEnv* jni, jthread thread, int64_t now_ns);
+  // The hit's reads (made on first use, shared by the condition and the message).
+  JniHeap& HeapOf(JNIEnv* jni, jthread thread, std::optional<JniHeap>& heap);
+  bool ConditionHolds(JNIEnv* jni, jthread thread, std::optional<JniHeap>& heap, int64_t now_ns);
+  void SendOutput(JNIEnv* jni, jthread thread, std::optional<JniHeap>& heap, int64_t now_ns);
 
   Probes& owner_;
   std::shared_ptr<Probe> probe_;
