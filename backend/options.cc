@@ -121,7 +121,7 @@ constexpr std::string_view kKnownNames[] = {
     "suspend",  "transport", "address", "server", "allow",    "launch",   "onthrow",
     "onuncaught", "timeout", "includevirtualthreads", "mutf8", "quiet", "strict", "stdalloc",
     "logfile",  "logflags",  "onjcmd",  "loglevel", "trace",  "tracebytes", "tracesize",
-    "handshaketimeout", "suspendtimeout", "onbindfail", "addressfile", "unixroot"};
+    "handshaketimeout", "suspendtimeout", "onbindfail", "addressfile", "unixroot", "sessions"};
 
 bool IsKnownName(std::string_view name) {
   for (std::string_view known : kKnownNames) {
@@ -193,6 +193,7 @@ std::string Allowed(std::string_view name) {
     return "a number of milliseconds (1 to " + std::to_string(Options::kMaxMillis) + ")";
   }
   if (name == "trace" || name == "addressfile") return "needs a file path";
+  if (name == "sessions") return "debuggers attached at once (1 to " + std::to_string(kMaxSessions) + ")";
   return "must be y or n";
 }
 
@@ -375,6 +376,16 @@ tl::expected<Options, OptionsError> ParseOptions(std::string_view text, int jdk_
       const auto value = string_value();
       if (!value || value->empty()) return bad_value();
       options.address_file = std::string(*value);
+    } else if (*name == "sessions") {
+      const auto value = string_value();
+      if (!value || value->empty() || value->size() > 2) return bad_value();
+      int sessions = 0;
+      for (char c : *value) {
+        if (c < '0' || c > '9') return bad_value();
+        sessions = sessions * 10 + (c - '0');
+      }
+      if (sessions < 1 || sessions > kMaxSessions) return bad_value();
+      options.sessions = sessions;
     } else if (*name == "unixroot") {
       const auto value = string_value();
       if (!value || (*value != "y" && *value != "n")) return bad_value();
@@ -441,6 +452,10 @@ tl::expected<Options, OptionsError> ParseOptions(std::string_view text, int jdk_
     return syntax_error("suspendtimeout=" + std::to_string(options.suspend_timeout_ms) +
                         ": applies with server=y and suspend=y only (and not with onjcmd=y)");
   }
+  if (options.sessions > 1 && (!options.server || options.launch)) {
+    return syntax_error("sessions=" + std::to_string(options.sessions) +
+                        ": applies with server=y only (and not with launch=): several debuggers attach to one address");
+  }
   if (options.onjcmd) {
     if (options.launch) return bad_option(messages::kOnjcmdWithLaunch, "onjcmd=y and launch= exclude each other");
     if (!options.server) return bad_option(messages::kOnjcmdNeedsServer, "onjcmd=y needs server=y");
@@ -495,6 +510,7 @@ std::string HelpText(int jdk_feature_version) {
       "onbindfail=abort|continue        continue: run on if cannot listen abort\n"
       "addressfile=<path>               write the address (%p = pid)      none\n"
       "unixroot=y|n                     address=unix:: root may attach?   n\n"
+      "sessions=<1-16>                  debuggers attached at once        1\n"
       "\n"
       "Obsolete Options\n"
       "----------------\n"

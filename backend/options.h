@@ -10,6 +10,8 @@
 
 #include <tl/expected.hpp>
 
+#include "backend/session_slot.h"
+
 namespace jdwpx::backend {
 
 // Our extension `loglevel=`; the names are spdlog's level names.
@@ -60,6 +62,9 @@ struct Options {
   bool onbindfail_continue = false;  // onbindfail=continue|abort
   std::optional<std::string> address_file;  // addressfile=<path>, "%p" = pid; server=y only
   bool unix_root = false;            // unixroot=y: root peers may attach to address=unix:<path>
+  // sessions=N: up to N debuggers attached at once, each as if alone
+  // (docs/sessions.md); 1, the default, is stock's one debugger.
+  int sessions = 1;
 
   // jdwpx's handshake timeout when handshaketimeout= is absent.
   static constexpr int64_t kDefaultHandshakeTimeoutMs = 2000;  // stock's fixed limit

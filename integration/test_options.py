@@ -132,7 +132,8 @@ HELP_TRACE_ROWS = (
     "suspendtimeout=<ms>              suspend=y: then run on undebugged none\n"
     "onbindfail=abort|continue        continue: run on if cannot listen abort\n"
     "addressfile=<path>               write the address (%p = pid)      none\n"
-    "unixroot=y|n                     address=unix:: root may attach?   n\n")
+    "unixroot=y|n                     address=unix:: root may attach?   n\n"
+    "sessions=<1-16>                  debuggers attached at once        1\n")
 
 
 def help_text(agent: str, version: int) -> str:

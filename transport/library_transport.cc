@@ -235,6 +235,10 @@ class LibraryTransport final : public Transport {
   std::atomic<bool> connected_{false};
   std::mutex write_mu_;
   uint64_t session_ = 0;  // the connection's number (write_mu_): the last one made
+  uint64_t CurrentSession() {
+    std::lock_guard lock(write_mu_);
+    return session_;
+  }
   mutable std::mutex address_mu_;
   std::string address_;
 };
@@ -304,7 +308,7 @@ std::string LibraryTransport::ReadLoop() {
       std::memcpy(bytes.data() + jdwp::kHeaderSize, data, bytes.size() - jdwp::kHeaderSize);
       g_callback.free(data);
     }
-    listener_->OnPacket(std::move(bytes));
+    listener_->OnPacket(CurrentSession(), std::move(bytes));
   }
   return "transport shut down";
 }
@@ -334,7 +338,7 @@ void LibraryTransport::Run() {
         }
       }
       if (log_) log_->debug("debugger detached: {}", reason);
-      listener_->OnDetached(reason);
+      listener_->OnDetached(CurrentSession(), reason);
       if (!config_.server) return;
     }
   } catch (const std::exception& e) {

@@ -577,7 +577,7 @@ void SocketTransport::Deliver(const std::shared_ptr<Session>& session, std::vect
     return;
   }
   if (log_) log_->trace("<- packet len={}", packet.size());
-  Notify([&] { listener_->OnPacket(std::move(packet)); });
+  Notify([&] { listener_->OnPacket(session->epoch, std::move(packet)); });
 }
 
 void SocketTransport::EndSession(const std::shared_ptr<Session>& which, const std::string& reason) {
@@ -612,7 +612,7 @@ void SocketTransport::EndSession(const std::shared_ptr<Session>& which, const st
   session->parts_cv.notify_all();  // a parts maker waits no more
   PacketsDone(dropped);
   if (log_) log_->debug("debugger detached: {}", reason);
-  Notify([&] { listener_->OnDetached(reason); });
+  Notify([&] { listener_->OnDetached(session->epoch, reason); });
   // A connection waiting for this end goes ahead.
   if (session_end_timer_) session_end_timer_->cancel();
   // A client transport lives for one connection only.

@@ -38,6 +38,10 @@ struct Config {
   // address=unix:<path> (ours): peers are accepted only with the JVM's own uid
   // (SO_PEERCRED); root peers too with unixroot=y.
   bool unix_root = false;
+  // sessions=N (ours): server mode keeps up to this many debuggers attached at
+  // once, each a connection of its own; one more is closed after its handshake.
+  // 1 is stock's one debugger. dt_socket only: a transport library serves one.
+  int max_sessions = 1;
 };
 
 // Keepalive on every TCP session socket (ours; stock sets none), so that a
@@ -102,10 +106,10 @@ class Listener {
   // that nothing meant for one debugger reaches the next. `handshake`: from the
   // accept (or connect) to the handshake's end; zero when not known.
   virtual void OnAttached(const std::string& peer, uint64_t session, std::chrono::nanoseconds handshake) = 0;
-  // One whole packet, header included, in arrival order.
-  virtual void OnPacket(std::vector<uint8_t> packet) = 0;
-  // The debugger connection ended (peer closed, I/O error, CloseConnection()).
-  virtual void OnDetached(const std::string& reason) = 0;
+  // One whole packet of connection `session`, header included, in arrival order.
+  virtual void OnPacket(uint64_t session, std::vector<uint8_t> packet) = 0;
+  // Connection `session` ended (peer closed, I/O error, CloseConnection()).
+  virtual void OnDetached(uint64_t session, const std::string& reason) = 0;
   // Something worth a log line at warning level (refused peer, failed handshake).
   // Texts are whole lines in stock's words where stock has them, e.g.
   //   "Debugger failed to attach: handshake failed - received >GET / HTTP/1.1< - expected >JDWP-Handshake<"

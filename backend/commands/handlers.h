@@ -7,6 +7,7 @@
 
 #include "backend/context.h"
 #include "backend/commands/dispatcher.h"
+#include "backend/session_slot.h"
 
 namespace jdwpx::backend {
 
@@ -18,15 +19,17 @@ class Probes;
 }
 
 // The context the handlers work in, the event path's two ends they talk to
-// (EventRequest's table, the reporter that resumes and sends), and the command
-// thread's JNIEnv: set once that thread runs, after the handlers are bound, so
-// read through its slot.
+// (EventRequest's table, the reporter that resumes and sends), the command
+// thread's JNIEnv (set once that thread runs, after the handlers are bound, so
+// read through its slot) and the session of the command being handled (set by
+// the command loop before each one).
 struct CommandEnv {
   Context& ctx;
   EventManager& events;
   EventReporter& reporter;
   probes::Probes& probes;
   JNIEnv** jni_slot;
+  const SessionSlot* session_slot;
 };
 
 // The base of each set's handler class: `ctx_`, `events_`, `reporter_` and
@@ -34,10 +37,17 @@ struct CommandEnv {
 class HandlerBase {
  public:
   explicit HandlerBase(const CommandEnv& env)
-      : ctx_(env.ctx), events_(env.events), reporter_(env.reporter), probes_(env.probes), jni_slot_(env.jni_slot) {}
+      : ctx_(env.ctx),
+        events_(env.events),
+        reporter_(env.reporter),
+        probes_(env.probes),
+        jni_slot_(env.jni_slot),
+        session_slot_(env.session_slot) {}
 
  protected:
   JNIEnv* env() const { return *jni_slot_; }
+  // The session whose command is being handled (sessions=N; 0 with one).
+  SessionSlot session() const { return *session_slot_; }
   Context& ctx_;
   EventManager& events_;
   EventReporter& reporter_;
@@ -45,6 +55,7 @@ class HandlerBase {
 
  private:
   JNIEnv** jni_slot_;
+  const SessionSlot* session_slot_;
 };
 
 // Each binds its set's commands, in the spec's order.

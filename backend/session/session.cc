@@ -54,7 +54,7 @@ std::string SystemProperty(jvmtiEnv* jvmti, const char* name) {
 Session::Session(Context& ctx, EventManager& events, EventReporter& reporter, probes::Probes& probes,
                  SessionHost& host)
     : ctx_(ctx), events_(events), reporter_(reporter), probes_(probes), host_(host) {
-  BindAllCommands(dispatcher_, CommandEnv{ctx_, events_, reporter_, probes_, &command_jni_}, *this);
+  BindAllCommands(dispatcher_, CommandEnv{ctx_, events_, reporter_, probes_, &command_jni_, &command_slot_}, *this);
   OpenTrace(ctx_.jvmti.raw());
 }
 
@@ -153,23 +153,23 @@ void Session::BeginServing(uint64_t session) {
   events_.BeginSession();
 }
 
-void Session::OnPacket(std::vector<uint8_t> packet) {
+void Session::OnPacket(uint64_t session, std::vector<uint8_t> packet) {
   if (trace_) trace_->PacketIn(packet);
-  Post({Message::kPacket, std::move(packet), io_session_});
+  Post({Message::kPacket, std::move(packet), session});
 }
 
 void Session::OnWritten(std::span<const uint8_t> bytes, size_t length) {
   if (trace_) trace_->PacketOut(bytes, length);
 }
 
-void Session::OnDetached(const std::string& reason) {
+void Session::OnDetached(uint64_t session, const std::string& reason) {
   Log().info("debugger detached: {}", reason);
   if (trace_) {
     trace_->SessionEnded(reason);
     FlushTrace(/*close=*/false);
   }
   const bool to_dormant = host_.DormantAfterSession() && !ctx_.vm_dead;
-  Post({Message::kDetached, {}, io_session_, to_dormant});
+  Post({Message::kDetached, {}, session, to_dormant});
   {
     std::lock_guard lock(mu_);
     detached_ = true;

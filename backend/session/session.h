@@ -77,8 +77,8 @@ class Session : public transport::Listener, public Outbox, public SessionControl
 
   // transport::Listener (I/O thread)
   void OnAttached(const std::string& peer, uint64_t session, std::chrono::nanoseconds handshake) override;
-  void OnPacket(std::vector<uint8_t> packet) override;
-  void OnDetached(const std::string& reason) override;
+  void OnPacket(uint64_t session, std::vector<uint8_t> packet) override;
+  void OnDetached(uint64_t session, const std::string& reason) override;
   void OnWarning(const std::string& message) override;
   void OnWritten(std::span<const uint8_t> bytes, size_t length) override;
   void OnAcceptFailed(const transport::TransportError& error) override {
@@ -149,6 +149,7 @@ class Session : public transport::Listener, public Outbox, public SessionControl
   bool dispose_requested_ = false;
   std::optional<int> exit_code_;
   JNIEnv* command_jni_ = nullptr;
+  SessionSlot command_slot_ = 0;  // the session of the command being handled (CommandEnv)
 
   // Sessions. The I/O thread numbers each message with its connection
   // (io_session_, I/O thread only); the command thread serves one connection at

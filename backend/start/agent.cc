@@ -215,6 +215,7 @@ bool Agent::Start(JNIEnv* jni, jthread thread, const StartingException* trigger)
   config.timeout_ms = o.timeout_ms;
   config.handshake_timeout_ms = o.handshake_timeout_ms;
   config.unix_root = o.unix_root;
+  config.max_sessions = o.sessions;
   auto opened = transport::Transport::Open(config, &session_);
   if (!opened && o.server && o.onbindfail_continue && opened.error().code == transport::kErrorIo && !StartsLate()) {
     // onbindfail=continue (ours): a JVM that inherited JAVA_TOOL_OPTIONS runs on undebugged.

@@ -2,10 +2,10 @@
 # Layout; ../shared/style.md). Lowest first; a part may include itself and
 # every part to its left. backend/'s own files (the context the parts share,
 # errors, logging, options) sit between threads and values: ids and threads
-# may include only its leaves, errors.h and log.h.
+# may include only its leaves, errors.h, log.h and session_slot.h.
 cmake_minimum_required(VERSION 3.25)
 set(parts ids threads core values events probes commands session start)
-set(leaves "backend/errors.h" "backend/log.h")
+set(leaves "backend/errors.h" "backend/log.h" "backend/session_slot.h")
 file(GLOB_RECURSE sources ${ROOT}/backend/*.h ${ROOT}/backend/*.cc)
 function(part_of path out)
   file(RELATIVE_PATH rel ${ROOT}/backend ${path})

@@ -182,6 +182,24 @@ TEST(Parse, OrchestratorOptionsBadValues) {
   ExpectSyntaxError("transport=dt_socket,address=1:2,suspendtimeout=1000", only);
 }
 
+TEST(Parse, Sessions) {
+  EXPECT_EQ(MustParse(std::string(kBase)).sessions, 1);
+  EXPECT_EQ(MustParse(WithBase("sessions=1")).sessions, 1);
+  EXPECT_EQ(MustParse(WithBase("sessions=3")).sessions, 3);
+  EXPECT_EQ(MustParse(WithBase("sessions=16")).sessions, 16);
+  const std::string range = ": debuggers attached at once (1 to 16)";
+  ExpectSyntaxError(WithBase("sessions=0"), "sessions=0" + range);
+  ExpectSyntaxError(WithBase("sessions=17"), "sessions=17" + range);
+  ExpectSyntaxError(WithBase("sessions=-1"), "sessions=-1" + range);
+  ExpectSyntaxError(WithBase("sessions=two"), "sessions=two" + range);
+  ExpectSyntaxError(WithBase("sessions=,quiet=y"), "sessions=" + range);
+  ExpectSyntaxError(WithBase("sessions=100"), "sessions=100" + range);
+  // Several debuggers attach to one listening address.
+  ExpectSyntaxError("transport=dt_socket,address=1:2,sessions=2",
+                    "sessions=2: applies with server=y only (and not with launch=): several debuggers attach to one "
+                    "address");
+}
+
 TEST(Parse, DuplicateOptionLastWins) {
   const Options o = MustParse("transport=dt_socket,server=y,server=n,suspend=n,suspend=y,address=1,address=2");
   EXPECT_FALSE(o.server);
@@ -287,6 +305,7 @@ TEST(Help, Jdk17TextIsStockPlusLoglevelRow) {
       "onbindfail=abort|continue        continue: run on if cannot listen abort\n"
       "addressfile=<path>               write the address (%p = pid)      none\n"
       "unixroot=y|n                     address=unix:: root may attach?   n\n"
+      "sessions=<1-16>                  debuggers attached at once        1\n"
       "\n"
       "Obsolete Options\n"
       "----------------\n"

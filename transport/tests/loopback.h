@@ -56,8 +56,8 @@ class Recorder : public Listener {
       sessions.push_back(session);
     });
   }
-  void OnPacket(std::vector<uint8_t> packet) override { Add([&] { packets.push_back(std::move(packet)); }); }
-  void OnDetached(const std::string& reason) override { Add([&] { detached.push_back(reason); }); }
+  void OnPacket(uint64_t, std::vector<uint8_t> packet) override { Add([&] { packets.push_back(std::move(packet)); }); }
+  void OnDetached(uint64_t, const std::string& reason) override { Add([&] { detached.push_back(reason); }); }
   void OnWarning(const std::string& message) override { Add([&] { warnings.push_back(message); }); }
   void OnWritten(std::span<const uint8_t> bytes, size_t length) override {
     Add([&] {
