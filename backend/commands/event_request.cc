@@ -19,17 +19,17 @@ class EventRequestHandlers : public HandlerBase {
   using HandlerBase::HandlerBase;
 
   jdwp::Result<ER::Set::Reply> Set(const ER::Set::Request& req) {
-    ASSIGN_OR_RETURN(int32_t id, events_.requests().Set(env(), req));
+    ASSIGN_OR_RETURN(int32_t id, events_.requests().Set(env(), req, session()));
     return ER::Set::Reply{id};
   }
 
   jdwp::Result<ER::Clear::Reply> Clear(const ER::Clear::Request& req) {
-    RETURN_IF_ERROR(events_.requests().Clear(env(), req.event_kind, req.request_id));
+    RETURN_IF_ERROR(events_.requests().Clear(env(), req.event_kind, req.request_id, session()));
     return ER::Clear::Reply{};
   }
 
   jdwp::Result<ER::ClearAllBreakpoints::Reply> ClearAllBreakpoints(const ER::ClearAllBreakpoints::Request&) {
-    events_.requests().ClearAllBreakpoints(env());
+    events_.requests().ClearAllBreakpoints(env(), session());
     return ER::ClearAllBreakpoints::Reply{};
   }
 };

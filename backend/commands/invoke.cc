@@ -139,6 +139,7 @@ struct PendingCall {
   jmethodID method;
   CallArguments arguments;
   bool single_threaded;
+  SessionSlot session;  // whose command it is
   uint64_t epoch;  // a reply for this session only
 };
 
@@ -169,12 +170,12 @@ void RunPendingCall(Context& c, EventReporter& reporter, JNIEnv* tjni, const Pen
     void* token = c.threads.PrepareToPark(tjni, call.thread, /*for_event=*/false);
     tjni->DeleteGlobalRef(call.thread);  // the last JNI call: the thread is counted suspended from here
     c.threads.EndSingleThreadedInvoke(token);
-    reporter.SendInvokeReply(call.epoch, std::move(packet));
+    reporter.SendInvokeReply(call.session, call.epoch, std::move(packet));
     return;
   }
   // The reporter re-suspends this thread (every thread after a call that resumed
   // all), then sends the reply; no JNI after this.
-  reporter.SendAfterInvoke(tjni, call.thread, std::move(packet));
+  reporter.SendAfterInvoke(tjni, call.thread, std::move(packet), call.session);
 }
 
 }  // namespace
@@ -183,7 +184,7 @@ void RunPendingCall(Context& c, EventReporter& reporter, JNIEnv* tjni, const Pen
 // hands the call to the (event-suspended) thread; the reply follows from there.
 // `obj` is the receiver (ObjectReference.InvokeMethod) or null.
 template <class Reply>
-void StartInvoke(Context& c, EventReporter& reporter, JNIEnv* jni, jdwp::ThreadId thread_id, CallKind kind, jobject obj, jclass klass,
+void StartInvoke(Context& c, EventReporter& reporter, SessionSlot session, JNIEnv* jni, jdwp::ThreadId thread_id, CallKind kind, jobject obj, jclass klass,
                  jmethodID m, const std::vector<jdwp::Value>& arguments, int32_t options,
                  const Dispatcher::Later<Reply>& later) {
   auto thread = c.Thread(jni, thread_id);
@@ -197,14 +198,15 @@ void StartInvoke(Context& c, EventReporter& reporter, JNIEnv* jni, jdwp::ThreadI
                    m,
                    std::move(*converted),
                    (options & jdwp::InvokeOptions::kInvokeSingleThreaded) != 0,
-                   reporter.epoch()};
+                   session,
+                   reporter.epoch(session)};
   Context* cp = &c;
   EventReporter* rp = &reporter;
   auto started = c.threads.StartInvoke(jni, *thread, call.single_threaded,
                                        [cp, rp, call, later](JNIEnv* tjni) { RunPendingCall(*cp, *rp, tjni, call, later); });
   // As stock: an invocation resumes threads, so events (one inside the invoked
   // method, say) no longer wait for a resume after a SUSPEND_ALL one (events.h).
-  if (started) reporter.UnblockAfterResume();
+  if (started) reporter.UnblockAfterResume(session);
   if (!started) {
     for (jobject g : *call.arguments.globals) jni->DeleteGlobalRef(g);
     // As stock: a thread already invoking counts as not suspended by an event.
@@ -246,16 +248,16 @@ jdwp::Result<InvokeTarget> ResolveInvokeTarget(Context& c, JNIEnv* jni, jdwp::Re
   return t;
 }
 
-template void StartInvoke(Context&, EventReporter&, JNIEnv*, jdwp::ThreadId, CallKind, jobject, jclass, jmethodID,
+template void StartInvoke(Context&, EventReporter&, SessionSlot, JNIEnv*, jdwp::ThreadId, CallKind, jobject, jclass, jmethodID,
                           const std::vector<jdwp::Value>&, int32_t,
                           const Dispatcher::Later<jdwp::ObjectReference::InvokeMethod::Reply>&);
-template void StartInvoke(Context&, EventReporter&, JNIEnv*, jdwp::ThreadId, CallKind, jobject, jclass, jmethodID,
+template void StartInvoke(Context&, EventReporter&, SessionSlot, JNIEnv*, jdwp::ThreadId, CallKind, jobject, jclass, jmethodID,
                           const std::vector<jdwp::Value>&, int32_t,
                           const Dispatcher::Later<jdwp::ClassType::InvokeMethod::Reply>&);
-template void StartInvoke(Context&, EventReporter&, JNIEnv*, jdwp::ThreadId, CallKind, jobject, jclass, jmethodID,
+template void StartInvoke(Context&, EventReporter&, SessionSlot, JNIEnv*, jdwp::ThreadId, CallKind, jobject, jclass, jmethodID,
                           const std::vector<jdwp::Value>&, int32_t,
                           const Dispatcher::Later<jdwp::ClassType::NewInstance::Reply>&);
-template void StartInvoke(Context&, EventReporter&, JNIEnv*, jdwp::ThreadId, CallKind, jobject, jclass, jmethodID,
+template void StartInvoke(Context&, EventReporter&, SessionSlot, JNIEnv*, jdwp::ThreadId, CallKind, jobject, jclass, jmethodID,
                           const std::vector<jdwp::Value>&, int32_t,
                           const Dispatcher::Later<jdwp::InterfaceType::InvokeMethod::Reply>&);
 

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "backend/context.h"
+#include "backend/session_slot.h"
 #include "backend/commands/dispatcher.h"
 
 namespace jdwpx::backend {
@@ -36,7 +37,7 @@ struct InvokeTarget {
 // hands the call to the (event-suspended) thread; the reply follows from there.
 // `obj` is the receiver (ObjectReference.InvokeMethod) or null.
 template <class Reply>
-void StartInvoke(Context& c, EventReporter& reporter, JNIEnv* jni, jdwp::ThreadId thread_id, CallKind kind, jobject obj, jclass klass,
+void StartInvoke(Context& c, EventReporter& reporter, SessionSlot session, JNIEnv* jni, jdwp::ThreadId thread_id, CallKind kind, jobject obj, jclass klass,
                  jmethodID m, const std::vector<jdwp::Value>& arguments, int32_t options,
                  const Dispatcher::Later<Reply>& later);
 

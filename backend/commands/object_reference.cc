@@ -99,18 +99,18 @@ class ObjectReferenceHandlers : public HandlerBase {
     CallKind kind = t->facts.is_static ? CallKind::kStatic
                     : (req.options & jdwp::InvokeOptions::kInvokeNonvirtual) ? CallKind::kNonvirtual
                                                                              : CallKind::kVirtual;
-    StartInvoke(ctx_, reporter_, env(), req.thread, kind, t->facts.is_static ? nullptr : *obj, t->klass, t->method, req.arguments,
+    StartInvoke(ctx_, reporter_, session(), env(), req.thread, kind, t->facts.is_static ? nullptr : *obj, t->klass, t->method, req.arguments,
                 req.options, later);
   }
 
   jdwp::Result<OR::DisableCollection::Reply> DisableCollection(const OR::DisableCollection::Request& req) {
-    RETURN_IF_ERROR(ctx_.objects.DisableCollection(env(), req.object));
+    RETURN_IF_ERROR(ctx_.objects.DisableCollection(env(), req.object, session()));
     return OR::DisableCollection::Reply{};
   }
 
   jdwp::Result<OR::EnableCollection::Reply> EnableCollection(const OR::EnableCollection::Request& req) {
     // As stock: enabling collection of an unknown or collected object is not an error.
-    (void)ctx_.objects.EnableCollection(env(), req.object);
+    (void)ctx_.objects.EnableCollection(env(), req.object, session());
     return OR::EnableCollection::Reply{};
   }
 

@@ -17,14 +17,14 @@ class ProbeHandlers : public HandlerBase {
  public:
   using HandlerBase::HandlerBase;
 
-  jdwp::Result<P::Set::Reply> Set(const P::Set::Request& req) { return probes_.Set(env(), req); }
+  jdwp::Result<P::Set::Reply> Set(const P::Set::Request& req) { return probes_.Set(env(), req, session()); }
 
   jdwp::Result<P::Clear::Reply> Clear(const P::Clear::Request& req) {
-    ASSIGN_OR_RETURN(int32_t cleared, probes_.Clear(env(), req.probe_id));
+    ASSIGN_OR_RETURN(int32_t cleared, probes_.Clear(env(), req.probe_id, session()));
     return P::Clear::Reply{cleared};
   }
 
-  jdwp::Result<P::List::Reply> List(const P::List::Request&) { return probes_.List(); }
+  jdwp::Result<P::List::Reply> List(const P::List::Request&) { return probes_.List(session()); }
 };
 
 }  // namespace

@@ -44,7 +44,7 @@ class ThreadReferenceHandlers : public HandlerBase {
     ASSIGN_OR_RETURN(jthread t, ctx_.Thread(env(), req.thread));
     // Events after a SUSPEND_ALL one go out now (events.h); unblocked first, so
     // that the resumed thread's next event finds the way clear (the direct path).
-    reporter_.UnblockAfterResume();
+    reporter_.UnblockAfterResume(session());
     auto resumed = ctx_.threads.Resume(env(), t);
     RETURN_IF_ERROR(resumed);
     return TR::Resume::Reply{};

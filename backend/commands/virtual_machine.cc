@@ -223,7 +223,7 @@ class VirtualMachineHandlers : public HandlerBase {
     // by that SUSPEND_ALL, so an event queued behind it that the reporter now
     // suspends ends with the same counts whether its +1 comes before or after
     // this resume's -1.
-    reporter_.UnblockAfterResume();
+    reporter_.UnblockAfterResume(session());
     auto resumed = ctx_.threads.ResumeAll(env());
     RETURN_IF_ERROR(resumed);
     return VM::Resume::Reply{};
@@ -273,12 +273,12 @@ class VirtualMachineHandlers : public HandlerBase {
   }
 
   jdwp::Result<VM::HoldEvents::Reply> HoldEvents(const VM::HoldEvents::Request&) {
-    reporter_.Hold();
+    reporter_.Hold(session());
     return VM::HoldEvents::Reply{};
   }
 
   jdwp::Result<VM::ReleaseEvents::Reply> ReleaseEvents(const VM::ReleaseEvents::Request&) {
-    reporter_.Release();
+    reporter_.Release(session());
     return VM::ReleaseEvents::Reply{};
   }
 

@@ -28,7 +28,7 @@ void EventManager::ReportVmStart(JNIEnv* jni, jthread thread, SuspendPolicy poli
                                  const std::function<void()>& applied) {
   std::vector<ev::EventData> events;
   events.push_back(ev::VMStart{0, ctx_.IdOf<jdwp::ThreadId>(jni, thread)});
-  Report(jni, thread, std::move(events), policy, applied);
+  reporter_.Report(jni, thread, std::move(events), policy, SessionSlot{0}, applied);
 }
 
 void EventManager::ReportStartingException(JNIEnv* jni, jthread thread, jmethodID method, jlocation location,
@@ -39,33 +39,40 @@ void EventManager::ReportStartingException(JNIEnv* jni, jthread thread, jmethodI
   std::vector<ev::EventData> events;
   events.push_back(ev::Exception{0, ctx_.IdOf<jdwp::ThreadId>(jni, thread), ctx_.LocationOf(jni, method, location),
                                  ctx_.TaggedId(jni, exception), catch_loc});
-  Report(jni, thread, std::move(events), policy, applied);
+  reporter_.Report(jni, thread, std::move(events), policy, SessionSlot{0}, applied);
 }
 
 void EventManager::ReportVmDeath(JNIEnv* jni) {
   reporter_.CloseForVmDeath();  // other threads' events, met from now on, are not sent
-  reporter_.Release();  // events held until now go first: VMDeath is the last
-  reporter_.UnblockAfterResume();  // and those waiting for a resume
-  std::vector<ev::EventData> events;
-  SuspendPolicy policy = SuspendPolicy::kNone;
+  reporter_.ReleaseAll();  // events held until now go first (and those waiting for a resume): VMDeath is the last
+  // Every debugger attached gets its own set.
+  std::vector<EventReporter::SessionComposite> composites;
+  for (int s = 0; s < kMaxSessions; ++s) {
+    if (reporter_.attached(static_cast<SessionSlot>(s))) composites.push_back({static_cast<SessionSlot>(s), {}, {}});
+  }
+  bool suspends = false;
   {
     std::lock_guard lock(requests_.mu());
     for (Request* r : NewestFirst(requests_.table().OfKind(EventKind::kVmDeath))) {
+      auto it = std::find_if(composites.begin(), composites.end(),
+                             [&](const EventReporter::SessionComposite& c) { return c.session == r->session; });
+      if (it == composites.end()) continue;
       if (!requests_.Matches(jni, *r, nullptr, nullptr, nullptr, nullptr, false, nullptr)) continue;
-      events.push_back(ev::VMDeath{r->id});
-      policy = std::max(policy, r->policy);
+      it->events.push_back(ev::VMDeath{r->id});
+      it->policy = std::max(it->policy, r->policy);
+      suspends = suspends || r->policy != SuspendPolicy::kNone;
     }
   }
   // As stock: the requested events and the automatic one (request 0, always
   // sent) in one set with the requests' policy. A policy that suspends holds
   // the dying VM, this thread included, until the debugger resumes it: that is
   // what a VMDeath request is for (JDI's VMDeathRequest).
-  events.push_back(ev::VMDeath{0});
+  for (auto& c : composites) c.events.push_back(ev::VMDeath{0});
   jthread self = nullptr;
-  if (policy != SuspendPolicy::kNone) {
+  if (suspends) {
     if (auto current = ctx_.jvmti.GetCurrentThread()) self = *current;
   }
-  Report(jni, self, std::move(events), policy);
+  reporter_.ReportEach(jni, self, std::move(composites));
   if (self) jni->DeleteLocalRef(self);
 }
 
@@ -75,17 +82,17 @@ void EventManager::OnBreakpoint(JNIEnv* jni, jthread thread, jmethodID method, j
   for (const auto& probe : requests_.ProbesAt(method, location)) probe->OnHit(jni, thread, method, location);
   unloads_.ReportPending(jni, thread);
   std::vector<ev::EventData> events;
-  SuspendPolicy policy = SuspendPolicy::kNone;
+  Answers answers;
   // Events kept back for this place (a method entry at its first instruction)
   // go first in the breakpoint's composite, as stock sends them.
-  if (!t_deferred.events.empty()) method_events_.TakeDeferred(jni, thread, method, location, events, policy);
+  if (!t_deferred.events.empty()) method_events_.TakeDeferred(jni, thread, method, location, events, answers);
   StepPlace step_place = std::exchange(t_step_place, StepPlace{});
   [&] {
     if (step_place.method == method && step_place.location == location) return;
     // A step that completed here already reported these breakpoints (and a
     // hooked method's entry) with it.
     if (stepping_.CompletedAt(jni, thread, method, location)) return;
-    method_events_.ReportHookedEntry(jni, thread, method, location, events, policy);
+    method_events_.ReportHookedEntry(jni, thread, method, location, events, answers);
     // What the filters read of the place, before the lock: no JVM call under it
     // but those a filter itself needs.
     jdwp::Location loc = ctx_.LocationOf(jni, method, location);
@@ -103,20 +110,20 @@ void EventManager::OnBreakpoint(JNIEnv* jni, jthread thread, jmethodID method, j
       if (!requests_.Matches(jni, *r, thread, klass, &loc, nullptr, false, instance)) continue;
       if (thread_id.is_null()) thread_id = ctx_.IdOf<jdwp::ThreadId>(jni, thread);
       events.push_back(ev::Breakpoint{r->id, thread_id, loc});
-      policy = std::max(policy, r->policy);
+      answers.Add(*r);
     }
     if (instance) jni->DeleteLocalRef(instance);
     if (klass) jni->DeleteLocalRef(klass);
   }();
   OrderLeadingEntries(events);  // kept-back entries, then the hooked ones: the newest request first
-  Report(jni, thread, std::move(events), policy);
+  Report(jni, thread, std::move(events), answers);
 }
 
 void EventManager::OnException(JNIEnv* jni, jthread thread, jmethodID method, jlocation location, jobject exception,
                                jmethodID catch_method, jlocation catch_location) {
   unloads_.ReportPending(jni, thread);
   std::vector<ev::EventData> events;
-  SuspendPolicy policy = SuspendPolicy::kNone;
+  Answers answers;
   {
     std::lock_guard lock(requests_.mu());
     jdwp::Location loc = ctx_.LocationOf(jni, method, location);
@@ -139,12 +146,12 @@ void EventManager::OnException(JNIEnv* jni, jthread thread, jmethodID method, jl
         exception_id = ctx_.TaggedId(jni, exception);
       }
       events.push_back(ev::Exception{r->id, thread_id, loc, exception_id, catch_loc});
-      policy = std::max(policy, r->policy);
+      answers.Add(*r);
     }
     if (instance) jni->DeleteLocalRef(instance);
     if (klass) jni->DeleteLocalRef(klass);
   }
-  Report(jni, thread, std::move(events), policy);
+  Report(jni, thread, std::move(events), answers);
 }
 
 void EventManager::OnClassPrepare(JNIEnv* jni, jthread thread, jclass klass) {
@@ -152,7 +159,7 @@ void EventManager::OnClassPrepare(JNIEnv* jni, jthread thread, jclass klass) {
   requests_.unloads().Track(klass);
   unloads_.ReportPending(jni, thread);
   std::vector<ev::EventData> events;
-  SuspendPolicy policy = SuspendPolicy::kNone;
+  Answers answers;
   bool agent = thread && ThreadControl::CurrentIsAgent();
   {
     std::lock_guard lock(requests_.mu());
@@ -174,28 +181,28 @@ void EventManager::OnClassPrepare(JNIEnv* jni, jthread thread, jclass klass) {
       ev::ClassPrepare e = base;
       e.request_id = r->id;
       events.push_back(std::move(e));
-      policy = std::max(policy, r->policy);
+      answers.Add(*r);
     }
   }
   // Deferred probes (probe_places.h): before the class's code can run.
   if (ClassPrepareListener* listener = requests_.class_prepare_listener()) listener->OnClassPrepared(jni, klass);
-  Report(jni, thread, std::move(events), policy);
+  Report(jni, thread, std::move(events), answers);
 }
 
 template <class Event>
 void EventManager::ReportThreadEvent(JNIEnv* jni, jthread thread, EventKind kind) {
   unloads_.ReportPending(jni, thread);
   std::vector<ev::EventData> events;
-  SuspendPolicy policy = SuspendPolicy::kNone;
+  Answers answers;
   {
     std::lock_guard lock(requests_.mu());
     for (Request* r : NewestFirst(requests_.table().OfKind(kind))) {
       if (!requests_.Matches(jni, *r, thread, nullptr, nullptr, nullptr, false, nullptr)) continue;
       events.push_back(Event{r->id, ctx_.IdOf<jdwp::ThreadId>(jni, thread)});
-      policy = std::max(policy, r->policy);
+      answers.Add(*r);
     }
   }
-  Report(jni, thread, std::move(events), policy);
+  Report(jni, thread, std::move(events), answers);
 }
 
 void EventManager::OnThreadStart(JNIEnv* jni, jthread thread) {
@@ -212,7 +219,7 @@ void EventManager::OnFieldEvent(JNIEnv* jni, jthread thread, jmethodID method, j
   unloads_.ReportPending(jni, thread);
   EventKind kind = value_sig ? EventKind::kFieldModification : EventKind::kFieldAccess;
   std::vector<ev::EventData> events;
-  SuspendPolicy policy = SuspendPolicy::kNone;
+  Answers answers;
   {
     std::lock_guard lock(requests_.mu());
     jdwp::Location loc = ctx_.LocationOf(jni, method, location);
@@ -236,17 +243,17 @@ void EventManager::OnFieldEvent(JNIEnv* jni, jthread thread, jmethodID method, j
       else
         events.push_back(
             ev::FieldModification{r->id, thread_id, loc, tag, type_id, ToWire(field), object_id, value_to_be});
-      policy = std::max(policy, r->policy);
+      answers.Add(*r);
     }
     if (klass) jni->DeleteLocalRef(klass);
   }
-  Report(jni, thread, std::move(events), policy);
+  Report(jni, thread, std::move(events), answers);
 }
 
 void EventManager::OnMonitorEvent(JNIEnv* jni, jthread thread, jobject object, EventKind kind, jlong extra) {
   unloads_.ReportPending(jni, thread);
   std::vector<ev::EventData> events;
-  SuspendPolicy policy = SuspendPolicy::kNone;
+  Answers answers;
   {
     std::lock_guard lock(requests_.mu());
     if (!requests_.table().AnyLive(kind)) return;
@@ -293,12 +300,12 @@ void EventManager::OnMonitorEvent(JNIEnv* jni, jthread thread, jobject object, E
           events.push_back(ev::MonitorWaited{r->id, thread_id, object_id, loc, extra != 0});
           break;
       }
-      policy = std::max(policy, r->policy);
+      answers.Add(*r);
     }
     if (instance) jni->DeleteLocalRef(instance);
     if (klass) jni->DeleteLocalRef(klass);
   }
-  Report(jni, thread, std::move(events), policy);
+  Report(jni, thread, std::move(events), answers);
 }
 
 }  // namespace jdwpx::backend

@@ -13,6 +13,7 @@
 #include <variant>
 #include <vector>
 
+#include "backend/events/answers.h"
 #include "jdwp/commands/event.h"
 
 namespace jdwpx::backend {
@@ -24,7 +25,7 @@ struct Deferred {
   jmethodID method = nullptr;
   jlocation location = -1;
   std::vector<jdwp::events::EventData> events;
-  jdwp::SuspendPolicy policy = jdwp::SuspendPolicy::kNone;
+  Answers answers;
   uint64_t epoch = 0;
 };
 extern thread_local Deferred t_deferred;  // method_events.cc

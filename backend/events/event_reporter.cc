@@ -14,6 +14,20 @@ namespace jdwpx::backend {
 using jdwp::SuspendPolicy;
 namespace ev = jdwp::events;
 
+namespace {
+
+// Whether a composite names a thread (an event set that names none suspends all).
+bool NamesAThread(const std::vector<ev::EventData>& events) {
+  return std::any_of(events.begin(), events.end(), [](const ev::EventData& e) {
+    return std::visit([](const auto& x) {
+      if constexpr (requires { x.thread; }) return !x.thread.is_null();
+      else return false;
+    }, e);
+  });
+}
+
+}  // namespace
+
 struct EventReporter::Item {
   std::vector<uint8_t> packet;  // empty: nothing to send
   SuspendPolicy policy = SuspendPolicy::kNone;
@@ -24,9 +38,13 @@ struct EventReporter::Item {
   // the events after it wait for a resume (event_reporter.h).
   bool blocks_events = false;
   void* deferred_token = nullptr;  // apply a deferred suspension (ThreadControl state)
-  uint64_t epoch = 0;
+  SessionSlot session = 0;  // whose event, reply or suspension it is
+  uint64_t epoch = 0;        // of that session
   // The event thread, parked (ThreadControl::PrepareToPark) until the item is handled.
   void* parked = nullptr;
+  // ReportEach: the items of one hit that park its thread, still to be handled;
+  // the last one handled lets the thread's park go on (EventHandled).
+  std::shared_ptr<std::atomic<int>> parked_items;
   // Completion signal for a waiting event thread.
   std::mutex* done_mu = nullptr;
   std::condition_variable* done_cv = nullptr;
@@ -51,7 +69,9 @@ void EventReporter::EnqueueWithinBacklog(std::unique_ptr<Item> item) {
   std::unique_lock lock(queue_mu_);
   const uint64_t epoch = item->epoch;
   // Rechecked every second too: a session's end need not wake it.
-  while (queued_bytes_ > kBacklogBytes && !stopping_ && !closed_.load() && attached_ && epoch == epoch_.load()) {
+  const SessionState& session = sessions_[item->session];
+  while (queued_bytes_ > kBacklogBytes && !stopping_ && !closed_.load() && session.attached.load() &&
+         epoch == session.epoch.load()) {
     queue_cv_.wait_for(lock, std::chrono::seconds(1));
   }
   PushLocked(std::move(item));
@@ -94,7 +114,7 @@ void EventReporter::CloseForVmDeath() {
 }
 
 void EventReporter::Report(JNIEnv* jni, jthread thread, std::vector<ev::EventData> events, SuspendPolicy policy,
-                          const std::function<void()>& applied) {
+                          SessionSlot session, const std::function<void()>& applied) {
   if (events.empty()) return;
   const bool vm_death = std::holds_alternative<ev::VMDeath>(events.back());
   if (!EnterReport(vm_death)) return;
@@ -106,14 +126,9 @@ void EventReporter::Report(JNIEnv* jni, jthread thread, std::vector<ev::EventDat
   }
   // As stock: a set that names no thread (ClassUnload, VMDeath, an agent
   // thread's ClassPrepare) suspends all threads whatever its policy.
-  const bool names_a_thread = std::any_of(events.begin(), events.end(), [](const ev::EventData& e) {
-    return std::visit([](const auto& x) {
-      if constexpr (requires { x.thread; }) return !x.thread.is_null();
-      else return false;
-    }, e);
-  });
+  const bool names_a_thread = NamesAThread(events);
   const bool vm_start = events.size() == 1 && std::holds_alternative<ev::VMStart>(events.front());
-  const uint64_t epoch = epoch_.load();
+  const uint64_t epoch = sessions_[session].epoch.load();
   jdwp::Event::Composite::Request composite{policy, std::move(events)};
   auto body = jdwp::EncodeBody(composite);
   auto packet = jdwp::MakeCommandPacket(next_packet_id_.fetch_add(1), jdwp::Event::Composite::kId, body);
@@ -121,7 +136,7 @@ void EventReporter::Report(JNIEnv* jni, jthread thread, std::vector<ev::EventDat
   // virtual threads are not listed (ThreadControl::SuspendAllForOwnEvent).
   const bool direct_all = policy == SuspendPolicy::kAll && !vm_start && !ctx_.threads.lists_virtual_threads();
   if ((policy == SuspendPolicy::kEventThread || direct_all) && names_a_thread && thread && !applied &&
-      (!direct_all || !ctx_.threads.IsVirtual(jni, thread)) && BeginDirect(epoch, direct_all)) {
+      (!direct_all || !ctx_.threads.IsVirtual(jni, thread)) && BeginDirect(session, epoch, direct_all)) {
     // Nothing ahead of it and the reporter held off: this thread counts its
     // own suspension (its JVMTI suspension pending, threads.h), suspends the
     // others for SUSPEND_ALL, and sends.
@@ -129,7 +144,7 @@ void EventReporter::Report(JNIEnv* jni, jthread thread, std::vector<ev::EventDat
     void* parking = direct_all ? ctx_.threads.SuspendAllForOwnEvent(jni, thread, listed)
                                : ctx_.threads.SuspendSelfForEvent(jni, thread);
     // From here until resumed this thread is suspended: no JNI or JVMTI calls.
-    outbox_.Send(std::move(packet));
+    outbox_.Send(session, std::move(packet));
     EndDirect();
     LeaveReport();
     ctx_.threads.Park(jni, parking);
@@ -140,6 +155,7 @@ void EventReporter::Report(JNIEnv* jni, jthread thread, std::vector<ev::EventDat
   item->packet = std::move(packet);
   item->policy = policy != SuspendPolicy::kNone && !names_a_thread ? SuspendPolicy::kAll : policy;
   item->blocks_events = item->policy == SuspendPolicy::kAll && !vm_start;
+  item->session = session;
   item->epoch = epoch;
   if (item->policy == SuspendPolicy::kNone || !thread) {
     if (thread) item->thread = jni->NewGlobalRef(thread);
@@ -171,18 +187,80 @@ void EventReporter::Report(JNIEnv* jni, jthread thread, std::vector<ev::EventDat
   ctx_.threads.Park(jni, parking);
 }
 
-bool EventReporter::BeginDirect(uint64_t epoch, bool blocks_events) {
+
+void EventReporter::ReportEach(JNIEnv* jni, jthread thread, std::vector<SessionComposite> composites) {
+  std::erase_if(composites, [](const SessionComposite& c) { return c.events.empty(); });
+  if (composites.empty()) return;
+  if (composites.size() == 1) {
+    SessionComposite& c = composites.front();
+    Report(jni, thread, std::move(c.events), c.policy, c.session);
+    return;
+  }
+  const bool vm_death = std::holds_alternative<ev::VMDeath>(composites.front().events.back());
+  if (!EnterReport(vm_death)) return;
+  const bool agent_thread = thread && ThreadControl::CurrentIsAgent();
+  if (agent_thread) thread = nullptr;
+  // Every item made before the thread counts as parked: from then on it makes no JNI call.
+  std::vector<std::unique_ptr<Item>> items;
+  int parking_items = 0;
+  for (SessionComposite& c : composites) {
+    SuspendPolicy policy = c.policy;
+    // As Report: an agent thread is never suspended, and a set that names no thread suspends all.
+    if (agent_thread && policy == SuspendPolicy::kEventThread) policy = SuspendPolicy::kAll;
+    const bool names_a_thread = NamesAThread(c.events);
+    auto item = std::make_unique<Item>();
+    item->session = c.session;
+    item->epoch = sessions_[c.session].epoch.load();
+    jdwp::Event::Composite::Request composite{policy, std::move(c.events)};
+    item->packet =
+        jdwp::MakeCommandPacket(next_packet_id_.fetch_add(1), jdwp::Event::Composite::kId, jdwp::EncodeBody(composite));
+    item->policy = policy != SuspendPolicy::kNone && !names_a_thread ? SuspendPolicy::kAll : policy;
+    item->blocks_events = item->policy == SuspendPolicy::kAll;
+    if (thread) item->thread = jni->NewGlobalRef(thread);
+    if (thread && item->policy != SuspendPolicy::kNone) ++parking_items;
+    items.push_back(std::move(item));
+  }
+  if (parking_items == 0) {
+    for (auto& item : items) {
+      if (thread && !vm_death) {
+        EnqueueWithinBacklog(std::move(item));
+      } else {
+        Enqueue(std::move(item));
+      }
+    }
+    LeaveReport();
+    return;
+  }
+  void* parking = ctx_.threads.PrepareToPark(jni, thread);
+  auto parked_items = std::make_shared<std::atomic<int>>(parking_items);
+  {
+    std::lock_guard lock(queue_mu_);
+    for (auto& item : items) {
+      if (item->policy != SuspendPolicy::kNone) {
+        item->parked = parking;
+        item->parked_items = parked_items;
+      }
+      PushLocked(std::move(item));
+    }
+  }
+  LeaveReport();
+  // From here until every session has resumed it, this thread is suspended: no JNI or JVMTI calls.
+  ctx_.threads.Park(jni, parking);
+}
+
+bool EventReporter::BeginDirect(SessionSlot session, uint64_t epoch, bool blocks_events) {
   std::lock_guard lock(queue_mu_);
+  SessionState& s = sessions_[session];
   // Anything queued or on its way goes first; held or blocked events wait in
   // the queue (this one after them); an event of an ended session is the
   // reporter's to drop.
-  if (!queue_.empty() || in_flight_ > 0 || holding_ || blocked_ || stopping_ || !attached_ ||
-      epoch != epoch_.load())
+  if (!queue_.empty() || in_flight_ > 0 || s.holding || s.blocked || stopping_ || !s.attached.load() ||
+      epoch != s.epoch.load())
     return false;
   ++in_flight_;  // Drain (a session's end) waits for it
   direct_ = true;  // the reporter takes no item meanwhile: events keep their order
   // A SUSPEND_ALL composite: set before it is sent, as the reporter does (Run).
-  if (blocks_events) blocked_ = true;
+  if (blocks_events) s.blocked = true;
   return true;
 }
 
@@ -195,16 +273,17 @@ void EventReporter::EndDirect() {
   if (!queue_.empty() || drain_waiters_ > 0 || stopping_) queue_cv_.notify_all();
 }
 
-void EventReporter::SendAfterInvoke(JNIEnv* jni, jthread thread, std::vector<uint8_t> packet) {
+void EventReporter::SendAfterInvoke(JNIEnv* jni, jthread thread, std::vector<uint8_t> packet, SessionSlot session) {
   auto item = std::make_unique<Item>();
   item->packet = std::move(packet);
   item->thread = thread;  // the caller's global reference; the reporter deletes it
   item->resuspend_after_invoke = true;
-  item->epoch = epoch_.load();
+  item->session = session;
+  item->epoch = sessions_[session].epoch.load();
   EnqueueAndWait(std::move(item));
 }
 
-void EventReporter::SendInvokeReply(uint64_t epoch, std::vector<uint8_t> packet) {
+void EventReporter::SendInvokeReply(SessionSlot session, uint64_t epoch, std::vector<uint8_t> packet) {
   {
     std::lock_guard lock(queue_mu_);
     if (!queue_.empty() || in_flight_ > 0) {
@@ -212,6 +291,7 @@ void EventReporter::SendInvokeReply(uint64_t epoch, std::vector<uint8_t> packet)
       auto item = std::make_unique<Item>();
       item->packet = std::move(packet);
       item->invoke_reply = true;
+      item->session = session;
       item->epoch = epoch;
       PushLocked(std::move(item));
       return;
@@ -219,7 +299,8 @@ void EventReporter::SendInvokeReply(uint64_t epoch, std::vector<uint8_t> packet)
     ++in_flight_;  // Drain waits for it
   }
   // Sent outside queue_mu_ (a leaf lock); an event queued meanwhile came after the reply.
-  if (epoch == epoch_.load() && attached_) outbox_.Send(std::move(packet));
+  if (epoch == sessions_[session].epoch.load() && sessions_[session].attached.load())
+    outbox_.Send(session, std::move(packet));
   std::lock_guard lock(queue_mu_);
   --in_flight_;
   queue_cv_.notify_all();
@@ -228,22 +309,25 @@ void EventReporter::SendInvokeReply(uint64_t epoch, std::vector<uint8_t> packet)
 void EventReporter::SuspendDeferred(JNIEnv* jni, void* token) {
   auto item = std::make_unique<Item>();
   item->deferred_token = token;
-  item->epoch = epoch_.load();
   EnqueueAndWait(std::move(item));
   // Suspended now (or resumed meanwhile): no JNI or JVMTI calls until Park returns.
   ctx_.threads.Park(jni, token);
 }
 
-std::deque<std::unique_ptr<EventReporter::Item>>::iterator EventReporter::NextItemLocked() {
-  if (direct_) return queue_.end();  // an event thread is sending its own (BeginDirect)
-  if ((!holding_ && !blocked_) || stopping_) return queue_.begin();
+bool EventReporter::WaitsLocked(const Item& item) const {
   // Held: an event waits, with its suspension (as stock, its thread waits in the
   // agent unsuspended); a thread's deferred suspension and the end of an
   // invocation (whose reply stock sends at once) are no events.
-  return std::find_if(queue_.begin(), queue_.end(),
-                      [](const std::unique_ptr<Item>& i) {
-                        return i->deferred_token || i->resuspend_after_invoke || i->invoke_reply;
-                      });
+  if (item.deferred_token || item.resuspend_after_invoke || item.invoke_reply) return false;
+  const SessionState& s = sessions_[item.session];
+  return s.holding || s.blocked;
+}
+
+std::deque<std::unique_ptr<EventReporter::Item>>::iterator EventReporter::NextItemLocked() {
+  if (direct_) return queue_.end();  // an event thread is sending its own (BeginDirect)
+  if (stopping_) return queue_.begin();
+  // The first that does not wait: another session's held events hold back none of this one's.
+  return std::find_if(queue_.begin(), queue_.end(), [&](const std::unique_ptr<Item>& i) { return !WaitsLocked(*i); });
 }
 
 void EventReporter::Run(JNIEnv* jni) {
@@ -262,7 +346,8 @@ void EventReporter::Run(JNIEnv* jni) {
       queued_bytes_ -= std::min(item->packet.size(), queued_bytes_);
       ++in_flight_;
     }
-    bool current = item->epoch == epoch_.load() && attached_;
+    const SessionState& session = sessions_[item->session];
+    bool current = item->epoch == session.epoch.load() && session.attached.load();
     if (item->deferred_token) {
       ctx_.threads.ApplyDeferred(item->deferred_token);
     } else if (item->resuspend_after_invoke) {
@@ -274,9 +359,9 @@ void EventReporter::Run(JNIEnv* jni) {
       if (item->blocks_events) {
         // Before it is sent: a resume that answers it must find the block set.
         std::lock_guard lock(queue_mu_);
-        blocked_ = true;
+        sessions_[item->session].blocked = true;
       }
-      outbox_.Send(std::move(item->packet));
+      outbox_.Send(item->session, std::move(item->packet));
     }
     {
       // Handed to the transport: no longer in flight, before its thread is let go,
@@ -287,7 +372,9 @@ void EventReporter::Run(JNIEnv* jni) {
       queue_cv_.notify_all();
     }
     if (item->thread) jni->DeleteGlobalRef(item->thread);
-    if (item->parked) ctx_.threads.EventHandled(item->parked);
+    // A hit reported to several sessions parks once: the last of its items lets it go on.
+    if (item->parked && (!item->parked_items || item->parked_items->fetch_sub(1) == 1))
+      ctx_.threads.EventHandled(item->parked);
     if (item->done) {
       std::lock_guard lock(*item->done_mu);
       *item->done = true;
@@ -310,43 +397,57 @@ void EventReporter::Drain(int timeout_ms) {
   --drain_waiters_;
 }
 
-void EventReporter::Hold() {
+void EventReporter::Hold(SessionSlot session) {
   std::lock_guard lock(queue_mu_);
-  holding_ = true;
+  sessions_[session].holding = true;
 }
 
-void EventReporter::Release() {
+void EventReporter::Release(SessionSlot session) {
   std::lock_guard lock(queue_mu_);
-  holding_ = false;
+  sessions_[session].holding = false;
   queue_cv_.notify_all();
 }
 
-void EventReporter::UnblockAfterResume() {
+void EventReporter::ReleaseAll() {
+  std::lock_guard lock(queue_mu_);
+  for (SessionState& s : sessions_) {
+    s.holding = false;
+    s.blocked = false;
+  }
+  queue_cv_.notify_all();
+}
+
+void EventReporter::UnblockAfterResume(SessionSlot session) {
   std::lock_guard lock(queue_mu_);
   // Every resume comes here: the idle reporter is woken only if events wait
-  // (its wait looks at blocked_ only when the queue holds some).
-  if (!blocked_) return;
-  blocked_ = false;
+  // (its wait looks at `blocked` only when the queue holds some).
+  SessionState& s = sessions_[session];
+  if (!s.blocked) return;
+  s.blocked = false;
   if (!queue_.empty()) queue_cv_.notify_all();
 }
 
-void EventReporter::BeginSession() {
-  epoch_.fetch_add(1);
-  attached_ = true;
-  UnblockAfterResume();
+void EventReporter::BeginSession(SessionSlot session) {
+  SessionState& s = sessions_[session];
+  s.epoch.fetch_add(1);
+  generation_.fetch_add(1);
+  if (!s.attached.exchange(true)) attached_count_.fetch_add(1);
+  UnblockAfterResume(session);
 }
 
-void EventReporter::EndSession() {
-  attached_ = false;
-  epoch_.fetch_add(1);
+void EventReporter::EndSession(SessionSlot session) {
+  SessionState& s = sessions_[session];
+  if (s.attached.exchange(false)) attached_count_.fetch_sub(1);
+  s.epoch.fetch_add(1);
+  generation_.fetch_add(1);
 }
 
-void EventReporter::LetGo() {
+void EventReporter::LetGo(SessionSlot session) {
   // Events queued meanwhile (held ones too) are of the old epoch: dropped,
   // suspending nothing, their threads let go.
   std::lock_guard lock(queue_mu_);
-  holding_ = false;
-  blocked_ = false;
+  sessions_[session].holding = false;
+  sessions_[session].blocked = false;
   queue_cv_.notify_all();
 }
 

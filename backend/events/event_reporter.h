@@ -41,12 +41,22 @@
 // the reporter's stop: the VM's memory does not grow with the events a stalled
 // debugger leaves unread (its items take more than their packets' 4 MB).
 //
+// Sessions (sessions=N): every composite is one session's (ReportComposite
+// splits a hit's events by the session of their requests), is sent to that
+// session's connection and suspends in that session's name. Epochs, HoldEvents
+// and the block after a SUSPEND_ALL composite are each session's own: one
+// session's held or blocked events never hold back another's. A hit that
+// answers several sessions (ReportEach) sends each its composite and parks its
+// thread once, until every one of them has been handled and no session holds
+// it suspended.
+//
 // Locks: queue_mu_ is a leaf (nothing else is taken under it); an event
 // thread's wait for its item is on a lock of its own.
 #pragma once
 
 #include <jni.h>
 
+#include <array>
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
@@ -59,6 +69,7 @@
 
 #include "backend/context.h"
 #include "backend/events/outbox.h"
+#include "backend/session_slot.h"
 #include "jdwp/commands/event.h"
 
 namespace jdwpx::backend {
@@ -68,42 +79,58 @@ class EventReporter {
   EventReporter(Context& ctx, Outbox& outbox);
   ~EventReporter();
 
-  // Builds and queues one composite; waits for the reporter and parks `thread`
-  // (the current Java thread: the event thread, or the one reporting a set that
-  // names no thread) when the policy suspends it. `thread` may be null.
-  // `applied` runs once the policy is in force (before the thread parks).
+  // Builds and queues one composite of `session`; waits for the reporter and
+  // parks `thread` (the current Java thread: the event thread, or the one
+  // reporting a set that names no thread) when the policy suspends it.
+  // `thread` may be null. `applied` runs once the policy is in force (before
+  // the thread parks).
   void Report(JNIEnv* jni, jthread thread, std::vector<jdwp::events::EventData> events,
-              jdwp::SuspendPolicy policy, const std::function<void()>& applied = nullptr);
+              jdwp::SuspendPolicy policy, SessionSlot session, const std::function<void()>& applied = nullptr);
+  // One composite for each of several sessions, from one hit: all are queued,
+  // then the thread parks once (see the top).
+  struct SessionComposite {
+    SessionSlot session = 0;
+    std::vector<jdwp::events::EventData> events;
+    jdwp::SuspendPolicy policy = jdwp::SuspendPolicy::kNone;
+  };
+  void ReportEach(JNIEnv* jni, jthread thread, std::vector<SessionComposite> composites);
   // Closes the way for every event but VMDeath's (see the top); returns once the
   // composites already past the check are queued (bounded: 2 s).
   void CloseForVmDeath();
-  // Sends `packet` after re-suspending `thread` (end of an InvokeMethod), waiting for it.
-  // Takes ownership of `thread`, a global reference.
-  void SendAfterInvoke(JNIEnv* jni, jthread thread, std::vector<uint8_t> packet);
+  // Sends `packet` to `session` after re-suspending `thread` (end of an
+  // InvokeMethod), waiting for it. Takes ownership of `thread`, a global reference.
+  void SendAfterInvoke(JNIEnv* jni, jthread thread, std::vector<uint8_t> packet, SessionSlot session);
   // The reply of an InvokeMethod whose thread needs no re-suspension by the
   // reporter (ThreadControl::EndSingleThreadedInvoke): sent at once by the calling
   // thread when no queued event must go before it, else queued after them (a
   // reply is no event: HoldEvents does not hold it). Dropped if the session of
   // `epoch` has ended.
-  void SendInvokeReply(uint64_t epoch, std::vector<uint8_t> packet);
+  void SendInvokeReply(SessionSlot session, uint64_t epoch, std::vector<uint8_t> packet);
   // At the end of a callback whose thread's suspension was deferred: has the
   // reporter suspend it, then parks it until resumed.
   void SuspendDeferred(JNIEnv* jni, void* token);
 
-  // EventRequest / VirtualMachine HoldEvents and ReleaseEvents.
-  void Hold();
-  void Release();
-  // ThreadReference.Resume / VirtualMachine.Resume: events wait no more for one.
-  void UnblockAfterResume();
+  // VirtualMachine HoldEvents and ReleaseEvents of `session`.
+  void Hold(SessionSlot session);
+  void Release(SessionSlot session);
+  // VMDeath: nothing is held or blocked any longer, in any session.
+  void ReleaseAll();
+  // ThreadReference.Resume / VirtualMachine.Resume: that session's events wait no more for one.
+  void UnblockAfterResume(SessionSlot session);
 
-  // A debugger attached: a new epoch.
-  void BeginSession();
-  // A debugger left: a new epoch (events of the old one are dropped from now on).
-  void EndSession();
-  // After EndSession: held and blocked events go (to be dropped), their threads let go.
-  void LetGo();
-  bool attached() const { return attached_; }
-  uint64_t epoch() const { return epoch_.load(); }
+  // A debugger attached in `session`: a new epoch of it.
+  void BeginSession(SessionSlot session);
+  // It left: a new epoch (events of the old one are dropped from now on).
+  void EndSession(SessionSlot session);
+  // After EndSession: its held and blocked events go (to be dropped), their threads let go.
+  void LetGo(SessionSlot session);
+  // Whether any debugger is attached / this one.
+  bool attached() const { return attached_count_.load() > 0; }
+  bool attached(SessionSlot session) const { return sessions_[session].attached.load(); }
+  uint64_t epoch(SessionSlot session) const { return sessions_[session].epoch.load(); }
+  // Changes whenever any session begins or ends (events kept back across
+  // callbacks are dropped then: method_events.cc).
+  uint64_t generation() const { return generation_.load(); }
 
   // The reporter thread's loop and its stop.
   void Run(JNIEnv* jni);
@@ -128,8 +155,8 @@ class EventReporter {
   std::deque<std::unique_ptr<Item>>::iterator NextItemLocked();  // queue_mu_ held
   // The direct path (see the top): BeginDirect answers whether this event may
   // take it (and then holds the reporter off until EndDirect).
-  // `blocks_events`: a SUSPEND_ALL composite (blocked_ is set with it).
-  bool BeginDirect(uint64_t epoch, bool blocks_events);
+  // `blocks_events`: a SUSPEND_ALL composite (its session's `blocked` is set with it).
+  bool BeginDirect(SessionSlot session, uint64_t epoch, bool blocks_events);
   void EndDirect();
 
   Context& ctx_;
@@ -138,19 +165,26 @@ class EventReporter {
   std::condition_variable queue_cv_;
   std::deque<std::unique_ptr<Item>> queue_;
   size_t queued_bytes_ = 0;  // the packets of queue_'s items
-  // HoldEvents: as stock, events wait in the queue, in order, until
-  // ReleaseEvents (their suspensions too); other items go on.
-  bool holding_ = false;
-  // A SUSPEND_ALL composite was sent: events wait for a resume (see the top).
-  bool blocked_ = false;
+  struct SessionState {
+    // HoldEvents: as stock, events wait in the queue, in order, until
+    // ReleaseEvents (their suspensions too); other items go on (queue_mu_).
+    bool holding = false;
+    // A SUSPEND_ALL composite was sent: events wait for a resume (see the top; queue_mu_).
+    bool blocked = false;
+    std::atomic<uint64_t> epoch{1};
+    std::atomic<bool> attached{false};
+  };
+  std::array<SessionState, kMaxSessions> sessions_;
+  // Whether an item of that session waits now (held or blocked; queue_mu_ held).
+  bool WaitsLocked(const Item& item) const;
+  std::atomic<int> attached_count_{0};
+  std::atomic<uint64_t> generation_{1};
   bool stopping_ = false;
   bool direct_ = false;  // an event thread sends its own event (BeginDirect)
   int drain_waiters_ = 0;  // threads in Drain (EndDirect wakes them only)
   size_t in_flight_ = 0;
   std::atomic<int> reporting_{0};  // Reports between EnterReport and LeaveReport
   std::atomic<bool> closed_{false};  // VMDeath came: no other event goes
-  std::atomic<uint64_t> epoch_{1};
-  std::atomic<bool> attached_{false};
   std::atomic<uint32_t> next_packet_id_{1};
 };
 

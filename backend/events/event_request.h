@@ -14,6 +14,7 @@
 #include <variant>
 #include <vector>
 
+#include "backend/session_slot.h"
 #include "jdwp/commands/event_request.h"
 
 namespace jdwpx::backend {
@@ -60,6 +61,7 @@ struct Step {
 
 struct Request {
   int32_t id = 0;
+  SessionSlot session = 0;  // the debugger that set it (sessions=N): its events go there alone
   jdwp::EventKind kind{};
   jdwp::SuspendPolicy policy{};
   std::vector<jdwp::modifiers::Modifier> modifiers;

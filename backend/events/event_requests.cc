@@ -67,7 +67,8 @@ void EventRequests::WarnIfExceptionsCannotFire() {
              "can_generate_exception_events (jdwpx was loaded into a running JVM)");
 }
 
-jdwp::Result<int32_t> EventRequests::Set(JNIEnv* jni, const jdwp::EventRequest::Set::Request& req) {
+jdwp::Result<int32_t> EventRequests::Set(JNIEnv* jni, const jdwp::EventRequest::Set::Request& req,
+                                         SessionSlot session) {
   switch (SupportOf(req.event_kind)) {
     case KindSupport::kRequest:
       break;
@@ -88,6 +89,7 @@ jdwp::Result<int32_t> EventRequests::Set(JNIEnv* jni, const jdwp::EventRequest::
   if (req.event_kind == EventKind::kException) WarnIfExceptionsCannotFire();
 
   auto r = std::make_unique<Request>();
+  r->session = session;  // before the step is armed: its single-step mode is the session's
   r->kind = req.event_kind;
   r->policy = req.suspend_policy;
   r->modifiers = req.modifiers;
@@ -236,8 +238,9 @@ jdwp::Result<int32_t> EventRequests::Set(JNIEnv* jni, const jdwp::EventRequest::
     r->watching = true;
   }
   if (r->step) {
+    // One step per thread and session: another session's step on the thread is its own.
     for (Request* other : requests_.Steps())
-      if (jni->IsSameObject(other->step->thread, r->step->thread)) {
+      if (other->session == session && jni->IsSameObject(other->step->thread, r->step->thread)) {
         if (r->watching) RemoveWatch(r->kind, r->watch_klass, r->watch_field);
         cleanup();
         return jdwp::Fail(ErrorCode::kDuplicate, "a step request for this thread exists");
@@ -320,13 +323,13 @@ void EventRequests::RemoveWatch(EventKind kind, jclass klass, jfieldID field) {
   watches_.erase(it);
 }
 
-jdwp::Result<void> EventRequests::Clear(JNIEnv* jni, EventKind kind, int32_t request_id) {
+jdwp::Result<void> EventRequests::Clear(JNIEnv* jni, EventKind kind, int32_t request_id, SessionSlot session) {
   // The other method requests may be hooked now (below the limit): as in Set.
   ThreadControl::ScopedVmSuspension frozen(ctx_.threads, jni, IsMethodEvent(kind));
   std::unique_lock lock(mu_);
   Request* r = requests_.Find(kind, request_id);
-  // As stock: clearing an unknown request is not an error.
-  if (!r) return {};
+  // As stock: clearing an unknown request is not an error; another session's is unknown to this one.
+  if (!r || r->session != session) return {};
   DeleteRequest(jni, *r);
   (void)requests_.Remove(*r);
   if (!IsMethodEvent(kind)) {
@@ -339,9 +342,10 @@ jdwp::Result<void> EventRequests::Clear(JNIEnv* jni, EventKind kind, int32_t req
   return {};
 }
 
-void EventRequests::ClearAllBreakpoints(JNIEnv* jni) {
+void EventRequests::ClearAllBreakpoints(JNIEnv* jni, SessionSlot session) {
   std::lock_guard lock(mu_);
   for (Request* r : RequestTable::View(requests_.OfKind(EventKind::kBreakpoint))) {
+    if (r->session != session) continue;
     DeleteRequest(jni, *r);
     (void)requests_.Remove(*r);
   }
@@ -491,23 +495,41 @@ void EventRequests::DeactivateSession(JNIEnv* jni) {
   UpdateEventModes(jni);
 }
 
-void EventRequests::EndSession(JNIEnv* jni) {
+void EventRequests::EndSession(JNIEnv* jni, SessionSlot session) {
   std::lock_guard lock(mu_);
+  std::vector<Request*> ending;
+  for (auto& r : requests_.All())
+    if (r->session == session) ending.push_back(r.get());
   // One at a time: a breakpoint shared by two requests is cleared in the VM
   // with the last of them (DeleteRequest looks at those still in the table).
-  while (!requests_.Empty()) {
-    Request& r = *requests_.All().front();
-    DeleteRequest(jni, r);
-    (void)requests_.Remove(r);
+  for (Request* r : ending) {
+    DeleteRequest(jni, *r);
+    (void)requests_.Remove(*r);
   }
   RefreshHooks(jni);
 }
 
 void ReportComposite(EventRequests& requests, EventReporter& reporter, JNIEnv* jni, jthread thread,
-                     std::vector<ev::EventData> events, SuspendPolicy policy, const std::function<void()>& applied) {
+                     std::vector<ev::EventData> events, const Answers& answers) {
   // Before the event goes: what expired requests hold in the VM is let go.
   requests.ReleaseExpired(jni);
-  reporter.Report(jni, thread, std::move(events), policy, applied);
+  if (answers.OneSession()) {
+    reporter.Report(jni, thread, std::move(events), answers.policy(), answers.session());
+    return;
+  }
+  // Each session its own composite, in the events' order, with its own policy.
+  std::vector<EventReporter::SessionComposite> composites;
+  for (ev::EventData& event : events) {
+    const int32_t request = std::visit([](const auto& e) { return e.request_id; }, event);
+    const Answers::Answer* answer = answers.Find(request);
+    const SessionSlot session = answer ? answer->session : SessionSlot{0};
+    auto it = std::find_if(composites.begin(), composites.end(),
+                           [&](const EventReporter::SessionComposite& c) { return c.session == session; });
+    if (it == composites.end()) it = composites.insert(composites.end(), {session, {}, SuspendPolicy::kNone});
+    it->events.push_back(std::move(event));
+    if (answer) it->policy = std::max(it->policy, answer->policy);
+  }
+  reporter.ReportEach(jni, thread, std::move(composites));
 }
 
 void EventRequests::ForgetBreakpointsIn(JNIEnv* jni, const std::vector<jclass>& classes) {

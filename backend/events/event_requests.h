@@ -21,6 +21,7 @@
 #include <mutex>
 #include <vector>
 
+#include "backend/events/answers.h"
 #include "backend/events/class_unload.h"
 #include "backend/context.h"
 #include "backend/events/event_reporter.h"
@@ -40,10 +41,11 @@ class EventRequests {
   EventRequests(Context& ctx, Outbox& outbox, StepControl& steps);
   ~EventRequests();
 
-  // Commands (command thread).
-  jdwp::Result<int32_t> Set(JNIEnv* jni, const jdwp::EventRequest::Set::Request& req);
-  jdwp::Result<void> Clear(JNIEnv* jni, EventKind kind, int32_t request_id);
-  void ClearAllBreakpoints(JNIEnv* jni);
+  // Commands (command thread), each of one session: a session sees and clears
+  // its own requests only (request IDs are unique across sessions).
+  jdwp::Result<int32_t> Set(JNIEnv* jni, const jdwp::EventRequest::Set::Request& req, SessionSlot session);
+  jdwp::Result<void> Clear(JNIEnv* jni, EventKind kind, int32_t request_id, SessionSlot session);
+  void ClearAllBreakpoints(JNIEnv* jni, SessionSlot session);
   // After RedefineClasses of `classes` (JVMTI cleared their breakpoints): deletes
   // the breakpoint requests located in them, as stock does, so that a breakpoint
   // set there again is set in the VM again; the method hooks are set again.
@@ -52,12 +54,13 @@ class EventRequests {
   // the VM suspended (method_hooks.h).
   bool HasMethodHooks() const { return !hooks_.Empty(); }
 
-  // The session. Begin: unloads before it are of no concern. End: every request
-  // deleted. Activate / Deactivate: its events are on (Agent::EnableSessionEvents)
-  // / off: the class prepares that unload tracking needs are on only in between
+  // Sessions. Begin (the first debugger attached): unloads before it are of no
+  // concern. End: every request of that session deleted. Activate / Deactivate:
+  // events are on (Agent::EnableSessionEvents, first debugger) / off (last one
+  // gone): the class prepares that unload tracking needs are on only in between
   // (classes prepared meanwhile are tagged when the next session activates).
   void BeginSession();
-  void EndSession(JNIEnv* jni);
+  void EndSession(JNIEnv* jni, SessionSlot session);
   void ActivateSession(JNIEnv* jni);
   void DeactivateSession(JNIEnv* jni);
 
@@ -157,9 +160,9 @@ class EventRequests {
 // Hands a composite to the reporter (which may park `thread`: event_reporter.h),
 // after the requests whose Count ran out with it have let go of what they hold
 // in the VM, as stock frees a request right after matching it. Every callback
-// reports through here.
+// reports through here. Events that answer requests of several sessions are
+// split into a composite per session, each with its own policy (answers.h).
 void ReportComposite(EventRequests& requests, EventReporter& reporter, JNIEnv* jni, jthread thread,
-                     std::vector<jdwp::events::EventData> events, jdwp::SuspendPolicy policy,
-                     const std::function<void()>& applied = nullptr);
+                     std::vector<jdwp::events::EventData> events, const Answers& answers);
 
 }  // namespace jdwpx::backend

@@ -13,15 +13,15 @@ EventManager::EventManager(Context& ctx, Outbox& outbox, EventReporter& reporter
       method_events_(ctx, requests_, step_control_, unloads_, reporter),
       stepping_(ctx, requests_, step_control_, method_events_, unloads_, reporter) {}
 
-void EventManager::BeginSession() {
-  requests_.BeginSession();
-  reporter_.BeginSession();
+void EventManager::BeginSession(SessionSlot session) {
+  if (!reporter_.attached()) requests_.BeginSession();  // the first debugger: unloads before are no one's
+  reporter_.BeginSession(session);
 }
 
-void EventManager::EndSession(JNIEnv* jni) {
-  reporter_.EndSession();
-  requests_.EndSession(jni);
-  reporter_.LetGo();
+void EventManager::EndSession(JNIEnv* jni, SessionSlot session) {
+  reporter_.EndSession(session);
+  requests_.EndSession(jni, session);
+  reporter_.LetGo(session);
 }
 
 bool EventManager::AfterFramesPopped(JNIEnv* jni, jthread thread) {

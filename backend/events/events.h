@@ -65,12 +65,13 @@ class EventManager {
   Stepping& stepping() { return stepping_; }
   MethodEvents& method_events() { return method_events_; }
 
-  // A debugger attached: new epoch. Its session ended: every request cleared,
-  // held events dropped, new epoch.
-  void BeginSession();
-  void EndSession(JNIEnv* jni);
+  // A debugger attached in `session`: a new epoch of it. Its session ended: its
+  // requests cleared, its held events dropped, a new epoch.
+  void BeginSession(SessionSlot session);
+  void EndSession(JNIEnv* jni, SessionSlot session);
 
-  // Events the agent reports by itself.
+  // Events the agent reports by itself. VMStart and the starting exception go
+  // to the first debugger (session 0), VMDeath to every one attached.
   // `applied` runs once the start's suspend policy is in force (before the
   // initial thread parks): commands may be taken from then on.
   void ReportVmStart(JNIEnv* jni, jthread thread, jdwp::SuspendPolicy policy, const std::function<void()>& applied);
@@ -102,9 +103,8 @@ class EventManager {
  private:
   template <class Event>
   void ReportThreadEvent(JNIEnv* jni, jthread thread, jdwp::EventKind kind);
-  void Report(JNIEnv* jni, jthread thread, std::vector<jdwp::events::EventData> events, jdwp::SuspendPolicy policy,
-              const std::function<void()>& applied = nullptr) {
-    ReportComposite(requests_, reporter_, jni, thread, std::move(events), policy, applied);
+  void Report(JNIEnv* jni, jthread thread, std::vector<jdwp::events::EventData> events, const Answers& answers) {
+    ReportComposite(requests_, reporter_, jni, thread, std::move(events), answers);
   }
 
   Context& ctx_;

@@ -25,15 +25,15 @@ thread_local StepPlace t_step_place;
 thread_local bool t_in_method_event = false;
 
 void MethodEvents::ReportHookedEntry(JNIEnv* jni, jthread thread, jmethodID method, jlocation location,
-                                     std::vector<ev::EventData>& events, SuspendPolicy& policy) {
+                                     std::vector<ev::EventData>& events, Answers& answers) {
   if (!requests_.hooks().OnStart(jni, thread, method, location)) return;
   std::lock_guard lock(requests_.mu());
-  (void)AddEntryEvents(jni, thread, method, /*hooked=*/true, events, policy);
+  (void)AddEntryEvents(jni, thread, method, /*hooked=*/true, events, answers);
 }
 
 std::optional<MethodEvents::EntryPlace> MethodEvents::AddEntryEvents(JNIEnv* jni, jthread thread, jmethodID method,
                                                                      bool hooked, std::vector<ev::EventData>& events,
-                                                                     SuspendPolicy& policy) {
+                                                                     Answers& answers) {
   bool wanted = false, wants_instance = false;
   const RequestTable::View& entries = requests_.table().OfKind(EventKind::kMethodEntry);
   for (Request* r : entries) {
@@ -58,7 +58,7 @@ std::optional<MethodEvents::EntryPlace> MethodEvents::AddEntryEvents(JNIEnv* jni
     if (!requests_.Matches(jni, *r, thread, klass, &loc, nullptr, false, instance)) continue;
     if (thread_id.is_null()) thread_id = ctx_.IdOf<jdwp::ThreadId>(jni, thread);
     events.push_back(ev::MethodEntry{r->id, thread_id, loc});
-    policy = std::max(policy, r->policy);
+    answers.Add(*r);
   }
   if (instance) jni->DeleteLocalRef(instance);
   if (klass) jni->DeleteLocalRef(klass);
@@ -66,18 +66,18 @@ std::optional<MethodEvents::EntryPlace> MethodEvents::AddEntryEvents(JNIEnv* jni
 }
 
 void MethodEvents::TakeDeferred(JNIEnv* jni, jthread thread, jmethodID method, jlocation location,
-                                std::vector<ev::EventData>& events, SuspendPolicy& policy) {
+                                std::vector<ev::EventData>& events, Answers& answers) {
   Deferred kept = std::move(t_deferred);
   t_deferred = Deferred{};
   if (kept.events.empty()) return;
-  if (kept.epoch != reporter_.epoch()) return;  // of a debugger gone meanwhile
+  if (kept.epoch != reporter_.generation()) return;  // a debugger came or went meanwhile
   if (kept.method == method && kept.location == location) {
     events.insert(events.begin(), std::make_move_iterator(kept.events.begin()),
                   std::make_move_iterator(kept.events.end()));
-    policy = std::max(policy, kept.policy);
+    answers.Add(kept.answers);
     return;
   }
-  Report(jni, thread, std::move(kept.events), kept.policy);
+  Report(jni, thread, std::move(kept.events), kept.answers);
 }
 
 void MethodEvents::OnMethodEntry(JNIEnv* jni, jthread thread, jmethodID method) {
@@ -93,17 +93,17 @@ void MethodEvents::OnMethodEntry(JNIEnv* jni, jthread thread, jmethodID method) 
   unloads_.ReportPending(jni, thread);
   t_step_place = StepPlace{};
   std::vector<ev::EventData> events;
-  SuspendPolicy policy = SuspendPolicy::kNone;
-  if (!t_deferred.events.empty()) TakeDeferred(jni, thread, nullptr, -1, events, policy);
-  guard.Outside([&] { Report(jni, thread, std::move(events), policy); });
+  Answers answers;
+  if (!t_deferred.events.empty()) TakeDeferred(jni, thread, nullptr, -1, events, answers);
+  guard.Outside([&] { Report(jni, thread, std::move(events), answers); });
   events.clear();
-  policy = SuspendPolicy::kNone;
+  answers.Clear();
   jlocation start = 0;
   bool defer = false;
   {
     std::lock_guard lock(requests_.mu());
     // The requests the hooks serve report at their breakpoint (ReportHookedEntry).
-    auto place = AddEntryEvents(jni, thread, method, /*hooked=*/false, events, policy);
+    auto place = AddEntryEvents(jni, thread, method, /*hooked=*/false, events, answers);
     if (!place) return;
     start = place->start;
     if (!events.empty() && place->has_code) {
@@ -120,11 +120,11 @@ void MethodEvents::OnMethodEntry(JNIEnv* jni, jthread thread, jmethodID method) 
     t_deferred.method = method;
     t_deferred.location = start;
     t_deferred.events = std::move(events);
-    t_deferred.policy = policy;
-    t_deferred.epoch = reporter_.epoch();
+    t_deferred.answers = std::move(answers);
+    t_deferred.epoch = reporter_.generation();
     return;
   }
-  guard.Outside([&] { Report(jni, thread, std::move(events), policy); });
+  guard.Outside([&] { Report(jni, thread, std::move(events), answers); });
 }
 
 void MethodEvents::OnMethodExit(JNIEnv* jni, jthread thread, jmethodID method, bool by_exception,
@@ -134,11 +134,11 @@ void MethodEvents::OnMethodExit(JNIEnv* jni, jthread thread, jmethodID method, b
   ReentryGuard guard;
   if (!guard.entered) return;
   std::vector<ev::EventData> events;
-  SuspendPolicy policy = SuspendPolicy::kNone;
-  if (!t_deferred.events.empty()) TakeDeferred(jni, thread, nullptr, -1, events, policy);
-  guard.Outside([&] { Report(jni, thread, std::move(events), policy); });
+  Answers answers;
+  if (!t_deferred.events.empty()) TakeDeferred(jni, thread, nullptr, -1, events, answers);
+  guard.Outside([&] { Report(jni, thread, std::move(events), answers); });
   events.clear();
-  policy = SuspendPolicy::kNone;
+  answers.Clear();
   // As stock: a frame popped by an exception reports no method exit.
   if (by_exception) return;
   // A callee of a hooked frame (MethodExit is on for this thread alone): no
@@ -181,12 +181,12 @@ void MethodEvents::OnMethodExit(JNIEnv* jni, jthread thread, jmethodID method, b
         }
         events.push_back(ev::MethodExitWithReturnValue{r->id, thread_id, loc, *value});
       }
-      policy = std::max(policy, r->policy);
+      answers.Add(*r);
     }
     if (instance) jni->DeleteLocalRef(instance);
     if (klass) jni->DeleteLocalRef(klass);
   }
-  guard.Outside([&] { Report(jni, thread, std::move(events), policy); });
+  guard.Outside([&] { Report(jni, thread, std::move(events), answers); });
 }
 
 }  // namespace jdwpx::backend

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "backend/context.h"
+#include "backend/events/answers.h"
 #include "backend/events/event_reporter.h"
 #include "backend/events/event_requests.h"
 #include "backend/events/step_control.h"
@@ -35,12 +36,12 @@ class MethodEvents {
   // ends there): the MethodEntry events of hooked requests, added to `events`
   // (the caller orders the entries of its composite: OrderLeadingEntries).
   void ReportHookedEntry(JNIEnv* jni, jthread thread, jmethodID method, jlocation location,
-                         std::vector<jdwp::events::EventData>& events, jdwp::SuspendPolicy& policy);
+                         std::vector<jdwp::events::EventData>& events, Answers& answers);
   // Events this thread kept back for a breakpoint or step at the same location:
   // prepended to `events` when `method` and `location` are where they were
   // kept, otherwise reported alone first.
   void TakeDeferred(JNIEnv* jni, jthread thread, jmethodID method, jlocation location,
-                    std::vector<jdwp::events::EventData>& events, jdwp::SuspendPolicy& policy);
+                    std::vector<jdwp::events::EventData>& events, Answers& answers);
 
  private:
   // The MethodEntry events of an entry of `method` on `thread`, for the entry
@@ -53,9 +54,9 @@ class MethodEvents {
   };
   std::optional<EntryPlace> AddEntryEvents(JNIEnv* jni, jthread thread, jmethodID method, bool hooked,
                                            std::vector<jdwp::events::EventData>& events,
-                                           jdwp::SuspendPolicy& policy);
-  void Report(JNIEnv* jni, jthread thread, std::vector<jdwp::events::EventData> events, jdwp::SuspendPolicy policy) {
-    ReportComposite(requests_, reporter_, jni, thread, std::move(events), policy);
+                                           Answers& answers);
+  void Report(JNIEnv* jni, jthread thread, std::vector<jdwp::events::EventData> events, const Answers& answers) {
+    ReportComposite(requests_, reporter_, jni, thread, std::move(events), answers);
   }
 
   Context& ctx_;

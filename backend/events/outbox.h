@@ -10,17 +10,19 @@
 #include <functional>
 #include <vector>
 
+#include "backend/session_slot.h"
+
 namespace jdwpx::backend {
 
 class Outbox {
  public:
   virtual ~Outbox() = default;
-  // Sends one whole packet to the attached debugger (dropped when none is).
-  virtual void Send(std::vector<uint8_t> packet) = 0;
-  // The transport connection served now (0: none), and sending to it alone:
-  // dropped once it is gone, so that what belonged to one debugger never
-  // reaches the next (probe output).
-  virtual uint64_t connection() const = 0;
+  // Sends one whole packet to the debugger of `session` (dropped when none is attached there).
+  virtual void Send(SessionSlot session, std::vector<uint8_t> packet) = 0;
+  // The transport connection `session` serves now (0: none), and sending to a
+  // connection alone: dropped once it is gone, so that what belonged to one
+  // debugger never reaches the next (probe output).
+  virtual uint64_t connection(SessionSlot session) const = 0;
   virtual void SendTo(uint64_t connection, std::vector<uint8_t> packet) = 0;
   // Runs `task` on the command thread, in order with the commands.
   virtual void PostTask(std::function<void(JNIEnv*)> task) = 0;

@@ -59,7 +59,7 @@ void StepControl::Arm(JNIEnv* jni, Step& step) {
       armed = true;
     }
   }
-  ctx_.single_steps.BeginStep(jni, static_cast<jthread>(step.thread), !armed);
+  ctx_.single_steps.BeginStep(jni, static_cast<jthread>(step.thread), step.owner->session, !armed);
 }
 
 void StepControl::StopWatchingEntries(Step& step) {
@@ -71,7 +71,7 @@ void StepControl::StopWatchingEntries(Step& step) {
 
 void StepControl::SingleStepAgain(JNIEnv* jni, Step& step) {
   StopWatchingEntries(step);
-  ctx_.single_steps.Want(jni, static_cast<jthread>(step.thread), SingleStepModes::kStep, true);
+  ctx_.single_steps.Want(jni, static_cast<jthread>(step.thread), SingleStepModes::StepOf(step.owner->session), true);
 }
 
 bool StepControl::CachedMayStopIn(JNIEnv* jni, Step& step, jmethodID method) {
@@ -83,7 +83,7 @@ bool StepControl::CachedMayStopIn(JNIEnv* jni, Step& step, jmethodID method) {
 void StepControl::Stop(JNIEnv* jni, Step& step) {
   StopWatchingEntries(step);
   // Left on while the thread waits at this step's event (single_step_modes.h).
-  ctx_.single_steps.EndStep(jni, static_cast<jthread>(step.thread));
+  ctx_.single_steps.EndStep(jni, static_cast<jthread>(step.thread), step.owner->session);
   step.frame_pop_depth = -1;
   step.skip_handler_entry = false;
 }
@@ -114,7 +114,7 @@ bool StepControl::Completes(JNIEnv* jni, Step& step, jthread thread, jmethodID m
         if (depth == step.start_depth + 1) step.callee_armed = true;
         step.watching_entries = true;
         step.watch_depth = depth;
-        ctx_.single_steps.Want(jni, thread, SingleStepModes::kStep, false);
+        ctx_.single_steps.Want(jni, thread, SingleStepModes::StepOf(step.owner->session), false);
         (void)ctx_.jvmti.SetEventMode(true, JVMTI_EVENT_METHOD_ENTRY, thread);
       }
       return false;
@@ -123,7 +123,7 @@ bool StepControl::Completes(JNIEnv* jni, Step& step, jthread thread, jmethodID m
     jvmtiError e = ctx_.jvmti.raw()->NotifyFramePop(thread, 0);
     if (e == JVMTI_ERROR_NONE || e == JVMTI_ERROR_DUPLICATE) {
       step.frame_pop_depth = depth;
-      ctx_.single_steps.Want(jni, thread, SingleStepModes::kStep, false);
+      ctx_.single_steps.Want(jni, thread, SingleStepModes::StepOf(step.owner->session), false);
     }
     return false;
   }
@@ -182,7 +182,7 @@ void StepControl::WaitForPop(JNIEnv* jni, Step& step, jthread thread) {
   jvmtiError e = ctx_.jvmti.raw()->NotifyFramePop(thread, 0);
   if (e == JVMTI_ERROR_NONE || e == JVMTI_ERROR_DUPLICATE) {
     step.frame_pop_depth = step.start_depth;
-    ctx_.single_steps.Want(jni, thread, SingleStepModes::kStep, false);
+    ctx_.single_steps.Want(jni, thread, SingleStepModes::StepOf(step.owner->session), false);
   }
 }
 
@@ -200,7 +200,7 @@ void StepControl::FramePopped(JNIEnv* jni, Step& step, jthread thread, int32_t d
   if (depth <= step.frame_pop_depth) {
     step.frame_pop_depth = -1;
     step.skip_handler_entry = by_exception;
-    ctx_.single_steps.Want(jni, thread, SingleStepModes::kStep, true);
+    ctx_.single_steps.Want(jni, thread, SingleStepModes::StepOf(step.owner->session), true);
   }
 }
 
@@ -215,7 +215,7 @@ void StepControl::FramesPopped(JNIEnv* jni, Step& step, jthread thread) {
   step.skip_handler_entry = false;
   step.callee_armed = false;
   StopWatchingEntries(step);
-  ctx_.single_steps.Want(jni, thread, SingleStepModes::kStep, true);
+  ctx_.single_steps.Want(jni, thread, SingleStepModes::StepOf(step.owner->session), true);
   if (auto count = ctx_.jvmti.GetFrameCount(thread)) step.start_depth = *count;
   if (auto top = ctx_.jvmti.GetFrameLocation(thread, 0)) {
     step.start_method = top->first;

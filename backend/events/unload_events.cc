@@ -20,7 +20,7 @@ void UnloadEvents::ReportPending(JNIEnv* jni, jthread thread) {
   if (!unloads.HasUnloaded() || !thread || ThreadControl::CurrentIsAgent()) return;
   for (const std::string& signature : unloads.TakeUnloaded()) {
     std::vector<ev::EventData> events;
-    SuspendPolicy policy = SuspendPolicy::kNone;
+    Answers answers;
     {
       std::lock_guard lock(requests_.mu());
       std::string name = DottedName(ToWireString(signature));
@@ -44,12 +44,12 @@ void UnloadEvents::ReportPending(JNIEnv* jni, jthread thread) {
         }
         if (!ok) continue;
         events.push_back(ev::ClassUnload{r->id, ToWireString(signature)});
-        policy = std::max(policy, r->policy);
+        answers.Add(*r);
       }
     }
     // Whatever the policy suspends (all threads: the set names none), the thread
     // reporting included: it waits like an event thread.
-    ReportComposite(requests_, reporter_, jni, thread, std::move(events), policy);
+    ReportComposite(requests_, reporter_, jni, thread, std::move(events), answers);
   }
 }
 

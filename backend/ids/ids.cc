@@ -143,7 +143,7 @@ bool ObjectTable::IsCollected(JNIEnv* jni, jdwp::ObjectId id, bool* known) {
 
 void ObjectTable::Drop(JNIEnv* jni, uint64_t id, jweak ref) {
   if (auto it = pinned_.find(id); it != pinned_.end()) {
-    jni->DeleteGlobalRef(it->second);
+    jni->DeleteGlobalRef(it->second.strong);
     pinned_.erase(it);
   }
   jni->DeleteWeakGlobalRef(ref);
@@ -169,24 +169,44 @@ void ObjectTable::Release(JNIEnv* jni, jdwp::ObjectId id, int32_t count) {
   Log().debug("object table: released id {}, {} ids left", id.value, remaining);
 }
 
-jdwp::Result<void> ObjectTable::DisableCollection(JNIEnv* jni, jdwp::ObjectId id) {
+jdwp::Result<void> ObjectTable::DisableCollection(JNIEnv* jni, jdwp::ObjectId id, SessionSlot session) {
   std::lock_guard lock(mu_);
   if (!slots_.Contains(id.value)) return jdwp::Fail(ErrorCode::kInvalidObject, "unknown object id");
-  if (pinned_.contains(id.value)) return {};
+  const uint32_t bit = uint32_t{1} << session;
+  if (auto it = pinned_.find(id.value); it != pinned_.end()) {
+    it->second.sessions |= bit;
+    return {};
+  }
   jobject strong = jni->NewGlobalRef(slots_.RefOf(id.value));
   if (!strong) return jdwp::Fail(ErrorCode::kInvalidObject, "object collected");
-  pinned_.emplace(id.value, strong);
+  pinned_.emplace(id.value, Pin{strong, bit});
   return {};
 }
 
-jdwp::Result<void> ObjectTable::EnableCollection(JNIEnv* jni, jdwp::ObjectId id) {
+jdwp::Result<void> ObjectTable::EnableCollection(JNIEnv* jni, jdwp::ObjectId id, SessionSlot session) {
   std::lock_guard lock(mu_);
   if (!slots_.Contains(id.value)) return jdwp::Fail(ErrorCode::kInvalidObject, "unknown object id");
   if (auto it = pinned_.find(id.value); it != pinned_.end()) {
-    jni->DeleteGlobalRef(it->second);
-    pinned_.erase(it);
+    it->second.sessions &= ~(uint32_t{1} << session);
+    if (it->second.sessions == 0) {
+      jni->DeleteGlobalRef(it->second.strong);
+      pinned_.erase(it);
+    }
   }
   return {};
+}
+
+void ObjectTable::EndSession(JNIEnv* jni, SessionSlot session) {
+  std::lock_guard lock(mu_);
+  for (auto it = pinned_.begin(); it != pinned_.end();) {
+    it->second.sessions &= ~(uint32_t{1} << session);
+    if (it->second.sessions != 0) {
+      ++it;
+      continue;
+    }
+    jni->DeleteGlobalRef(it->second.strong);
+    it = pinned_.erase(it);
+  }
 }
 
 void ObjectTable::Reset(JNIEnv* jni) {

@@ -9,6 +9,13 @@
 // bogus jmethodID crashes HotSpot, so only IDs this agent has handed out are
 // accepted (INVALID_METHODID / INVALID_FIELDID otherwise).
 //
+// Sessions (sessions=N): the debuggers attached at once share the IDs (an
+// object has one ID whoever asked), and each ID's debugger count adds up what
+// all of them were sent, so DisposeObjects of what one was sent never frees an
+// ID another still holds. DisableCollection pins per session: an object stays
+// pinned while any session pins it. A session's end unpins what it pinned
+// (EndSession); the IDs themselves are forgotten once the last one has gone (Reset).
+//
 // Locking: one mutex (rank: leaf) guards each table; no JVM call that can block
 // on another thread of ours is made while holding it. ObjectTable's mutex is
 // held across IsSameObject, NewLocalRef, DeleteWeakGlobalRef and JVMTI
@@ -27,6 +34,7 @@
 #include <vector>
 
 #include "backend/ids/id_slots.h"
+#include "backend/session_slot.h"
 #include "jdwp/error.h"
 #include "jdwp/types.h"
 #include "vmcore/jvmti.h"
@@ -64,8 +72,10 @@ class ObjectTable {
 
   // DisposeObjects: the ID is dropped when the debugger's count reaches 0.
   void Release(JNIEnv* jni, jdwp::ObjectId id, int32_t count);
-  jdwp::Result<void> DisableCollection(JNIEnv* jni, jdwp::ObjectId id);
-  jdwp::Result<void> EnableCollection(JNIEnv* jni, jdwp::ObjectId id);
+  jdwp::Result<void> DisableCollection(JNIEnv* jni, jdwp::ObjectId id, SessionSlot session);
+  jdwp::Result<void> EnableCollection(JNIEnv* jni, jdwp::ObjectId id, SessionSlot session);
+  // A session ended while others stay: what it pinned is let go (unless another pins it too).
+  void EndSession(JNIEnv* jni, SessionSlot session);
 
   // Forgets every ID (session end): frees all references.
   // IDs are still never reused: the next session's IDs continue the count.
@@ -102,7 +112,12 @@ class ObjectTable {
   vmcore::Jvmti jvmti_;
   std::mutex mu_;
   IdSlots<jweak, WeakHash> slots_;  // each ID's weak reference and debugger count; the index
-  std::unordered_map<uint64_t, jobject> pinned_;  // strong refs while DisableCollection is in force
+  // While DisableCollection is in force: a strong reference, and the sessions that pin it (a bit each).
+  struct Pin {
+    jobject strong = nullptr;
+    uint32_t sessions = 0;
+  };
+  std::unordered_map<uint64_t, Pin> pinned_;
   uint64_t next_id_ = 1;
   uint64_t generation_ = 1;  // mu_
 };

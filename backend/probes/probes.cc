@@ -116,7 +116,7 @@ void Probes::UpdateListener(JNIEnv* jni) {
   requests_.SetClassPrepareListener(jni, want ? this : nullptr);
 }
 
-jdwp::Probe::Set::Reply Probes::Set(JNIEnv* jni, const jdwp::Probe::Set::Request& request) {
+jdwp::Probe::Set::Reply Probes::Set(JNIEnv* jni, const jdwp::Probe::Set::Request& request, SessionSlot session) {
   jdwp::Probe::Set::Reply reply;
   auto refuse = [&](std::string problem) {
     reply.probe_id = 0;
@@ -142,7 +142,7 @@ jdwp::Probe::Set::Reply Probes::Set(JNIEnv* jni, const jdwp::Probe::Set::Request
   if (request.budget_ppm > 0) settings.budget_ppm = std::min(request.budget_ppm, 1'000'000);
 
   std::lock_guard lock(mu_);
-  auto probe = std::make_shared<Probe>(next_id_, outbox_.connection(), std::move(settings));
+  auto probe = std::make_shared<Probe>(next_id_, outbox_.connection(session), std::move(settings));
   const ProbeSettings& s = probe->settings();
   // Every loaded class the location names; all must take the probe, or none does.
   std::vector<std::shared_ptr<ProbeAtPlace>> at;
@@ -179,11 +179,17 @@ jdwp::Probe::Set::Reply Probes::Set(JNIEnv* jni, const jdwp::Probe::Set::Request
   return reply;
 }
 
-jdwp::Result<int32_t> Probes::Clear(JNIEnv* jni, int32_t probe_id) {
+jdwp::Result<int32_t> Probes::Clear(JNIEnv* jni, int32_t probe_id, SessionSlot session) {
+  const int32_t cleared = ClearOf(jni, probe_id, outbox_.connection(session));
+  if (probe_id != 0 && cleared == 0) return jdwp::Fail(ErrorCode::kInvalidIndex, "no such probe");
+  return cleared;
+}
+
+int32_t Probes::ClearOf(JNIEnv* jni, int32_t probe_id, uint64_t connection) {
   std::lock_guard lock(mu_);
   int32_t cleared = 0;
   for (auto it = entries_.begin(); it != entries_.end();) {
-    if (probe_id != 0 && it->first != probe_id) {
+    if ((probe_id != 0 && it->first != probe_id) || it->second.probe->connection() != connection) {
       ++it;
       continue;
     }
@@ -193,15 +199,16 @@ jdwp::Result<int32_t> Probes::Clear(JNIEnv* jni, int32_t probe_id) {
     ++cleared;
   }
   UpdateListener(jni);
-  if (probe_id != 0 && cleared == 0) return jdwp::Fail(ErrorCode::kInvalidIndex, "no such probe");
   return cleared;
 }
 
-jdwp::Probe::List::Reply Probes::List() {
+jdwp::Probe::List::Reply Probes::List(SessionSlot session) {
+  const uint64_t connection = outbox_.connection(session);
   std::lock_guard lock(mu_);
   jdwp::Probe::List::Reply reply;
   for (const auto& [id, entry] : entries_) {
     const Probe& p = *entry.probe;
+    if (p.connection() != connection) continue;
     jdwp::Probe::List::Info info;
     info.probe_id = id;
     info.kind = p.settings().kind;
@@ -218,7 +225,7 @@ jdwp::Probe::List::Reply Probes::List() {
   return reply;
 }
 
-void Probes::EndSession(JNIEnv* jni) { (void)Clear(jni, 0); }
+void Probes::EndSession(JNIEnv* jni, uint64_t connection) { (void)ClearOf(jni, 0, connection); }
 
 void Probes::AfterRedefine(JNIEnv* jni, const std::vector<jclass>& classes) {
   std::lock_guard lock(mu_);

@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "backend/context.h"
+#include "backend/session_slot.h"
 #include "backend/events/event_requests.h"
 #include "backend/events/outbox.h"
 #include "backend/events/probe_places.h"
@@ -35,14 +36,15 @@ class Probes : public ClassPrepareListener {
   Probes(Context& ctx, EventRequests& requests, Outbox& outbox);
   ~Probes() override;
 
-  // Commands (command thread).
-  jdwp::Probe::Set::Reply Set(JNIEnv* jni, const jdwp::Probe::Set::Request& request);
+  // Commands (command thread) of session `session`: its probes are its own
+  // (sessions=N), their output goes to its connection alone.
+  jdwp::Probe::Set::Reply Set(JNIEnv* jni, const jdwp::Probe::Set::Request& request, SessionSlot session);
   // `probe_id` 0: all of them. How many were cleared; INVALID_INDEX for an ID
-  // that names no probe.
-  jdwp::Result<int32_t> Clear(JNIEnv* jni, int32_t probe_id);
-  jdwp::Probe::List::Reply List();
-  // The session ended (any way): every probe leaves the VM.
-  void EndSession(JNIEnv* jni);
+  // that names no probe of the session.
+  jdwp::Result<int32_t> Clear(JNIEnv* jni, int32_t probe_id, SessionSlot session);
+  jdwp::Probe::List::Reply List(SessionSlot session);
+  // The session of transport connection `connection` ended (any way): its probes leave the VM.
+  void EndSession(JNIEnv* jni, uint64_t connection);
   // After RedefineClasses of `classes` (JVMTI cleared their breakpoints): the
   // probes there are set again in the new code.
   void AfterRedefine(JNIEnv* jni, const std::vector<jclass>& classes);
@@ -74,6 +76,7 @@ class Probes : public ClassPrepareListener {
   int32_t Arm(Entry& entry, std::vector<std::shared_ptr<ProbeAtPlace>> at);
   void Disarm(Entry& entry);  // mu_ held
   void UpdateListener(JNIEnv* jni);  // mu_ held
+  int32_t ClearOf(JNIEnv* jni, int32_t probe_id, uint64_t connection);
   std::string LocationText(jmethodID method, int32_t line);
 
   Context& ctx_;

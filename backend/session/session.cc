@@ -122,58 +122,93 @@ void Session::StopCommands() {
   doorbell_.Ring();
 }
 
-void Session::OnAttached(const std::string& peer, uint64_t session, std::chrono::nanoseconds handshake) {
-  Log().info("debugger attached from {}", peer);
+void Session::OnAttached(const std::string& peer, uint64_t connection, std::chrono::nanoseconds handshake) {
   if (trace_) trace_->SessionAttached(peer, static_cast<uint64_t>(handshake.count()));
-  io_session_ = session;
-  bool now = false;
+  std::optional<SessionSlot> slot;
   {
     std::lock_guard lock(mu_);
-    detached_ = false;
-    // No session being served (the previous one is torn down): events may flow
+    open_connections_.push_back(connection);
+    // A slot free (the previous debugger's teardown is done): events may flow
     // from now on. Otherwise the command thread begins it after that teardown.
-    now = served_ == 0;
-    if (now) served_ = session;
+    slot = ClaimSlotLocked(connection);
   }
-  if (now) events_.BeginSession();
-  Post({Message::kAttached, {}, session});
+  if (ctx_.options.sessions > 1) {
+    Log().info("debugger attached from {} (connection {}{})", peer, connection,
+               slot ? fmt::format(", session {}", *slot) : std::string());
+  } else {
+    Log().info("debugger attached from {}", peer);
+  }
+  if (slot) events_.BeginSession(*slot);
+  Post({Message::kAttached, {}, connection});
 }
 
-void Session::SendTo(uint64_t session, std::vector<uint8_t> packet) {
+std::optional<SessionSlot> Session::ClaimSlotLocked(uint64_t connection) {
+  for (int s = 0; s < ctx_.options.sessions; ++s) {
+    if (served_[s].load() != 0) continue;
+    served_[s].store(connection);
+    return static_cast<SessionSlot>(s);
+  }
+  return std::nullopt;
+}
+
+std::optional<SessionSlot> Session::SlotOf(uint64_t connection) const {
+  if (connection == 0) return std::nullopt;
+  for (int s = 0; s < ctx_.options.sessions; ++s) {
+    if (served_[s].load() == connection) return static_cast<SessionSlot>(s);
+  }
+  return std::nullopt;
+}
+
+void Session::SendTo(uint64_t connection, std::vector<uint8_t> packet) {
   if (auto* log = PacketTraceLog()) log->trace("-> {}", jdwp::DescribePacket(packet));
-  if (transport::Transport* transport = host_.transport()) transport->Send(session, std::move(packet));
+  if (transport::Transport* transport = host_.transport()) transport->Send(connection, std::move(packet));
 }
 
-void Session::BeginServing(uint64_t session) {
+void Session::BeginServing(uint64_t connection) {
+  if (SlotOf(connection)) return;  // begun at its attach
+  std::optional<SessionSlot> slot;
   {
     std::lock_guard lock(mu_);
-    if (served_ == session) return;  // begun at its attach
-    served_ = session;
+    slot = ClaimSlotLocked(connection);
   }
-  events_.BeginSession();
+  if (!slot) {
+    // The transport attaches no more than sessions= debuggers, and each one's
+    // teardown comes before the next attach: not reached.
+    Log().error("no session slot free for connection {}: closing it", connection);
+    if (transport::Transport* transport = host_.transport()) transport->CloseConnection(connection);
+    return;
+  }
+  events_.BeginSession(*slot);
 }
 
-void Session::OnPacket(uint64_t session, std::vector<uint8_t> packet) {
+void Session::OnPacket(uint64_t connection, std::vector<uint8_t> packet) {
   if (trace_) trace_->PacketIn(packet);
-  Post({Message::kPacket, std::move(packet), session});
+  Post({Message::kPacket, std::move(packet), connection});
 }
 
 void Session::OnWritten(std::span<const uint8_t> bytes, size_t length) {
   if (trace_) trace_->PacketOut(bytes, length);
 }
 
-void Session::OnDetached(uint64_t session, const std::string& reason) {
-  Log().info("debugger detached: {}", reason);
+void Session::OnDetached(uint64_t connection, const std::string& reason) {
+  if (ctx_.options.sessions > 1) {
+    Log().info("debugger detached (connection {}): {}", connection, reason);
+  } else {
+    Log().info("debugger detached: {}", reason);
+  }
   if (trace_) {
     trace_->SessionEnded(reason);
     FlushTrace(/*close=*/false);
   }
-  const bool to_dormant = host_.DormantAfterSession() && !ctx_.vm_dead;
-  Post({Message::kDetached, {}, session, to_dormant});
+  bool none_left = false;
   {
     std::lock_guard lock(mu_);
-    detached_ = true;
+    std::erase(open_connections_, connection);
+    none_left = open_connections_.empty();
   }
+  // Dormant once the last debugger has left (onjcmd=y): the port closes then.
+  const bool to_dormant = none_left && host_.DormantAfterSession() && !ctx_.vm_dead;
+  Post({Message::kDetached, {}, connection, to_dormant});
   detached_cv_.notify_all();
   if (to_dormant) host_.GoDormant();
 }
@@ -220,20 +255,20 @@ void Session::RunCommands(JNIEnv* jni) {
       case Message::kAttached:
         // Before any of the session's commands (they follow in the inbox).
         if (!host_.EnableSessionEvents(jni)) Log().error("cannot enable the JVMTI events a debugger needs");
-        BeginServing(message.session);
+        BeginServing(message.connection);
         break;
       case Message::kPacket:
         // A packet of a connection no longer served (sent after Dispose) is not run.
-        if (message.session == served_.load()) {
-          HandlePacket(jni, message.bytes);
+        if (auto slot = SlotOf(message.connection)) {
+          HandlePacket(jni, message.bytes, *slot);
         } else {
           Log().debug("dropping a packet of an ended session");
         }
         spin_.PacketDone(CommandSpin::Clock::now());
         break;
       case Message::kDetached:
-        // Already ended by Dispose, the session served meanwhile is another.
-        if (message.session == served_.load()) EndSession(jni);
+        // Not served any more when Dispose ended it already.
+        if (auto slot = SlotOf(message.connection)) EndSession(jni, *slot);
         if (!message.to_dormant) AnnounceListeningAgain();
         break;
       case Message::kTask: {
@@ -302,7 +337,9 @@ bool LeavesSuspensionsPending(const jdwp::Packet& p) { return GoesOnStepping(p) 
 
 }  // namespace
 
-void Session::HandlePacket(JNIEnv* jni, const std::vector<uint8_t>& bytes) {
+void Session::HandlePacket(JNIEnv* jni, const std::vector<uint8_t>& bytes, SessionSlot slot) {
+  // A reply goes to the connection its command came from, even when it comes later.
+  const uint64_t connection = served_[slot].load();
   auto packet = jdwp::ParsePacket(bytes);
   if (!packet) {
     Log().warn("dropping a malformed packet: {}", packet.error().detail);
@@ -312,69 +349,77 @@ void Session::HandlePacket(JNIEnv* jni, const std::vector<uint8_t>& bytes) {
     // The agent sends no command that expects a reply: a reply from the debugger
     // is a protocol error, and as stock the session ends.
     Log().warn("the debugger sent a reply packet (id {}): closing the connection", packet->id);
-    const uint64_t session = served_.load();
-    EndSession(jni);
-    host_.transport()->CloseConnection(session);
+    EndSession(jni, slot);
+    host_.transport()->CloseConnection(connection);
     return;
   }
   if (auto* plog = PacketTraceLog()) plog->trace("<- {}", jdwp::DescribePacket(bytes));
   vmcore::LocalFrame frame(jni, 64);
   uint32_t id = packet->id;
-  // A reply goes to the connection its command came from, even when it comes later.
-  const uint64_t session = served_.load();
+  command_slot_ = slot;
   if (!LeavesSuspensionsPending(*packet)) ctx_.threads.ApplyPendingSuspensions();
   if (!GoesOnStepping(*packet)) ctx_.single_steps.DropLingers(jni);
   dispatcher_.Dispatch(*packet, ctx_.vm_dead.load(),
                        Responder(
-                           [this, id, session](jdwp::ErrorCode error, std::vector<uint8_t> body) {
-                             SendTo(session, jdwp::MakeReplyPacketIn(id, error, std::move(body)));
+                           [this, id, connection](jdwp::ErrorCode error, std::vector<uint8_t> body) {
+                             SendTo(connection, jdwp::MakeReplyPacketIn(id, error, std::move(body)));
                            },
-                           [this, id, session](ReplySource& body) {
+                           [this, id, connection](ReplySource& body) {
                              transport::Transport* transport = host_.transport();
                              if (!transport) return;
                              // Its first part failed, nothing sent: an error reply instead.
-                             if (auto error = SendStreamedReply(*transport, session, id, body)) {
-                               SendTo(session, jdwp::MakeReplyPacketIn(id, *error, {}));
+                             if (auto error = SendStreamedReply(*transport, connection, id, body)) {
+                               SendTo(connection, jdwp::MakeReplyPacketIn(id, *error, {}));
                              } else if (auto* log = PacketTraceLog()) {
                                log->trace("-> reply id={} NONE len={} (in parts)", id, jdwp::kHeaderSize + body.size());
                              }
                            }));
   if (exit_code_) {
-    CloseConnectionAndWait();
+    CloseConnectionAndWait(connection);
     // exit() posts no VMDeath: the trace is closed here.
     FlushTrace(/*close=*/true);
     std::exit(*exit_code_);
   }
   if (dispose_requested_) {
     dispose_requested_ = false;
-    EndSession(jni);
-    host_.transport()->CloseConnection(session);
+    EndSession(jni, slot);
+    host_.transport()->CloseConnection(connection);
   }
 }
 
-void Session::CloseConnectionAndWait() {
+void Session::CloseConnectionAndWait(uint64_t connection) {
   transport::Transport* transport = host_.transport();
   if (!transport) return;
-  transport->CloseConnection(served_.load());
+  transport->CloseConnection(connection);
   std::unique_lock lock(mu_);
-  detached_cv_.wait_for(lock, std::chrono::seconds(2), [&] { return detached_; });
+  detached_cv_.wait_for(lock, std::chrono::seconds(2), [&] {
+    return std::find(open_connections_.begin(), open_connections_.end(), connection) == open_connections_.end();
+  });
 }
 
-void Session::EndSession(JNIEnv* jni) {
-  probes_.EndSession(jni);  // before the requests: no probe hit is in the way of their end
-  events_.EndSession(jni);
+void Session::EndSession(JNIEnv* jni, SessionSlot slot) {
+  const uint64_t connection = served_[slot].load();
+  probes_.EndSession(jni, connection);  // before the requests: no probe hit is in the way of their end
+  events_.EndSession(jni, slot);
   // The reporter may have found an event current just before the new epoch and
   // be applying its suspension now: let it finish, so that ResumeEverything
   // comes after it (later items see the new epoch and suspend nothing).
   reporter_.Drain(2000);
-  ctx_.threads.ResumeEverything(jni);
-  ctx_.objects.Reset(jni);
+  ctx_.threads.ResumeEverything(jni, slot);
   ctx_.frame_reads.Clear();
-  host_.DisableSessionEvents(jni);
-  // Off the next debugger's path: its first class scan finds the IDs given.
-  if (!ctx_.vm_dead) ctx_.classes.ReserveIds(jni);
+  bool last = true;
+  for (int s = 0; s < ctx_.options.sessions; ++s) last = last && (s == slot || served_[s].load() == 0);
+  if (last) {
+    ctx_.objects.Reset(jni);
+    host_.DisableSessionEvents(jni);
+    // Off the next debugger's path: its first class scan finds the IDs given.
+    if (!ctx_.vm_dead) ctx_.classes.ReserveIds(jni);
+  } else {
+    // The others keep every ID: only what this one pinned is let go (ids.h).
+    ctx_.objects.EndSession(jni, slot);
+  }
   std::lock_guard lock(mu_);
-  served_ = 0;
+  served_[slot].store(0);
 }
 
 void Session::EndAtVmDeath() {

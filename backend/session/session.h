@@ -1,8 +1,14 @@
-// The debugger session: what the transport hands over (attach, packets,
+// The debugger sessions: what the transport hands over (attach, packets,
 // detach) goes into the command thread's inbox, in order; the command loop
-// runs each packet through the dispatcher; the session's end gives back what
-// the debugger held. The Agent (agent.h) creates the one Session, sets up the
+// runs each packet through the dispatcher; a session's end gives back what
+// its debugger held. The Agent (agent.h) creates the one Session, sets up the
 // transport that feeds it and runs its threads.
+//
+// sessions=N: up to N debuggers attached at once, each in a slot of its own
+// (session_slot.h) that its requests, suspensions, probes and pinned objects
+// are counted in; the command thread runs the commands of all of them, one at
+// a time in arrival order, each in its own slot (CommandEnv), and each reply
+// goes to the connection its command came from.
 //
 // Threading:
 //   I/O thread      the transport::Listener callbacks (OnAttached, OnPacket,
@@ -24,6 +30,7 @@
 
 #include <jni.h>
 
+#include <array>
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
@@ -44,6 +51,7 @@
 #include "backend/events/events.h"
 #include "backend/events/outbox.h"
 #include "backend/probes/probes.h"
+#include "backend/session_slot.h"
 #include "trace/writer.h"
 #include "transport/transport.h"
 
@@ -77,8 +85,8 @@ class Session : public transport::Listener, public Outbox, public SessionControl
 
   // transport::Listener (I/O thread)
   void OnAttached(const std::string& peer, uint64_t session, std::chrono::nanoseconds handshake) override;
-  void OnPacket(uint64_t session, std::vector<uint8_t> packet) override;
-  void OnDetached(uint64_t session, const std::string& reason) override;
+  void OnPacket(uint64_t connection, std::vector<uint8_t> packet) override;
+  void OnDetached(uint64_t connection, const std::string& reason) override;
   void OnWarning(const std::string& message) override;
   void OnWritten(std::span<const uint8_t> bytes, size_t length) override;
   void OnAcceptFailed(const transport::TransportError& error) override {
@@ -89,11 +97,11 @@ class Session : public transport::Listener, public Outbox, public SessionControl
   // the reply is out, Exit the process.
   void RequestDispose() override { dispose_requested_ = true; }
   void RequestExit(int code) override { exit_code_ = code; }
-  // Outbox (the event path's way up): to the connection served now, and to the command thread.
-  void Send(std::vector<uint8_t> packet) override { SendTo(served_.load(), std::move(packet)); }
-  uint64_t connection() const override { return served_.load(); }
-  // Sends one packet to connection `session` (dropped unless it is still attached).
-  void SendTo(uint64_t session, std::vector<uint8_t> packet) override;
+  // Outbox (the event path's way up): to the connection a slot serves now, and to the command thread.
+  void Send(SessionSlot slot, std::vector<uint8_t> packet) override { SendTo(served_[slot].load(), std::move(packet)); }
+  uint64_t connection(SessionSlot slot) const override { return served_[slot].load(); }
+  // Sends one packet to connection `connection` (dropped unless it is still attached).
+  void SendTo(uint64_t connection, std::vector<uint8_t> packet) override;
   void PostTask(std::function<void(JNIEnv*)> task) override { Post({Message::kTask, {}, 0, false, std::move(task)}); }
 
   // The command thread's loop: returns once StopCommands was called and the
@@ -118,22 +126,27 @@ class Session : public transport::Listener, public Outbox, public SessionControl
   struct Message {
     enum Kind { kPacket, kAttached, kDetached, kTask } kind;
     std::vector<uint8_t> bytes;
-    uint64_t session = 0;  // the transport connection it came from
+    uint64_t connection = 0;  // the transport connection it came from
     bool to_dormant = false;  // kDetached: the agent goes dormant (no listening again)
     std::function<void(JNIEnv*)> task{};  // kTask: work of the agent's own (Outbox::PostTask)
   };
   // trace=: opens the protocol trace, or says once why not (the agent runs on).
   void OpenTrace(jvmtiEnv* jvmti);
-  // Serves the transport connection `session` from now on (nothing else must be
-  // served); opens the event manager's new session.
-  void BeginServing(uint64_t session);
-  // Session end: clear requests, resume what the debugger suspended, forget IDs;
-  // then no session is served until the next attach.
-  void EndSession(JNIEnv* jni);
-  // Flushes and closes the debugger connection, waiting (bounded) for the detach.
-  void CloseConnectionAndWait();
+  // Serves the transport connection `connection` from now on, in a free slot;
+  // opens the event manager's new session there.
+  void BeginServing(uint64_t connection);
+  // A free slot takes `connection` (mu_ held); nullopt when none is free.
+  std::optional<SessionSlot> ClaimSlotLocked(uint64_t connection);
+  // The slot serving `connection`, if one does.
+  std::optional<SessionSlot> SlotOf(uint64_t connection) const;
+  // Session end: clear its requests and probes, resume what its debugger
+  // suspended, forget its IDs (all of them once no other debugger is
+  // attached); then the slot is free for the next attach.
+  void EndSession(JNIEnv* jni, SessionSlot slot);
+  // Flushes and closes one debugger connection, waiting (bounded) for its detach.
+  void CloseConnectionAndWait(uint64_t connection);
   void Post(Message message);
-  void HandlePacket(JNIEnv* jni, const std::vector<uint8_t>& bytes);
+  void HandlePacket(JNIEnv* jni, const std::vector<uint8_t>& bytes, SessionSlot slot);
   // Server mode, after a session ended: the Listening line or launch= again.
   void AnnounceListeningAgain();
 
@@ -151,14 +164,16 @@ class Session : public transport::Listener, public Outbox, public SessionControl
   JNIEnv* command_jni_ = nullptr;
   SessionSlot command_slot_ = 0;  // the session of the command being handled (CommandEnv)
 
-  // Sessions. The I/O thread numbers each message with its connection
-  // (io_session_, I/O thread only); the command thread serves one connection at
-  // a time (served_): packets of another are dropped, replies and events go to
-  // it alone, and Dispose closes it alone. A connection accepted before the
-  // previous one's teardown has finished is served once that is done (its
-  // kAttached comes after the previous kDetached); one accepted after, at once.
-  uint64_t io_session_ = 0;
-  std::atomic<uint64_t> served_{0};  // written under mu_
+  // Sessions. Each message carries its connection; each slot serves one
+  // connection at a time (served_): packets of a connection no slot serves are
+  // dropped, replies and events go to their slot's connection alone, and
+  // Dispose closes it alone. A connection accepted while no slot is free (the
+  // previous debugger's teardown has not finished) is served once that is done
+  // (its kAttached comes after the previous kDetached); one accepted while a
+  // slot is free, at once.
+  std::array<std::atomic<uint64_t>, kMaxSessions> served_{};  // written under mu_
+  // Transport connections attached now (I/O thread's view; mu_).
+  std::vector<uint64_t> open_connections_;
 
   std::mutex mu_;
   Doorbell doorbell_;  // wakes the command thread (doorbell.h): a message, commands open, stopping_
@@ -170,8 +185,7 @@ class Session : public transport::Listener, public Outbox, public SessionControl
   CommandSpin spin_;
   bool stopping_ = false;
   bool commands_open_ = false;  // OpenCommands
-  bool detached_ = true;
-  std::condition_variable detached_cv_;
+  std::condition_variable detached_cv_;  // a connection left open_connections_
   // The command thread is handling a message (VM death waits for it to finish
   // what the debugger sent before, as stock does, so no reply is lost).
   bool command_busy_ = false;

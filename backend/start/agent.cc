@@ -308,7 +308,7 @@ bool Agent::Start(JNIEnv* jni, jthread thread, const StartingException* trigger)
     // A debugger is attached now: report the start; with suspend=y this parks the
     // initial thread (and suspends all others) until the debugger resumes.
     if (!EnableSessionEvents(jni)) Log().error("cannot enable the JVMTI events a debugger needs");
-    events_.BeginSession();
+    events_.BeginSession(SessionSlot{0});  // the first debugger's slot (the session took it at the attach)
     const auto policy = o.suspend ? jdwp::SuspendPolicy::kAll : jdwp::SuspendPolicy::kNone;
     if (trigger) {
       events_.ReportStartingException(jni, thread, trigger->method, trigger->location, trigger->exception,

@@ -97,13 +97,13 @@ inline std::string Hex(const Bytes& b) {
 // The session's side of the event path: records what is sent.
 class RecordingOutbox : public Outbox {
  public:
-  void Send(Bytes packet) override {
+  void Send(SessionSlot, Bytes packet) override {
     std::lock_guard lock(mu_);
     packets_.push_back(std::move(packet));
     cv_.notify_all();
   }
-  uint64_t connection() const override { return 1; }
-  void SendTo(uint64_t, Bytes packet) override { Send(std::move(packet)); }
+  uint64_t connection(SessionSlot) const override { return 1; }
+  void SendTo(uint64_t, Bytes packet) override { Send(SessionSlot{0}, std::move(packet)); }
   // Only expired method requests post tasks; run between cases on the test thread.
   void PostTask(std::function<void(JNIEnv*)> task) override {
     std::lock_guard lock(mu_);
@@ -221,7 +221,7 @@ class Harness {
       Check(false, what + ": EventRequest.Set body decodes");
       return 0;
     }
-    auto id = g_events->requests().Set(jni_, *req);
+    auto id = g_events->requests().Set(jni_, *req, SessionSlot{0});
     if (!id) {
       Check(false, what + ": EventRequest.Set accepted (" + std::string(jdwpx::jdwp::ErrorName(id.error().code)) + ")");
       return 0;

@@ -36,20 +36,22 @@ void SingleStepModes::Want(JNIEnv* jni, jthread thread, Owner owner, bool on) {
   Apply(jni, *e);
 }
 
-void SingleStepModes::BeginStep(JNIEnv* jni, jthread thread, bool on) {
+void SingleStepModes::BeginStep(JNIEnv* jni, jthread thread, SessionSlot session, bool on) {
   std::lock_guard lock(mu_);
   Entry& e = FindOrAdd(jni, thread);
-  e.owners = (e.owners & ~(kLinger | kStep)) | (on ? kStep : 0);
+  const Owner step = StepOf(session);
+  e.owners = (e.owners & ~(kLinger | step)) | (on ? step : 0);
   Apply(jni, e);
 }
 
-void SingleStepModes::EndStep(JNIEnv* jni, jthread thread) {
+void SingleStepModes::EndStep(JNIEnv* jni, jthread thread, SessionSlot session) {
   std::lock_guard lock(mu_);
   Entry* e = Find(jni, thread);
   if (!e) return;
-  const bool linger = e->waiting && e->applied && (e->owners & kStep);
+  const Owner step = StepOf(session);
+  const bool linger = e->waiting && e->applied && (e->owners & step);
   if (linger) maybe_lingering_.store(true, std::memory_order_relaxed);
-  e->owners = (e->owners & ~kStep) | (linger ? kLinger : 0);
+  e->owners = (e->owners & ~step) | (linger ? kLinger : 0);
   Apply(jni, *e);
 }
 

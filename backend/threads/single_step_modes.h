@@ -26,29 +26,32 @@
 #include <mutex>
 #include <vector>
 
+#include "backend/session_slot.h"
 #include "vmcore/jvmti.h"
 
 namespace jdwpx::backend {
 
 class SingleStepModes {
  public:
-  enum Owner : uint8_t {
-    kStep = 1,       // the thread's step request single steps now
-    kPopFrames = 2,  // StackFrame.PopFrames waits for the thread's next bytecode
-    kLinger = 4,     // left on by a step that ended while its thread waits at its event
-  };
+  // Who wants single steps: bits of an owner set.
+  using Owner = uint32_t;
+  static constexpr Owner kPopFrames = 2;  // StackFrame.PopFrames waits for the thread's next bytecode
+  static constexpr Owner kLinger = 4;     // left on by a step that ended while its thread waits at its event
+  // The thread's step request of session `session` single steps now (one step
+  // per thread and session: sessions=N).
+  static constexpr Owner StepOf(SessionSlot session) { return Owner{1} << (8 + session); }
 
   explicit SingleStepModes(vmcore::Jvmti jvmti) : jvmti_(jvmti) {}
 
   // `owner` wants single steps of `thread` (or no longer does); JVMTI's mode
   // follows whether anyone does, and is set only when that changes.
   void Want(JNIEnv* jni, jthread thread, Owner owner, bool on);
-  // A new step of `thread` begins: it single steps (`on`) or waits for a frame
-  // pop; the mode left on by an ended step is its own now.
-  void BeginStep(JNIEnv* jni, jthread thread, bool on);
-  // The step of `thread` ends: off, unless the thread waits at that step's
-  // event (BeginWait): then left on until EndWait.
-  void EndStep(JNIEnv* jni, jthread thread);
+  // A new step of `thread` (by `session`) begins: it single steps (`on`) or
+  // waits for a frame pop; the mode left on by an ended step is its own now.
+  void BeginStep(JNIEnv* jni, jthread thread, SessionSlot session, bool on);
+  // That step ends: off, unless the thread waits at that step's event
+  // (BeginWait): then left on until EndWait.
+  void EndStep(JNIEnv* jni, jthread thread, SessionSlot session);
   // The current thread reports a completed step and will wait at its event
   // (its callback), / its callback ends: whatever an ended step left on goes off.
   void BeginWait(JNIEnv* jni, jthread self);
@@ -67,7 +70,7 @@ class SingleStepModes {
  private:
   struct Entry {
     jobject thread = nullptr;  // global reference
-    uint8_t owners = 0;
+    Owner owners = 0;
     bool waiting = false;      // between BeginWait and EndWait
     bool applied = false;      // JVMTI's mode as last set by us
   };
