@@ -138,6 +138,9 @@ class EventReporter {
   void Stop();
   // Waits (bounded) until every queued packet has been handed to the transport.
   void Drain(int timeout_ms);
+  // The same for the items of one session (its end: another session's held
+  // events may stay queued meanwhile).
+  void Drain(int timeout_ms, SessionSlot session);
 
  private:
   struct Item;
