@@ -367,7 +367,7 @@ void Session::EndSession(JNIEnv* jni) {
   // be applying its suspension now: let it finish, so that ResumeEverything
   // comes after it (later items see the new epoch and suspend nothing).
   reporter_.Drain(2000);
-  ctx_.threads.ResumeEverything(jni);
+  ctx_.threads.ResumeEverything(jni, SessionSlot{0});
   ctx_.objects.Reset(jni);
   ctx_.frame_reads.Clear();
   host_.DisableSessionEvents(jni);
