@@ -7,8 +7,9 @@
 // (server) or the end of the connection (client). Every member below the
 // "I/O state" line is touched only by the thread running the io_context.
 // Other threads reach it only through asio::post (CloseConnection, Shutdown,
-// the rest of a packet Send() could not write), through the atomics, and
-// through a session's write side under its write_mu (Send, below).
+// the rest of a packet Send() could not write), through the atomics, through
+// the map of attached sessions under direct_mu_, and through a session's write
+// side under its write_mu (Send, below).
 //
 // Server mode keeps one acceptor for the whole life of the transport: one
 // accept loop takes a connection, filters it (allow=), handshakes, and hands it
@@ -671,7 +672,8 @@ void SocketTransport::Run() {
 
 void SocketTransport::CloseConnection(uint64_t epoch) {
   try {
-    if (!AttachedSession(epoch)) return;
+    // No lock here: the I/O thread looks the connection up (it may have ended).
+    if (epoch == 0 || stopping_) return;
     asio::post(io_, [this, epoch] {
       auto found = sessions_.find(epoch);
       if (found == sessions_.end()) return;
