@@ -69,6 +69,7 @@ class Recorder : public Listener {
     });
   }
   void OnWarning(const std::string& message) override { Add([&] { warnings.push_back(message); }); }
+  void OnAcceptFailed(const TransportError& error) override { Add([&] { accept_failures.push_back(error.code); }); }
   void OnWritten(std::span<const uint8_t> bytes, size_t length) override {
     Add([&] {
       written.emplace_back(bytes.begin(), bytes.end());
@@ -103,6 +104,7 @@ class Recorder : public Listener {
   std::vector<std::string> warnings;
   std::vector<std::vector<uint8_t>> written;  // OnWritten's bytes
   std::vector<size_t> written_lengths;        // and lengths
+  std::vector<int> accept_failures;           // OnAcceptFailed's codes
 
  private:
   template <typename F>

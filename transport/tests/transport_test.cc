@@ -1273,6 +1273,29 @@ TEST(Sessions, ADebuggerReadingNothingHoldsBackOnlyItsOwnSenders) {
   EXPECT_TRUE(h.transport->Flush(kWait));
 }
 
+// timeout= (the accept timeout) runs only while no debugger at all is attached.
+TEST(Sessions, AcceptTimeoutRunsOnlyOnceNoneIsAttached) {
+  Config config = Harness::Sessions(2);
+  config.timeout_ms = 100;
+  Harness h(config);
+  ASSERT_TRUE(h.transport);
+  h.StartRun();
+  Peer a = h.AttachDebugger();
+  Peer b = h.AttachDebugger();
+  // On a loaded machine the timeout may have run out before the first attached.
+  const size_t before = h.recorder.Locked([&] { return h.recorder.accept_failures.size(); });
+  a.Close();
+  ASSERT_TRUE(h.recorder.WaitDetached(1));
+  auto failed = [&] { return h.recorder.accept_failures.size() > before; };
+  // A bounded wait for what must not come: several times the timeout.
+  EXPECT_FALSE(h.recorder.WaitFor(failed, std::chrono::milliseconds(10 * config.timeout_ms)))
+      << "b is still attached";
+  b.Close();
+  ASSERT_TRUE(h.recorder.WaitDetached(2));
+  ASSERT_TRUE(h.recorder.WaitFor(failed));
+  EXPECT_THAT(h.recorder.Locked([&] { return h.recorder.accept_failures; }), ::testing::Each(kErrorTimeout));
+}
+
 // sessions=1 set explicitly is stock's one debugger: one more waits for the
 // attached one's end (kWaitForSessionEndMs), then is closed with no handshake.
 TEST(Sessions, OneWaitsForTheAttachedOneThenRefusesBeforeTheHandshake) {
