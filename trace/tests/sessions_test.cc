@@ -12,7 +12,10 @@
 
 #include "jdwp/commands/all.h"
 #include "jdwp/packet.h"
+#include <nlohmann/json.hpp>
+
 #include "trace/analysis.h"
+#include "trace/chrome_export.h"
 #include "trace/reader.h"
 #include "trace/record_maker.h"
 #include "trace/trace.pb.h"
@@ -248,6 +251,22 @@ TEST(Sessions, ShowNamesTheConnectionOfEachLine) {
   EXPECT_EQ(lines[12], "      13.000 ms  [conn 6]    event BREAKPOINT request=4 thread=0x77 policy=EVENT_THREAD in composite id=3 of 1");
   EXPECT_EQ(lines[14], "      20.000 ms  [conn 5] session 1 ended: debugger closed the connection");
   EXPECT_EQ(lines[15], "      20.000 ms  VM resumed at the end of the session");
+}
+
+TEST(Sessions, ChromeExportPairsByConnectionAndKeepsOneSpanPerSession) {
+  const nlohmann::json json = nlohmann::json::parse(ChromeJson({TwoDebuggers().Load()}));
+  std::map<std::string, double> durations;  // command -> its slice's duration (us)
+  std::vector<std::pair<std::string, int>> sessions;
+  for (const auto& e : json["traceEvents"]) {
+    if (e["ph"] == "X" && e["cat"] == "command") durations[e["name"].get<std::string>()] = e["dur"].get<double>();
+    if (e["ph"] == "b" && e["cat"] == "session") sessions.emplace_back(e["name"], e["id"].get<int>());
+  }
+  EXPECT_EQ(durations["VirtualMachine.Version"], 4000.0);
+  EXPECT_EQ(durations["VirtualMachine.IDSizes"], 1000.0);
+  EXPECT_EQ(durations["VirtualMachine.Suspend"], 2000.0);
+  EXPECT_EQ(durations["VirtualMachine.AllThreads"], 3000.0);
+  EXPECT_EQ(sessions, (std::vector<std::pair<std::string, int>>{{"session 1 127.0.0.1:40001", 1},
+                                                                 {"session 2 127.0.0.1:40002", 2}}));
 }
 
 // The same run with every connection 0, as agents before sessions=N wrote it:
