@@ -84,6 +84,10 @@ void RecordMaker::Suspend(uint64_t time_ns, Suspension::By by, uint64_t connecti
 void RecordMaker::Resume(uint64_t time_ns, Suspension::By by, uint64_t connection, uint32_t packet_id, bool all,
                          std::vector<Record>& out) {
   auto it = vm_suspends_.find(connection);
+  // A debugger's VirtualMachine.Resume, holding nothing itself: it releases an
+  // event's suspension recorded without its connection (not known to the agent
+  // while several debuggers are attached), most likely its own.
+  if (it == vm_suspends_.end() && by == Suspension::By::kDebugger) it = vm_suspends_.find(0);
   if (it == vm_suspends_.end() || it->second == 0) return;
   it->second = all ? 0 : it->second - 1;
   if (it->second == 0) vm_suspends_.erase(it);
@@ -217,7 +221,8 @@ void RecordMaker::Make(const Observation& seen, std::vector<Record>& out) {
       e.event = ev;
       out.push_back(std::move(e));
     }
-    if (decoded->suspend_policy == jdwp::SuspendPolicy::kAll) Suspend(seen.time_ns, Suspension::By::kEvent, connection, id, out);
+    if (decoded->suspend_policy == jdwp::SuspendPolicy::kAll)
+      Suspend(seen.time_ns, Suspension::By::kEvent, connection, id, out);
   }
 }
 

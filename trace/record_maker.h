@@ -59,7 +59,9 @@ class RecordMaker {
     bool operator==(const Key&) const = default;
   };
   struct KeyHash {
-    size_t operator()(const Key& k) const noexcept { return std::hash<uint64_t>{}(k.connection * 0x9e3779b97f4a7c15ull ^ k.id); }
+    size_t operator()(const Key& k) const noexcept {
+      return std::hash<uint64_t>{}(k.connection * 0x9e3779b97f4a7c15ull ^ k.id);
+    }
   };
   struct Attached {
     uint32_t number = 0;

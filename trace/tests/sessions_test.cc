@@ -180,6 +180,31 @@ TEST(Sessions, OneDebuggerLeavingResumesOnlyWhatItSuspended) {
   EXPECT_EQ(suspensions, (std::vector<std::pair<uint64_t, bool>>{{4, true}, {9, false}}));
 }
 
+// A SUSPEND_ALL composite out of no known connection, several debuggers
+// attached (OnWritten gives 0 today): the VirtualMachine.Resume that follows
+// releases it.
+TEST(Sessions, AnEventsSuspensionOfNoKnownConnectionIsReleasedByAResume) {
+  AgentRun run;
+  run.Attached(1, kA, "a", 0);
+  run.Attached(2, kB, "b", 0);
+  jdwp::Event::Composite::Request c;
+  c.suspend_policy = jdwp::SuspendPolicy::kAll;
+  jdwp::events::Breakpoint bp;
+  bp.request_id = 4;
+  bp.thread.value = 0x77;
+  c.events.push_back(bp);
+  run.Out(3, 0, jdwp::MakeCommandPacket(9, jdwp::Event::Composite::kId, jdwp::EncodeBody(c)));
+  run.In(4, kA, Command(1, jdwp::VirtualMachine::Resume::kId));
+  run.Out(5, 0, Reply(1));
+  std::vector<std::pair<uint64_t, bool>> suspensions;
+  for (const Record& r : run.records())
+    if (r.suspension) suspensions.emplace_back(r.time_ns / kMs, r.suspension->suspended);
+  EXPECT_EQ(suspensions, (std::vector<std::pair<uint64_t, bool>>{{3, true}, {5, false}}));
+  const Record& composite = run.records()[2];
+  ASSERT_TRUE(composite.packet);
+  EXPECT_EQ(composite.packet->connection, 0u) << "several attached: not known";
+}
+
 TEST(Sessions, SummaryShowsTheSessionsSideBySide) {
   const std::string summary = Summarize({TwoDebuggers().Load()});
   EXPECT_EQ(summary,
