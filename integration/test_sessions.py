@@ -87,6 +87,13 @@ class SessionsTest(unittest.TestCase):
             n = 2
         return c.ok(EventRequest.Set, bytes([EventKind.BREAKPOINT, policy]) + i32(n) + modifiers).int()
 
+    def breakpoints_of_both(self, a: Client, b: Client, method: str, marker: str, policy: int) -> tuple:
+        """The same breakpoint set by each, while A holds the worker: its next hit is both's."""
+        a.ok(ThreadReference.Suspend, a.object_id(self.worker))
+        ids = (self.breakpoint(a, method, marker, policy), self.breakpoint(b, method, marker, policy))
+        a.ok(ThreadReference.Resume, a.object_id(self.worker))
+        return ids
+
     def step(self, c: Client, thread: int, policy: int = SuspendPolicy.EVENT_THREAD) -> int:
         modifiers = bytes([10]) + c.object_id(thread) + i32(StepSize.LINE) + i32(StepDepth.OVER)
         return c.ok(EventRequest.Set, bytes([EventKind.SINGLE_STEP, policy]) + i32(1) + modifiers).int()
@@ -97,6 +104,7 @@ class SessionsTest(unittest.TestCase):
     def next_event(self, c: Client) -> tuple:
         """(suspend policy, [(kind, request id, thread, line)]) of the client's next composite."""
         data = c.read_event()
+        c.events = [kept for kept in c.events if kept is not data]  # read: no longer waiting
         r = Reader(data, c.sizes)
         policy = r.byte()
         events = []
@@ -122,7 +130,7 @@ class SessionsTest(unittest.TestCase):
     def suspended(self, c: Client, thread: int) -> bool:
         r = c.ok(ThreadReference.Status, c.object_id(thread))
         r.int()  # thread status
-        return (r.int() & SuspendStatus.SUSPENDED) != 0
+        return (r.int() & SuspendStatus.SUSPEND_STATUS_SUSPENDED) != 0
 
     def counter(self, c: Client) -> int:
         return c.static_values(self.fixture, [self.counter_field])[0][1]
@@ -145,8 +153,7 @@ class SessionsTest(unittest.TestCase):
 
     def test_each_session_gets_its_own_event_and_its_own_suspension(self):
         a, b = self.connect(), self.connect()
-        bp_a = self.breakpoint(a, "tick", "@tick-line", SuspendPolicy.EVENT_THREAD)
-        bp_b = self.breakpoint(b, "tick", "@tick-line", SuspendPolicy.EVENT_THREAD)
+        bp_a, bp_b = self.breakpoints_of_both(a, b, "tick", "@tick-line", SuspendPolicy.EVENT_THREAD)
         self.assertNotEqual(bp_a, bp_b)
         line = harness.fixture_line(SOURCE, "@tick-line")
         self.assertEqual(self.next_event(a), (SuspendPolicy.EVENT_THREAD,
@@ -278,8 +285,7 @@ class SessionsTest(unittest.TestCase):
 
     def test_two_sessions_step_the_same_thread(self):
         a, b = self.connect(), self.connect()
-        bp_a = self.breakpoint(a, "tick", "@tick-line", SuspendPolicy.EVENT_THREAD)
-        bp_b = self.breakpoint(b, "tick", "@tick-line", SuspendPolicy.EVENT_THREAD)
+        bp_a, bp_b = self.breakpoints_of_both(a, b, "tick", "@tick-line", SuspendPolicy.EVENT_THREAD)
         self.next_event(a)
         self.next_event(b)
         self.clear(a, EventKind.BREAKPOINT, bp_a)

@@ -372,7 +372,7 @@ void LibraryTransport::Send(uint64_t session, std::vector<uint8_t> bytes) {
     if (log_ && JDWPX_CALL(env_, IsOpen)) log_->warn("transport error {}: {}", static_cast<int>(rc), LastError(rc).message);
     return;
   }
-  listener_->OnWritten(bytes, bytes.size());
+  listener_->OnWritten(session, bytes, bytes.size());
 }
 
 void LibraryTransport::CloseConnection(uint64_t session) {

@@ -60,9 +60,9 @@ void SocketTransport::WriteNext(const std::shared_ptr<Session>& session) {
       // The last byte is written: the moment a protocol trace times a reply by.
       const Outgoing& front = session->queue.front();
       if (front.kind == Outgoing::Kind::kWhole) {
-        Notify([&] { listener_->OnWritten(front.bytes, front.bytes.size()); });
+        Notify([&] { listener_->OnWritten(session->epoch, front.bytes, front.bytes.size()); });
       } else if (front.kind == Outgoing::Kind::kLastPart) {
-        Notify([&] { listener_->OnWritten(front.header, front.packet_length); });
+        Notify([&] { listener_->OnWritten(session->epoch, front.header, front.packet_length); });
       }
       packet_done = front.kind != Outgoing::Kind::kPart;
       session->queued_bytes -= std::min(size, session->queued_bytes);
@@ -95,9 +95,9 @@ void SocketTransport::SendLocked(const std::shared_ptr<Session>& session, Outgoi
     if (written == bytes.size()) {
       if (log_) log_->trace("-> packet len={} (direct)", bytes.size());
       if (out.kind == Outgoing::Kind::kWhole) {
-        Notify([&] { listener_->OnWritten(bytes, bytes.size()); });
+        Notify([&] { listener_->OnWritten(session->epoch, bytes, bytes.size()); });
       } else if (out.kind == Outgoing::Kind::kLastPart) {
-        Notify([&] { listener_->OnWritten(out.header, out.packet_length); });
+        Notify([&] { listener_->OnWritten(session->epoch, out.header, out.packet_length); });
         PacketsDone(1);  // counted by SendInParts
       }
       return;

@@ -119,11 +119,11 @@ class Listener {
   //   "Badly formed packet received - invalid length 5"
   // (stock prints the first three on stderr and keeps listening).
   virtual void OnWarning(const std::string& message) = 0;
-  // A packet has just been written to the debugger, its last byte included
-  // (for the protocol trace; must be cheap). `bytes`: the whole packet, or for
+  // A packet has just been written to connection `session`, its last byte
+  // included (for the protocol trace; must be cheap). `bytes`: the whole packet, or for
   // one sent in parts (SendInParts) its header only, since its parts are gone
   // by then; `length`: the whole packet's.
-  virtual void OnWritten(std::span<const uint8_t> bytes, size_t length) {}
+  virtual void OnWritten(uint64_t session, std::span<const uint8_t> bytes, size_t length) {}
   // Server mode, while Run() listens with no debugger attached: timeout= ran out
   // (code 203) or accepting failed. Stock ends the VM then ("could not connect"),
   // also with suspend=n and after a debugger has left.

@@ -193,8 +193,8 @@ void Session::OnPacket(uint64_t connection, std::vector<uint8_t> packet) {
   Post({Message::kPacket, std::move(packet), connection});
 }
 
-void Session::OnWritten(std::span<const uint8_t> bytes, size_t length) {
-  if (trace_) trace_->PacketOut(/*connection=*/0, bytes, length);
+void Session::OnWritten(uint64_t connection, std::span<const uint8_t> bytes, size_t length) {
+  if (trace_) trace_->PacketOut(connection, bytes, length);
 }
 
 void Session::OnDetached(uint64_t connection, const std::string& reason) {

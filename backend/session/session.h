@@ -88,7 +88,7 @@ class Session : public transport::Listener, public Outbox, public SessionControl
   void OnPacket(uint64_t connection, std::vector<uint8_t> packet) override;
   void OnDetached(uint64_t connection, const std::string& reason) override;
   void OnWarning(const std::string& message) override;
-  void OnWritten(std::span<const uint8_t> bytes, size_t length) override;
+  void OnWritten(uint64_t connection, std::span<const uint8_t> bytes, size_t length) override;
   void OnAcceptFailed(const transport::TransportError& error) override {
     if (!ctx_.vm_dead) host_.ExitWithTransportError(error);
   }

@@ -70,7 +70,7 @@ class Recorder : public Listener {
   }
   void OnWarning(const std::string& message) override { Add([&] { warnings.push_back(message); }); }
   void OnAcceptFailed(const TransportError& error) override { Add([&] { accept_failures.push_back(error.code); }); }
-  void OnWritten(std::span<const uint8_t> bytes, size_t length) override {
+  void OnWritten(uint64_t, std::span<const uint8_t> bytes, size_t length) override {
     Add([&] {
       written.emplace_back(bytes.begin(), bytes.end());
       written_lengths.push_back(length);
