@@ -268,7 +268,9 @@ class VirtualMachineHandlers : public HandlerBase {
   }
 
   jdwp::Result<VM::DisposeObjects::Reply> DisposeObjects(const VM::DisposeObjects::Request& req) {
-    for (const auto& e : req.requests) ctx_.objects.Release(env(), e.object, e.ref_cnt);
+    // With several debuggers attached no ID is freed (ids.h): each may hold it.
+    const bool may_free = reporter_.attached_count() <= 1;
+    for (const auto& e : req.requests) ctx_.objects.Release(env(), e.object, e.ref_cnt, may_free);
     return VM::DisposeObjects::Reply{};
   }
 

@@ -397,6 +397,17 @@ void EventReporter::Drain(int timeout_ms) {
   --drain_waiters_;
 }
 
+void EventReporter::Drain(int timeout_ms, SessionSlot session) {
+  std::unique_lock lock(queue_mu_);
+  ++drain_waiters_;
+  queue_cv_.wait_for(lock, std::chrono::milliseconds(timeout_ms), [&] {
+    return stopping_ || (in_flight_ == 0 && std::none_of(queue_.begin(), queue_.end(), [&](const auto& item) {
+                           return item->session == session;
+                         }));
+  });
+  --drain_waiters_;
+}
+
 void EventReporter::Hold(SessionSlot session) {
   std::lock_guard lock(queue_mu_);
   sessions_[session].holding = true;

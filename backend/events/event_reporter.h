@@ -126,6 +126,7 @@ class EventReporter {
   void LetGo(SessionSlot session);
   // Whether any debugger is attached / this one.
   bool attached() const { return attached_count_.load() > 0; }
+  int attached_count() const { return attached_count_.load(); }
   bool attached(SessionSlot session) const { return sessions_[session].attached.load(); }
   uint64_t epoch(SessionSlot session) const { return sessions_[session].epoch.load(); }
   // Changes whenever any session begins or ends (events kept back across
@@ -137,6 +138,9 @@ class EventReporter {
   void Stop();
   // Waits (bounded) until every queued packet has been handed to the transport.
   void Drain(int timeout_ms);
+  // The same for the items of one session (its end: another session's held
+  // events may stay queued meanwhile).
+  void Drain(int timeout_ms, SessionSlot session);
 
  private:
   struct Item;

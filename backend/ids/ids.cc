@@ -149,13 +149,13 @@ void ObjectTable::Drop(JNIEnv* jni, uint64_t id, jweak ref) {
   jni->DeleteWeakGlobalRef(ref);
 }
 
-void ObjectTable::Release(JNIEnv* jni, jdwp::ObjectId id, int32_t count) {
+void ObjectTable::Release(JNIEnv* jni, jdwp::ObjectId id, int32_t count, bool may_free) {
   size_t remaining = 0;
   {
     std::lock_guard lock(mu_);
     if (!slots_.Contains(id.value)) return;
     const int32_t left = AddCount(slots_.Count(id.value), -int64_t{count});
-    if (left > 0) {
+    if (left > 0 || !may_free) {
       slots_.SetCount(id.value, left);
       return;
     }

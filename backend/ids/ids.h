@@ -11,8 +11,8 @@
 //
 // Sessions (sessions=N): the debuggers attached at once share the IDs (an
 // object has one ID whoever asked), and each ID's debugger count adds up what
-// all of them were sent, so DisposeObjects of what one was sent never frees an
-// ID another still holds. DisableCollection pins per session: an object stays
+// all of them were sent; while several are attached no ID is freed (Release),
+// so no DisposeObjects of one frees an ID another holds. DisableCollection pins per session: an object stays
 // pinned while any session pins it. A session's end unpins what it pinned
 // (EndSession); the IDs themselves are forgotten once the last one has gone (Reset).
 //
@@ -70,8 +70,11 @@ class ObjectTable {
   jdwp::Result<jobject> Resolve(JNIEnv* jni, jdwp::ObjectId id);
   bool IsCollected(JNIEnv* jni, jdwp::ObjectId id, bool* known);
 
-  // DisposeObjects: the ID is dropped when the debugger's count reaches 0.
-  void Release(JNIEnv* jni, jdwp::ObjectId id, int32_t count);
+  // DisposeObjects: the ID is dropped when the debuggers' count reaches 0, if
+  // `may_free` (one debugger attached): with several, an ID is only counted
+  // down, and freed when the last one leaves (Reset), so that no session's
+  // DisposeObjects, whatever count it sends, invalidates an ID another holds.
+  void Release(JNIEnv* jni, jdwp::ObjectId id, int32_t count, bool may_free);
   jdwp::Result<void> DisableCollection(JNIEnv* jni, jdwp::ObjectId id, SessionSlot session);
   jdwp::Result<void> EnableCollection(JNIEnv* jni, jdwp::ObjectId id, SessionSlot session);
   // A session ended while others stay: what it pinned is let go (unless another pins it too).

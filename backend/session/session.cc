@@ -160,7 +160,14 @@ std::optional<SessionSlot> Session::SlotOf(uint64_t connection) const {
 }
 
 void Session::SendTo(uint64_t connection, std::vector<uint8_t> packet) {
-  if (auto* log = PacketTraceLog()) log->trace("-> {}", jdwp::DescribePacket(packet));
+  if (auto* log = PacketTraceLog()) {
+    // With several debuggers, each line names the connection.
+    if (ctx_.options.sessions > 1) {
+      log->trace("-> [{}] {}", connection, jdwp::DescribePacket(packet));
+    } else {
+      log->trace("-> {}", jdwp::DescribePacket(packet));
+    }
+  }
   if (transport::Transport* transport = host_.transport()) transport->Send(connection, std::move(packet));
 }
 
@@ -353,7 +360,13 @@ void Session::HandlePacket(JNIEnv* jni, const std::vector<uint8_t>& bytes, Sessi
     host_.transport()->CloseConnection(connection);
     return;
   }
-  if (auto* plog = PacketTraceLog()) plog->trace("<- {}", jdwp::DescribePacket(bytes));
+  if (auto* plog = PacketTraceLog()) {
+    if (ctx_.options.sessions > 1) {
+      plog->trace("<- [{}] {}", connection, jdwp::DescribePacket(bytes));
+    } else {
+      plog->trace("<- {}", jdwp::DescribePacket(bytes));
+    }
+  }
   vmcore::LocalFrame frame(jni, 64);
   uint32_t id = packet->id;
   command_slot_ = slot;
@@ -404,7 +417,7 @@ void Session::EndSession(JNIEnv* jni, SessionSlot slot) {
   // The reporter may have found an event current just before the new epoch and
   // be applying its suspension now: let it finish, so that ResumeEverything
   // comes after it (later items see the new epoch and suspend nothing).
-  reporter_.Drain(2000);
+  reporter_.Drain(2000, slot);
   ctx_.threads.ResumeEverything(jni, slot);
   ctx_.frame_reads.Clear();
   bool last = true;

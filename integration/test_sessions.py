@@ -1,0 +1,319 @@
+#!/usr/bin/env python3
+"""Several debuggers on one JVM at once (issue 31, sessions=N), with raw clients.
+
+    python3 integration/test_sessions.py --agent {ours,stock} --agent-lib PATH \
+        --jdk JAVA_HOME --classes DIR --build-dir DIR [unittest args]
+
+fixtures/Sessions.java loops two threads ("worker" in tick(), "other" in
+tock()) until stdin closes. Two or three raw clients attach to the same port
+at once and check the rules of docs/sessions.md one by one: each gets the
+events of its own requests only, with its own request IDs; suspensions are
+counted per session (a thread runs while no session holds it; a session's
+resume releases only what it suspended; SuspendCount is the session's own,
+Status says whether anyone holds the thread); steps are per session; object
+IDs stay valid in one session whatever another disposes; probes are the
+session's own; a session's end releases only its own; VMDeath goes to all;
+the one debugger too many is refused after its handshake, the others undisturbed.
+
+sessions= is jdwpx's own: against the stock agent the test has nothing to
+compare and skips (the other integration tests check that without sessions=
+nothing changed).
+
+No sleeps: a thread that runs is seen by the counter it writes, read until
+it changes, with a timeout.
+"""
+
+from __future__ import annotations
+
+import socket
+import time
+import unittest
+
+import harness
+from jdwp_client import (Client, Error, EventKind, EventRequest, Probe, ProbeKind, Reader,
+                         ReferenceType, StepDepth, StepSize, SuspendPolicy, SuspendStatus, ThreadReference,
+                         VirtualMachine, handshake, i32, i64)
+from test_probes import set_body
+
+SOURCE = "Sessions.java"
+WAIT_S = 30
+
+
+def options(sessions: int) -> str:
+    return f"transport=dt_socket,server=y,suspend=n,address=0,sessions={sessions}"
+
+
+class SessionsTest(unittest.TestCase):
+    SESSIONS = 3
+
+    def setUp(self):
+        self.cfg = harness.config()
+        if self.cfg.agent != "ours":
+            self.skipTest("sessions= is jdwpx's own option: the stock agent serves one debugger")
+        self.proc = harness.Debuggee(self.cfg, "Sessions", options=options(self.SESSIONS), stdin=True)
+        self.clients = []
+        self.proc.wait_for_output(r"(?m)^ready$", WAIT_S)
+
+    def tearDown(self):
+        if not hasattr(self, "proc"):
+            return
+        for c in self.clients:
+            c.close()
+        self.proc.__exit__(None, None, None)
+        if harness.test_failed(self):
+            print(f"--- stdout (tail):\n{self.proc.stdout[-2000:]}\n--- stderr:\n{self.proc.stderr}")
+
+    # -- helpers --
+
+    def connect(self) -> Client:
+        c = Client(self.proc.port)
+        self.clients.append(c)
+        if not hasattr(self, "fixture"):
+            self.fixture = c.class_by_signature("LSessions;")
+            self.method_ids = {m.name: m.id for m in c.methods(self.fixture)}
+            self.counter_field = c.fields(self.fixture)["counter"].id
+            self.worker = c.thread_named("worker")
+        return c
+
+    def location(self, c: Client, method: str, marker: str) -> bytes:
+        index = c.code_index(self.fixture, self.method_ids[method], harness.fixture_line(SOURCE, marker))
+        return bytes([1]) + c.type_id(self.fixture) + c.method_id(self.method_ids[method]) + i64(index)
+
+    def breakpoint(self, c: Client, method: str, marker: str, policy: int, count: int = 0) -> int:
+        modifiers = bytes([7]) + self.location(c, method, marker)
+        n = 1
+        if count:
+            modifiers = bytes([1]) + i32(count) + modifiers
+            n = 2
+        return c.ok(EventRequest.Set, bytes([EventKind.BREAKPOINT, policy]) + i32(n) + modifiers).int()
+
+    def step(self, c: Client, thread: int, policy: int = SuspendPolicy.EVENT_THREAD) -> int:
+        modifiers = bytes([10]) + c.object_id(thread) + i32(StepSize.LINE) + i32(StepDepth.OVER)
+        return c.ok(EventRequest.Set, bytes([EventKind.SINGLE_STEP, policy]) + i32(1) + modifiers).int()
+
+    def clear(self, c: Client, kind: int, request: int):
+        c.ok(EventRequest.Clear, bytes([kind]) + i32(request))
+
+    def next_event(self, c: Client) -> tuple:
+        """(suspend policy, [(kind, request id, thread, line)]) of the client's next composite."""
+        data = c.read_event()
+        r = Reader(data, c.sizes)
+        policy = r.byte()
+        events = []
+        for _ in range(r.int()):
+            kind, request = r.byte(), r.int()
+            thread = line = None
+            if kind in (EventKind.SINGLE_STEP, EventKind.BREAKPOINT):
+                thread = r.id()
+                _, type_id, method_id, index = r.location()
+                line = self.line_of(c, method_id, index)
+            events.append((kind, request, thread, line))
+            if kind not in (EventKind.SINGLE_STEP, EventKind.BREAKPOINT):
+                break  # no other kind is read further
+        return policy, events
+
+    def line_of(self, c: Client, method_id: int, index: int) -> int:
+        table = c.line_table(self.fixture, method_id)
+        return max(((code, line) for code, line in table if code <= index), default=(0, -1))[1]
+
+    def suspend_count(self, c: Client, thread: int) -> int:
+        return c.ok(ThreadReference.SuspendCount, c.object_id(thread)).int()
+
+    def suspended(self, c: Client, thread: int) -> bool:
+        r = c.ok(ThreadReference.Status, c.object_id(thread))
+        r.int()  # thread status
+        return (r.int() & SuspendStatus.SUSPENDED) != 0
+
+    def counter(self, c: Client) -> int:
+        return c.static_values(self.fixture, [self.counter_field])[0][1]
+
+    def wait_until_running(self, c: Client):
+        """The worker runs: its counter changes (read until it does, bounded)."""
+        first = self.counter(c)
+        deadline = time.monotonic() + WAIT_S
+        while self.counter(c) == first:
+            if time.monotonic() > deadline:
+                self.fail(f"the worker did not run within {WAIT_S}s (counter stays {first})")
+
+    def assert_no_event_came(self, c: Client):
+        """A round trip, then nothing but replies came (an event sent before the
+        reply would have been kept by the client)."""
+        c.ok(VirtualMachine.Version)
+        self.assertEqual(list(c.events), [], "an event came to a session that asked for none")
+
+    # -- the rules --
+
+    def test_each_session_gets_its_own_event_and_its_own_suspension(self):
+        a, b = self.connect(), self.connect()
+        bp_a = self.breakpoint(a, "tick", "@tick-line", SuspendPolicy.EVENT_THREAD)
+        bp_b = self.breakpoint(b, "tick", "@tick-line", SuspendPolicy.EVENT_THREAD)
+        self.assertNotEqual(bp_a, bp_b)
+        line = harness.fixture_line(SOURCE, "@tick-line")
+        self.assertEqual(self.next_event(a), (SuspendPolicy.EVENT_THREAD,
+                                              [(EventKind.BREAKPOINT, bp_a, self.worker, line)]))
+        self.assertEqual(self.next_event(b), (SuspendPolicy.EVENT_THREAD,
+                                              [(EventKind.BREAKPOINT, bp_b, self.worker, line)]))
+        self.assertEqual((self.suspend_count(a, self.worker), self.suspend_count(b, self.worker)), (1, 1))
+        # A lets go: B still holds the thread, and both see it suspended.
+        a.ok(ThreadReference.Resume, a.object_id(self.worker))
+        self.assertEqual((self.suspend_count(a, self.worker), self.suspend_count(b, self.worker)), (0, 1))
+        self.assertTrue(self.suspended(a, self.worker))
+        self.assertTrue(self.suspended(b, self.worker))
+        held = self.counter(a)
+        # A's second resume finds nothing of its own to release.
+        a.ok(ThreadReference.Resume, a.object_id(self.worker))
+        self.assertEqual(self.suspend_count(b, self.worker), 1)
+        self.assertEqual(self.counter(b), held)
+        # Any session reads the frames of a thread someone holds.
+        r = a.ok(ThreadReference.FrameCount, a.object_id(self.worker))
+        self.assertGreaterEqual(r.int(), 2)
+        # B lets go: the thread runs on to its next hit, which both get.
+        b.ok(ThreadReference.Resume, b.object_id(self.worker))
+        self.assertEqual(self.next_event(a)[1][0][:2], (EventKind.BREAKPOINT, bp_a))
+        self.assertEqual(self.next_event(b)[1][0][:2], (EventKind.BREAKPOINT, bp_b))
+        self.clear(a, EventKind.BREAKPOINT, bp_a)
+        self.clear(b, EventKind.BREAKPOINT, bp_b)
+        a.ok(ThreadReference.Resume, a.object_id(self.worker))
+        b.ok(ThreadReference.Resume, b.object_id(self.worker))
+        self.wait_until_running(a)
+
+    def test_a_session_gets_no_event_of_another(self):
+        a, b = self.connect(), self.connect()
+        bp_a = self.breakpoint(a, "tick", "@tick-line", SuspendPolicy.NONE, count=1)
+        self.assertEqual(self.next_event(a)[1][0][:2], (EventKind.BREAKPOINT, bp_a))
+        self.assert_no_event_came(b)
+        # B's own request: its event is B's alone.
+        bp_b = self.breakpoint(b, "tock", "@tock-line", SuspendPolicy.NONE, count=1)
+        self.assertEqual(self.next_event(b)[1][0][:2], (EventKind.BREAKPOINT, bp_b))
+        self.assert_no_event_came(a)
+        # A cannot clear B's request: B's next request of the same kind still reports.
+        self.clear(a, EventKind.BREAKPOINT, bp_b)
+        bp_b2 = self.breakpoint(b, "tock", "@tock-line", SuspendPolicy.NONE, count=1)
+        self.clear(a, EventKind.BREAKPOINT, bp_b2)
+        self.assertEqual(self.next_event(b)[1][0][:2], (EventKind.BREAKPOINT, bp_b2))
+
+    def test_vm_suspension_is_counted_per_session(self):
+        a, b = self.connect(), self.connect()
+        a.ok(VirtualMachine.Suspend)
+        held = self.counter(a)
+        # B holds nothing: its VM resume releases nothing.
+        b.ok(VirtualMachine.Resume)
+        self.assertEqual((self.suspend_count(a, self.worker), self.suspend_count(b, self.worker)), (1, 0))
+        self.assertTrue(self.suspended(b, self.worker))
+        self.assertEqual(self.counter(b), held)
+        # B's own suspension on top; A's resume leaves B's.
+        b.ok(ThreadReference.Suspend, b.object_id(self.worker))
+        a.ok(VirtualMachine.Resume)
+        self.assertEqual((self.suspend_count(a, self.worker), self.suspend_count(b, self.worker)), (0, 1))
+        self.assertEqual(self.counter(a), held)
+        b.ok(ThreadReference.Resume, b.object_id(self.worker))
+        self.wait_until_running(a)
+
+    def test_a_sessions_end_releases_only_its_own(self):
+        a, b, c = self.connect(), self.connect(), self.connect()
+        a.ok(ThreadReference.Suspend, a.object_id(self.worker))
+        b.ok(ThreadReference.Suspend, b.object_id(self.worker))
+        bp_a = self.breakpoint(a, "tock", "@tock-line", SuspendPolicy.ALL)
+        self.assertGreater(bp_a, 0)
+        a.ok(VirtualMachine.Dispose)
+        # A's breakpoint went with it: "other" runs on, and C sees no event.
+        held = self.counter(b)
+        self.assertEqual(self.suspend_count(b, self.worker), 1)
+        self.assertTrue(self.suspended(c, self.worker))
+        self.assertEqual(self.counter(c), held)
+        self.assert_no_event_came(c)
+        # A closed socket (a killed debugger) ends B the same way.
+        b.close()
+        self.clients.remove(b)
+        self.wait_until_running(c)
+        self.assertEqual(self.suspend_count(c, self.worker), 0)
+
+    def test_the_debugger_too_many_is_refused_after_its_handshake(self):
+        a, b, c = self.connect(), self.connect(), self.connect()
+        with socket.create_connection(("127.0.0.1", self.proc.port), timeout=WAIT_S) as extra:
+            handshake(extra)
+            extra.settimeout(WAIT_S)
+            self.assertEqual(extra.recv(1), b"", "the fourth debugger was not closed")
+        self.proc.wait_for_output(r"sessions=3", WAIT_S, stream="stderr")
+        for client in (a, b, c):
+            self.assertGreater(len(client.ok(VirtualMachine.Version).string()), 0)
+        # One leaves: the next is served.
+        a.ok(VirtualMachine.Dispose)
+        a.close()
+        self.clients.remove(a)
+        d = self.connect()
+        self.assertGreater(len(d.ok(VirtualMachine.Version).string()), 0)
+
+    def test_disposing_an_id_in_one_session_leaves_anothers(self):
+        a, b = self.connect(), self.connect()
+        worker_a = a.thread_named("worker")
+        worker_b = b.thread_named("worker")
+        self.assertEqual(worker_a, worker_b)  # one ID per object, whoever asked
+        a.ok(VirtualMachine.DisposeObjects, i32(1) + a.object_id(worker_a) + i32(1_000_000))
+        self.assertEqual(b.ok(ThreadReference.Name, b.object_id(worker_b)).string(), "worker")
+        # Pinned by B, unpinned by A (which never pinned it), disposed by B, B gone: A's ID still valid.
+        name_field = b.fields(self.fixture)["NAME"].id
+        name_id = b.static_values(self.fixture, [name_field])[0][1]
+        self.assertEqual(a.static_values(self.fixture, [name_field])[0][1], name_id)
+        b.ok((9, 7), b.object_id(name_id))  # ObjectReference.DisableCollection
+        a.ok((9, 8), a.object_id(name_id))  # ObjectReference.EnableCollection
+        b.ok(VirtualMachine.DisposeObjects, i32(1) + b.object_id(name_id) + i32(1_000_000))
+        b.ok(VirtualMachine.Dispose)
+        self.assertEqual(a.ok((10, 1), a.object_id(name_id)).string(), "sessions")  # StringReference.Value
+
+    def test_probes_are_the_sessions_own(self):
+        a, b = self.connect(), self.connect()
+        r = a.ok(Probe.Set, set_body(ProbeKind.LOG, "Sessions:" + str(harness.fixture_line(SOURCE, "@tick-line")),
+                                     "tick {i}", max_hits=1))
+        probe = r.int()
+        self.assertGreater(probe, 0)
+        self.assertEqual(b.ok(Probe.List).int(), 0)
+        self.assertEqual(b.error(Probe.Clear, i32(probe)), Error.INVALID_INDEX)
+        self.assertEqual(a.ok(Probe.List).int(), 1)
+        output = Reader(a.read_probe_output().data)
+        self.assertEqual(output.int(), probe)
+        output.long(), output.string(), output.string()  # time, thread, location
+        self.assertRegex(output.string(), r"^tick \d+$")
+        self.assertEqual(list(b.probe_output), [])
+
+    def test_two_sessions_step_the_same_thread(self):
+        a, b = self.connect(), self.connect()
+        bp_a = self.breakpoint(a, "tick", "@tick-line", SuspendPolicy.EVENT_THREAD)
+        bp_b = self.breakpoint(b, "tick", "@tick-line", SuspendPolicy.EVENT_THREAD)
+        self.next_event(a)
+        self.next_event(b)
+        self.clear(a, EventKind.BREAKPOINT, bp_a)
+        self.clear(b, EventKind.BREAKPOINT, bp_b)
+        step_a = self.step(a, self.worker)
+        step_b = self.step(b, self.worker)
+        a.ok(ThreadReference.Resume, a.object_id(self.worker))
+        b.ok(ThreadReference.Resume, b.object_id(self.worker))
+        next_line = harness.fixture_line(SOURCE, "@tick-next")
+        self.assertEqual(self.next_event(a)[1], [(EventKind.SINGLE_STEP, step_a, self.worker, next_line)])
+        self.assertEqual(self.next_event(b)[1], [(EventKind.SINGLE_STEP, step_b, self.worker, next_line)])
+        self.assertEqual((self.suspend_count(a, self.worker), self.suspend_count(b, self.worker)), (1, 1))
+        # A steps on alone; B keeps the thread where it is until it resumes.
+        self.clear(a, EventKind.SINGLE_STEP, step_a)
+        step_a = self.step(a, self.worker)
+        a.ok(ThreadReference.Resume, a.object_id(self.worker))
+        self.assertEqual(self.suspend_count(b, self.worker), 1)
+        self.clear(b, EventKind.SINGLE_STEP, step_b)
+        b.ok(ThreadReference.Resume, b.object_id(self.worker))
+        return_line = harness.fixture_line(SOURCE, "@tick-return")
+        self.assertEqual(self.next_event(a)[1], [(EventKind.SINGLE_STEP, step_a, self.worker, return_line)])
+        self.assert_no_event_came(b)
+        self.clear(a, EventKind.SINGLE_STEP, step_a)
+        a.ok(ThreadReference.Resume, a.object_id(self.worker))
+        self.wait_until_running(b)
+
+    def test_vm_death_goes_to_every_session(self):
+        a, b = self.connect(), self.connect()
+        self.proc.proc.stdin.close()
+        for c in (a, b):
+            policy, events = self.next_event(c)
+            self.assertEqual(events[-1][:2], (EventKind.VM_DEATH, 0))
+        self.assertEqual(self.proc.wait(WAIT_S), 0)
+
+
+if __name__ == "__main__":
+    harness.main()
