@@ -80,16 +80,9 @@ public final class SessionsJdi {
         System.out.println("ARMED");
         System.out.flush();
 
-        EventSet hitSet = JdiKit.awaitSet(vm, e -> e.request() == bp, EVENT_TIMEOUT_MS);
+        EventSet hitSet = ownSet(vm, bp);
         JdiKit.expect("suspend policy of the breakpoint's set", EventRequest.SUSPEND_EVENT_THREAD, hitSet.suspendPolicy());
-        BreakpointEvent hit = null;
-        for (Event e : hitSet) {
-            if (e.request() == bp) {
-                hit = (BreakpointEvent) e;
-            } else {
-                throw new AssertionError("an event of a request this session did not make: " + e);
-            }
-        }
+        BreakpointEvent hit = (BreakpointEvent) hitSet.iterator().next();
         ThreadReference thread = hit.thread();
         JdiKit.report("thread", thread.name());
         JdiKit.report("bp-line", hit.location().lineNumber());
@@ -109,13 +102,8 @@ public final class SessionsJdi {
         step.setSuspendPolicy(EventRequest.SUSPEND_EVENT_THREAD);
         step.enable();
         hitSet.resume();
-        EventSet stepSet = JdiKit.awaitSet(vm, e -> e.request() == step, EVENT_TIMEOUT_MS);
-        StepEvent stepped = null;
-        for (Event e : stepSet) {
-            if (e instanceof StepEvent) {
-                stepped = (StepEvent) e;
-            }
-        }
+        EventSet stepSet = ownSet(vm, step);
+        StepEvent stepped = (StepEvent) stepSet.iterator().next();
         JdiKit.expect("the step's thread", thread, stepped.thread());
         JdiKit.report("step-line", stepped.location().lineNumber());
         JdiKit.report("step-method", stepped.location().method().name());
@@ -137,6 +125,22 @@ public final class SessionsJdi {
         JdiKit.expect("requests left", 0, erm.breakpointRequests().size() + erm.stepRequests().size());
         stepSet.resume();
         JdiKit.report("after-resume-count", thread.suspendCount());
+    }
+
+    /**
+     * The next event set, which must hold events of {@code request} only: an event of
+     * another debugger's request, or any other event, fails.
+     */
+    static EventSet ownSet(VirtualMachine vm, EventRequest request) throws InterruptedException {
+        EventSet set = JdiKit.nextAlive(vm, EVENT_TIMEOUT_MS);
+        for (Event e : set) {
+            if (e.request() != request) {
+                throw new AssertionError("an event of a request this session did not make, or of none: " + e
+                        + " (request " + e.request() + "), awaiting one of " + request);
+            }
+        }
+        JdiKit.expect("events in the set of " + request, 1, set.size());
+        return set;
     }
 
     static String state(ThreadReference t) {
