@@ -52,7 +52,8 @@ jdwp::Result<jthread> Context::Thread(JNIEnv* jni, jdwp::ThreadId id, ThreadNeed
     return jdwp::Fail(ErrorCode::kInvalidThread, "one of the agent's threads");
   }
   auto suspended = [&]() -> jdwp::Result<void> {
-    if (threads.SuspendCount(jni, thread) == 0) return jdwp::Fail(ErrorCode::kThreadNotSuspended, "thread not suspended");
+    // Whoever suspended it: a session reads any thread that is actually suspended.
+    if (!threads.SuspendedByAny(jni, thread)) return jdwp::Fail(ErrorCode::kThreadNotSuspended, "thread not suspended");
     return {};
   };
   auto alive = [&]() -> jdwp::Result<void> {
@@ -305,7 +306,7 @@ jdwp::Result<int32_t> Context::FrameDepth(JNIEnv* jni, jthread thread, jdwp::Fra
   uint64_t generation = frame.value >> kDepthBits;
   auto depth = static_cast<int32_t>(frame.value & kDepthMask);
   // As stock: the thread's suspension first, even for a frame ID never issued.
-  if (threads.SuspendCount(jni, thread) == 0) return jdwp::Fail(ErrorCode::kThreadNotSuspended, "thread not suspended");
+  if (!threads.SuspendedByAny(jni, thread)) return jdwp::Fail(ErrorCode::kThreadNotSuspended, "thread not suspended");
   if (generation == 0) return jdwp::Fail(ErrorCode::kInvalidFrameid, "unknown frame");
   if (generation != threads.Generation(jni, thread)) return jdwp::Fail(ErrorCode::kInvalidFrameid, "stale frame or another thread's");
   return depth;

@@ -47,7 +47,7 @@ class ClassTypeHandlers : public HandlerBase {
     if (!member) return later.Fail({ErrorCode::kInvalidMethodid, "not a method of this class"});
     if (auto thread = NotNullThread(req.thread); !thread) return later.Fail(thread.error());
     if (!t->facts.is_static) return later.Fail({ErrorCode::kInvalidMethodid, "not a static method"});
-    StartInvoke(ctx_, reporter_, session(), env(), req.thread, CallKind::kStatic, nullptr, t->klass, t->method, req.arguments, req.options, later);
+    StartInvoke(ctx_, reporter_, env(), session(), req.thread, CallKind::kStatic, nullptr, t->klass, t->method, req.arguments, req.options, later);
   }
 
   void NewInstance(const CT::NewInstance::Request& req, Dispatcher::Later<CT::NewInstance::Reply> later) {
@@ -57,7 +57,7 @@ class ClassTypeHandlers : public HandlerBase {
     bool own = env()->IsSameObject(t->klass, t->facts.declaring);
     env()->DeleteLocalRef(t->facts.declaring);
     if (!own || !t->facts.is_constructor) return later.Fail({ErrorCode::kInvalidMethodid, "not a constructor of this class"});
-    StartInvoke(ctx_, reporter_, session(), env(), req.thread, CallKind::kConstructor, nullptr, t->klass, t->method, req.arguments, req.options, later);
+    StartInvoke(ctx_, reporter_, env(), session(), req.thread, CallKind::kConstructor, nullptr, t->klass, t->method, req.arguments, req.options, later);
   }
 };
 

@@ -33,7 +33,7 @@ bool FramePopper::OnSingleStep(JNIEnv* jni, jthread thread) {
   return true;
 }
 
-jdwp::Result<void> FramePopper::RunToNextBytecode(Context& c, JNIEnv* jni, jthread thread) {
+jdwp::Result<void> FramePopper::RunToNextBytecode(Context& c, JNIEnv* jni, jthread thread, SessionSlot slot) {
   {
     std::lock_guard lock(mu_);
     if (target_) jni->DeleteGlobalRef(target_);
@@ -42,14 +42,14 @@ jdwp::Result<void> FramePopper::RunToNextBytecode(Context& c, JNIEnv* jni, jthre
     proceed_ = false;
     armed_.store(true, std::memory_order_release);
   }
-  while (c.threads.SuspendCount(jni, thread) > 0) RETURN_IF_ERROR(c.threads.Resume(jni, thread));
+  while (c.threads.SuspendCount(jni, thread, slot) > 0) RETURN_IF_ERROR(c.threads.Resume(jni, thread, slot));
   bool arrived;
   {
     std::unique_lock lock(mu_);
     arrived = cv_.wait_for(lock, kArrivalTimeout, [&] { return arrived_; });
   }
   // Counted while the thread is in our callback (arrived) or wherever it is.
-  auto suspended = c.threads.Suspend(jni, thread);
+  auto suspended = c.threads.Suspend(jni, thread, slot);
   {
     std::lock_guard lock(mu_);
     proceed_ = true;
@@ -64,8 +64,9 @@ jdwp::Result<void> FramePopper::RunToNextBytecode(Context& c, JNIEnv* jni, jthre
   return {};
 }
 
-jdwp::Result<void> FramePopper::PopFrames(Context& c, EventManager& events, JNIEnv* jni, jthread thread, int32_t depth) {
-  int32_t count = c.threads.SuspendCount(jni, thread);
+jdwp::Result<void> FramePopper::PopFrames(Context& c, EventManager& events, JNIEnv* jni, jthread thread, int32_t depth,
+                                          SessionSlot slot) {
+  int32_t count = c.threads.SuspendCount(jni, thread, slot);
   if (count == 0) return jdwp::Fail(ErrorCode::kThreadNotSuspended, "thread not suspended");
   VM_ASSIGN_OR_RETURN(jint frames, c.jvmti.GetFrameCount(thread));
   if (depth >= frames) return jdwp::Fail(ErrorCode::kInvalidFrameid, "no such frame");
@@ -77,7 +78,7 @@ jdwp::Result<void> FramePopper::PopFrames(Context& c, EventManager& events, JNIE
       result = tl::unexpected(FromVm(popped.error()));
       break;
     }
-    result = RunToNextBytecode(c, jni, thread);
+    result = RunToNextBytecode(c, jni, thread, slot);
   }
   // A step request of the debugger on this thread goes on from the new top frame (as stock keeps its mode).
   events.AfterFramesPopped(jni, thread);
@@ -88,8 +89,8 @@ jdwp::Result<void> FramePopper::PopFrames(Context& c, EventManager& events, JNIE
     target_ = nullptr;
   }
   // The debugger's suspensions as they were (one is in place when a pop ran).
-  while (c.threads.SuspendCount(jni, thread) < count) {
-    if (!c.threads.Suspend(jni, thread)) break;
+  while (c.threads.SuspendCount(jni, thread, slot) < count) {
+    if (!c.threads.Suspend(jni, thread, slot)) break;
   }
   if (!result) Log().debug("PopFrames: {}", result.error().detail);
   return result;

@@ -34,14 +34,16 @@ class EventManager;
 
 class FramePopper {
  public:
-  // Command thread: pops frames 0..depth of a thread the debugger suspended.
-  jdwp::Result<void> PopFrames(Context& c, EventManager& events, JNIEnv* jni, jthread thread, int32_t depth);
+  // Command thread: pops frames 0..depth of a thread session `slot` suspended
+  // (its counts are let go for each pop and restored).
+  jdwp::Result<void> PopFrames(Context& c, EventManager& events, JNIEnv* jni, jthread thread, int32_t depth,
+                               SessionSlot slot);
   // SingleStep callback (inside GuardThread): true when the step is the end of
   // one pop of ours (the step is not the debugger's; it is consumed).
   bool OnSingleStep(JNIEnv* jni, jthread thread);
 
  private:
-  jdwp::Result<void> RunToNextBytecode(Context& c, JNIEnv* jni, jthread thread);
+  jdwp::Result<void> RunToNextBytecode(Context& c, JNIEnv* jni, jthread thread, SessionSlot slot);
 
   std::atomic<bool> armed_{false};
   std::mutex mu_;

@@ -26,7 +26,7 @@ class InterfaceTypeHandlers : public HandlerBase {
     if (!own) return later.Fail({ErrorCode::kInvalidMethodid, "not a method of this interface"});
     if (auto thread = NotNullThread(req.thread); !thread) return later.Fail(thread.error());
     if (!t->facts.is_static) return later.Fail({ErrorCode::kInvalidMethodid, "not a static method"});
-    StartInvoke(ctx_, reporter_, session(), env(), req.thread, CallKind::kStatic, nullptr, t->klass, t->method, req.arguments, req.options, later);
+    StartInvoke(ctx_, reporter_, env(), session(), req.thread, CallKind::kStatic, nullptr, t->klass, t->method, req.arguments, req.options, later);
   }
 };
 

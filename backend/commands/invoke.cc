@@ -184,7 +184,8 @@ void RunPendingCall(Context& c, EventReporter& reporter, JNIEnv* tjni, const Pen
 // hands the call to the (event-suspended) thread; the reply follows from there.
 // `obj` is the receiver (ObjectReference.InvokeMethod) or null.
 template <class Reply>
-void StartInvoke(Context& c, EventReporter& reporter, SessionSlot session, JNIEnv* jni, jdwp::ThreadId thread_id, CallKind kind, jobject obj, jclass klass,
+void StartInvoke(Context& c, EventReporter& reporter, JNIEnv* jni, SessionSlot session, jdwp::ThreadId thread_id, CallKind kind,
+                 jobject obj, jclass klass,
                  jmethodID m, const std::vector<jdwp::Value>& arguments, int32_t options,
                  const Dispatcher::Later<Reply>& later) {
   auto thread = c.Thread(jni, thread_id);
@@ -202,8 +203,9 @@ void StartInvoke(Context& c, EventReporter& reporter, SessionSlot session, JNIEn
                    reporter.epoch(session)};
   Context* cp = &c;
   EventReporter* rp = &reporter;
-  auto started = c.threads.StartInvoke(jni, *thread, call.single_threaded,
-                                       [cp, rp, call, later](JNIEnv* tjni) { RunPendingCall(*cp, *rp, tjni, call, later); });
+  auto started = c.threads.StartInvoke(
+      jni, *thread, call.single_threaded,
+      [cp, rp, call, later](JNIEnv* tjni) { RunPendingCall(*cp, *rp, tjni, call, later); }, session);
   // As stock: an invocation resumes threads, so events (one inside the invoked
   // method, say) no longer wait for a resume after a SUSPEND_ALL one (events.h).
   if (started) reporter.UnblockAfterResume(session);
@@ -248,16 +250,16 @@ jdwp::Result<InvokeTarget> ResolveInvokeTarget(Context& c, JNIEnv* jni, jdwp::Re
   return t;
 }
 
-template void StartInvoke(Context&, EventReporter&, SessionSlot, JNIEnv*, jdwp::ThreadId, CallKind, jobject, jclass, jmethodID,
+template void StartInvoke(Context&, EventReporter&, JNIEnv*, SessionSlot, jdwp::ThreadId, CallKind, jobject, jclass, jmethodID,
                           const std::vector<jdwp::Value>&, int32_t,
                           const Dispatcher::Later<jdwp::ObjectReference::InvokeMethod::Reply>&);
-template void StartInvoke(Context&, EventReporter&, SessionSlot, JNIEnv*, jdwp::ThreadId, CallKind, jobject, jclass, jmethodID,
+template void StartInvoke(Context&, EventReporter&, JNIEnv*, SessionSlot, jdwp::ThreadId, CallKind, jobject, jclass, jmethodID,
                           const std::vector<jdwp::Value>&, int32_t,
                           const Dispatcher::Later<jdwp::ClassType::InvokeMethod::Reply>&);
-template void StartInvoke(Context&, EventReporter&, SessionSlot, JNIEnv*, jdwp::ThreadId, CallKind, jobject, jclass, jmethodID,
+template void StartInvoke(Context&, EventReporter&, JNIEnv*, SessionSlot, jdwp::ThreadId, CallKind, jobject, jclass, jmethodID,
                           const std::vector<jdwp::Value>&, int32_t,
                           const Dispatcher::Later<jdwp::ClassType::NewInstance::Reply>&);
-template void StartInvoke(Context&, EventReporter&, SessionSlot, JNIEnv*, jdwp::ThreadId, CallKind, jobject, jclass, jmethodID,
+template void StartInvoke(Context&, EventReporter&, JNIEnv*, SessionSlot, jdwp::ThreadId, CallKind, jobject, jclass, jmethodID,
                           const std::vector<jdwp::Value>&, int32_t,
                           const Dispatcher::Later<jdwp::InterfaceType::InvokeMethod::Reply>&);
 

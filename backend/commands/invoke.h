@@ -35,9 +35,11 @@ struct InvokeTarget {
 
 // Shared by the invoke commands: checks arguments on the command thread, then
 // hands the call to the (event-suspended) thread; the reply follows from there.
-// `obj` is the receiver (ObjectReference.InvokeMethod) or null.
+// `obj` is the receiver (ObjectReference.InvokeMethod) or null; `session` the
+// invoking debugger's.
 template <class Reply>
-void StartInvoke(Context& c, EventReporter& reporter, SessionSlot session, JNIEnv* jni, jdwp::ThreadId thread_id, CallKind kind, jobject obj, jclass klass,
+void StartInvoke(Context& c, EventReporter& reporter, JNIEnv* jni, SessionSlot session, jdwp::ThreadId thread_id, CallKind kind,
+                 jobject obj, jclass klass,
                  jmethodID m, const std::vector<jdwp::Value>& arguments, int32_t options,
                  const Dispatcher::Later<Reply>& later);
 

@@ -99,7 +99,7 @@ class ObjectReferenceHandlers : public HandlerBase {
     CallKind kind = t->facts.is_static ? CallKind::kStatic
                     : (req.options & jdwp::InvokeOptions::kInvokeNonvirtual) ? CallKind::kNonvirtual
                                                                              : CallKind::kVirtual;
-    StartInvoke(ctx_, reporter_, session(), env(), req.thread, kind, t->facts.is_static ? nullptr : *obj, t->klass, t->method, req.arguments,
+    StartInvoke(ctx_, reporter_, env(), session(), req.thread, kind, t->facts.is_static ? nullptr : *obj, t->klass, t->method, req.arguments,
                 req.options, later);
   }
 

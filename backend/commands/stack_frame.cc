@@ -102,7 +102,7 @@ class StackFrameHandlers : public HandlerBase {
     ASSIGN_OR_RETURN(int32_t depth, ctx_.FrameDepth(env(), t, req.frame));
     // The thread resumes to pop (a new generation), but a failed pop may have changed frames without.
     ctx_.frame_reads.Clear();
-    RETURN_IF_ERROR(FramePops().PopFrames(ctx_, events_, env(), t, depth));
+    RETURN_IF_ERROR(FramePops().PopFrames(ctx_, events_, env(), t, depth, session()));
     return SF::PopFrames::Reply{};
   }
 };

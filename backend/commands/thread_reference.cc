@@ -36,7 +36,7 @@ class ThreadReferenceHandlers : public HandlerBase {
 
   jdwp::Result<TR::Suspend::Reply> Suspend(const TR::Suspend::Request& req) {
     ASSIGN_OR_RETURN(jthread t, ctx_.Thread(env(), req.thread));
-    RETURN_IF_ERROR(ctx_.threads.Suspend(env(), t));
+    RETURN_IF_ERROR(ctx_.threads.Suspend(env(), t, session()));
     return TR::Suspend::Reply{};
   }
 
@@ -45,7 +45,7 @@ class ThreadReferenceHandlers : public HandlerBase {
     // Events after a SUSPEND_ALL one go out now (events.h); unblocked first, so
     // that the resumed thread's next event finds the way clear (the direct path).
     reporter_.UnblockAfterResume(session());
-    auto resumed = ctx_.threads.Resume(env(), t);
+    auto resumed = ctx_.threads.Resume(env(), t, session());
     RETURN_IF_ERROR(resumed);
     return TR::Resume::Reply{};
   }
@@ -54,9 +54,9 @@ class ThreadReferenceHandlers : public HandlerBase {
     ASSIGN_OR_RETURN(jthread t, ctx_.Thread(env(), req.thread));
     VM_ASSIGN_OR_RETURN(jint state, ctx_.jvmti.GetThreadState(t));
     // As stock: a thread that is not alive is never reported suspended, even
-    // when the debugger suspended it (and counts that).
+    // when the debugger suspended it (and counts that). Suspended by any session.
     int32_t suspend =
-        (state & JVMTI_THREAD_STATE_ALIVE) && ctx_.threads.SuspendCount(env(), t) > 0 ? jdwp::kSuspendStatusSuspended : 0;
+        (state & JVMTI_THREAD_STATE_ALIVE) && ctx_.threads.SuspendedByAny(env(), t) ? jdwp::kSuspendStatusSuspended : 0;
     return TR::Status::Reply{static_cast<int32_t>(StatusOf(state)), suspend};
   }
 
@@ -132,7 +132,7 @@ class ThreadReferenceHandlers : public HandlerBase {
 
   jdwp::Result<TR::SuspendCount::Reply> SuspendCount(const TR::SuspendCount::Request& req) {
     ASSIGN_OR_RETURN(jthread t, ctx_.Thread(env(), req.thread));
-    return TR::SuspendCount::Reply{ctx_.threads.SuspendCount(env(), t)};
+    return TR::SuspendCount::Reply{ctx_.threads.SuspendCount(env(), t, session())};
   }
 
   jdwp::Result<TR::OwnedMonitorsStackDepthInfo::Reply> OwnedMonitorsStackDepthInfo(

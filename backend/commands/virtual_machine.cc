@@ -211,7 +211,7 @@ class VirtualMachineHandlers : public HandlerBase {
   }
 
   jdwp::Result<VM::Suspend::Reply> Suspend(const VM::Suspend::Request&) {
-    RETURN_IF_ERROR(ctx_.threads.SuspendAll(env()));
+    RETURN_IF_ERROR(ctx_.threads.SuspendAll(env(), session()));
     return VM::Suspend::Reply{};
   }
 
@@ -224,7 +224,7 @@ class VirtualMachineHandlers : public HandlerBase {
     // suspends ends with the same counts whether its +1 comes before or after
     // this resume's -1.
     reporter_.UnblockAfterResume(session());
-    auto resumed = ctx_.threads.ResumeAll(env());
+    auto resumed = ctx_.threads.ResumeAll(env(), session());
     RETURN_IF_ERROR(resumed);
     return VM::Resume::Reply{};
   }
@@ -300,7 +300,7 @@ class VirtualMachineHandlers : public HandlerBase {
     if (definitions.empty()) return VM::RedefineClasses::Reply{};
     // The redefinition clears hooks' breakpoints: no thread runs Java code until
     // they are set again and their frames followed (method_hooks.h).
-    ThreadControl::ScopedVmSuspension frozen(ctx_.threads, env(), events_.requests().HasMethodHooks());
+    ThreadControl::ScopedVmSuspension frozen(ctx_.threads, env(), events_.requests().HasMethodHooks(), session());
     // JVMTI's errors map one to one onto the spec's (errors.cc): NAMES_DONT_MATCH,
     // INVALID_CLASS_FORMAT, ADD_METHOD_NOT_IMPLEMENTED, SCHEMA_CHANGE_NOT_IMPLEMENTED...
     auto redefined = ctx_.jvmti.RedefineClasses(definitions);

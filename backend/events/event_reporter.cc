@@ -141,8 +141,8 @@ void EventReporter::Report(JNIEnv* jni, jthread thread, std::vector<ev::EventDat
     // own suspension (its JVMTI suspension pending, threads.h), suspends the
     // others for SUSPEND_ALL, and sends.
     std::vector<jthread> listed;
-    void* parking = direct_all ? ctx_.threads.SuspendAllForOwnEvent(jni, thread, listed)
-                               : ctx_.threads.SuspendSelfForEvent(jni, thread);
+    void* parking = direct_all ? ctx_.threads.SuspendAllForOwnEvent(jni, thread, listed, session)
+                               : ctx_.threads.SuspendSelfForEvent(jni, thread, session);
     // From here until resumed this thread is suspended: no JNI or JVMTI calls.
     outbox_.Send(session, std::move(packet));
     EndDirect();
@@ -353,7 +353,7 @@ void EventReporter::Run(JNIEnv* jni) {
     } else if (item->resuspend_after_invoke) {
       ctx_.threads.ResuspendAfterInvoke(jni, static_cast<jthread>(item->thread));
     } else if (current && item->policy != SuspendPolicy::kNone) {
-      ctx_.threads.SuspendForEvent(jni, static_cast<jthread>(item->thread), item->policy);
+      ctx_.threads.SuspendForEvent(jni, static_cast<jthread>(item->thread), item->policy, item->session);
     }
     if (current && !item->packet.empty()) {
       if (item->blocks_events) {

@@ -103,7 +103,7 @@ jdwp::Result<int32_t> EventRequests::Set(JNIEnv* jni, const jdwp::EventRequest::
     jthread* thread;
     ~ResumeHeld() {
       if (!*thread) return;
-      (void)self->ctx_.threads.Resume(jni, *thread);
+      (void)self->ctx_.threads.Resume(jni, *thread, SessionSlot{0});
       jni->DeleteGlobalRef(*thread);
     }
   } resume_held{this, jni, &step_thread_held};
@@ -218,7 +218,7 @@ jdwp::Result<int32_t> EventRequests::Set(JNIEnv* jni, const jdwp::EventRequest::
   // A method request may change the method hooks: no debuggee thread runs Java
   // code until the frames threads are in are followed (method_hooks.h).
   const bool method_request = IsMethodEvent(r->kind);
-  ThreadControl::ScopedVmSuspension frozen(ctx_.threads, jni, method_request);
+  ThreadControl::ScopedVmSuspension frozen(ctx_.threads, jni, method_request, SessionSlot{0});
   std::unique_lock lock(mu_);
   if (r->kind == EventKind::kBreakpoint) {
     if (!requests_.HasBreakpointAt(r->bp_method, r->bp_location)) {
@@ -325,7 +325,7 @@ void EventRequests::RemoveWatch(EventKind kind, jclass klass, jfieldID field) {
 
 jdwp::Result<void> EventRequests::Clear(JNIEnv* jni, EventKind kind, int32_t request_id, SessionSlot session) {
   // The other method requests may be hooked now (below the limit): as in Set.
-  ThreadControl::ScopedVmSuspension frozen(ctx_.threads, jni, IsMethodEvent(kind));
+  ThreadControl::ScopedVmSuspension frozen(ctx_.threads, jni, IsMethodEvent(kind), SessionSlot{0});
   std::unique_lock lock(mu_);
   Request* r = requests_.Find(kind, request_id);
   // As stock: clearing an unknown request is not an error; another session's is unknown to this one.
@@ -392,7 +392,7 @@ void EventRequests::ReleaseExpiredMethodRequests(JNIEnv* jni) {
     if (expired_method_requests().empty()) return;  // cleared meanwhile
   }
   // As Clear does: the other method requests may be hooked now.
-  ThreadControl::ScopedVmSuspension frozen(ctx_.threads, jni, true);
+  ThreadControl::ScopedVmSuspension frozen(ctx_.threads, jni, true, SessionSlot{0});
   std::unique_lock lock(mu_);
   for (Request* r : expired_method_requests()) {
     DeleteRequest(jni, *r);

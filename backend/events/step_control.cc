@@ -28,7 +28,9 @@ jdwp::Result<std::unique_ptr<Step>> StepControl::Start(JNIEnv* jni, const mod::S
   if (modifier.depth == jdwp::StepDepth::kOut) ctx_.threads.ApplyPendingSuspensions();
   // As stock: a running thread is suspended while its step starts
   // (where it is, and single steps on), then resumed.
-  if (ctx_.threads.SuspendCount(jni, *t) == 0 && ctx_.threads.Suspend(jni, *t)) {
+  // (Not held by any session: the agent's own hold, in slot 0, is let go in
+  // the same command: EventRequests::Set's ResumeHeld.)
+  if (!ctx_.threads.SuspendedByAny(jni, *t) && ctx_.threads.Suspend(jni, *t, SessionSlot{0})) {
     held = static_cast<jthread>(jni->NewGlobalRef(*t));
     (void)ctx_.threads.WaitUntilSuspended(jni, *t, std::chrono::seconds(5));
   }

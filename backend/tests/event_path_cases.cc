@@ -2,6 +2,8 @@
 // EventRequest.Set bodies in, exact Event.Composite bytes out.
 #include "backend/tests/event_path_harness.h"
 
+#include <memory>
+
 namespace event_path_test {
 
 void RunCases(Harness& h) {
@@ -123,7 +125,7 @@ void RunCases(Harness& h) {
             "SUSPEND_EVENT_THREAD: the thread goes no further before its resume");
       // ThreadReference.Resume's handler: unblock, then resume.
       g_reporter->UnblockAfterResume(SessionSlot{0});
-      auto resumed = g_ctx->threads.Resume(jni, worker);
+      auto resumed = g_ctx->threads.Resume(jni, worker, kSlot0);
       Check(resumed.has_value(), "SUSPEND_EVENT_THREAD: ThreadControl::Resume answers NONE");
       bool marked = g_outbox->WaitForCount(1);
       std::vector<Bytes> rest = g_outbox->Take();
@@ -159,7 +161,7 @@ void RunCases(Harness& h) {
       (void)h.Clear(kBreakpoint, id);
       int32_t step_id = h.Set(Harness::LineOverStepSet(t), "step: line over");
       g_reporter->UnblockAfterResume(SessionSlot{0});
-      auto resumed = g_ctx->threads.Resume(jni, worker);
+      auto resumed = g_ctx->threads.Resume(jni, worker, kSlot0);
       Check(step_id > 0 && resumed.has_value(), "step: set (LINE, OVER, Count=1), thread resumed");
       const bool marked = g_outbox->WaitFor([&](const Bytes& p) { return Harness::RequestIdOf(p) == mark_id; });
       std::vector<Bytes> rest = g_outbox->Take();
@@ -202,8 +204,8 @@ void RunCases(Harness& h) {
       h.Expect(stopped, first, {h.Composite(kSuspendAll, t, {{id, hit0}})}, "SUSPEND_ALL: one composite, policy 2");
       jint idler_state = 0;
       const bool idler_read = g_jvmti->GetThreadState(idler, &idler_state) == JVMTI_ERROR_NONE;
-      const int32_t worker_count = g_ctx->threads.SuspendCount(jni, worker);
-      const int32_t idler_count = g_ctx->threads.SuspendCount(jni, idler);
+      const int32_t worker_count = g_ctx->threads.SuspendCount(jni, worker, kSlot0);
+      const int32_t idler_count = g_ctx->threads.SuspendCount(jni, idler, kSlot0);
       Check(worker_count == 1 && idler_count == 1 && idler_read && (idler_state & JVMTI_THREAD_STATE_SUSPENDED) != 0,
             "SUSPEND_ALL: the hitting thread and another (idle) thread both count as suspended (counts " +
                 std::to_string(worker_count) + ", " + std::to_string(idler_count) + "), the other JVMTI-suspended");
@@ -213,13 +215,13 @@ void RunCases(Harness& h) {
             "SUSPEND_ALL: no further event of the hitting thread before the resume");
       // VirtualMachine.Resume's handler: unblock, then resume every thread.
       g_reporter->UnblockAfterResume(SessionSlot{0});
-      Check(g_ctx->threads.ResumeAll(jni).has_value(), "SUSPEND_ALL: ThreadControl::ResumeAll answers NONE");
+      Check(g_ctx->threads.ResumeAll(jni, kSlot0).has_value(), "SUSPEND_ALL: ThreadControl::ResumeAll answers NONE");
       const bool marked = g_outbox->WaitFor([&](const Bytes& p) { return Harness::RequestIdOf(p) == mark_id; });
       std::vector<Bytes> rest = g_outbox->Take();
       h.Expect(marked, rest, {h.Composite(kSuspendNone, t, {{mark_id, h.LocationOf(f.mark, 0)}})},
                "SUSPEND_ALL: resumed (VirtualMachine.Resume), it runs on to mark()");
       const bool idler_read_after = g_jvmti->GetThreadState(idler, &idler_state) == JVMTI_ERROR_NONE;
-      Check(g_ctx->threads.SuspendCount(jni, idler) == 0 && idler_read_after &&
+      Check(g_ctx->threads.SuspendCount(jni, idler, kSlot0) == 0 && idler_read_after &&
                 (idler_state & JVMTI_THREAD_STATE_SUSPENDED) == 0,
             "SUSPEND_ALL: after the resume the other thread counts 0 and runs");
       h.Join(worker);
@@ -255,7 +257,7 @@ void RunCases(Harness& h) {
       (void)h.Clear(kBreakpoint, id);
       step_id = h.Set(Harness::LineOverStepSet(t), "step at a breakpoint: line over");
       g_reporter->UnblockAfterResume(SessionSlot{0});
-      Check(step_id > 0 && g_ctx->threads.Resume(jni, worker).has_value(),
+      Check(step_id > 0 && g_ctx->threads.Resume(jni, worker, kSlot0).has_value(),
             "step at a breakpoint: step set (SUSPEND_NONE), thread resumed");
       const bool got_step = g_outbox->WaitForCount(1);
       std::vector<Bytes> at_end = g_outbox->Take();
@@ -264,9 +266,9 @@ void RunCases(Harness& h) {
                               {Harness::Event{kSingleStep, step_id, hit_last}, Harness::Event{kBreakpoint, end_id, hit_last}})},
                "step at a breakpoint: one composite, SingleStep then Breakpoint at hit()'s last index (" +
                    std::to_string(hit_end) + "), policy 1");
-      Check(g_ctx->threads.SuspendCount(jni, worker) == 1, "step at a breakpoint: the thread is suspended (policy 1)");
+      Check(g_ctx->threads.SuspendCount(jni, worker, kSlot0) == 1, "step at a breakpoint: the thread is suspended (policy 1)");
       g_reporter->UnblockAfterResume(SessionSlot{0});
-      Check(g_ctx->threads.Resume(jni, worker).has_value(), "step at a breakpoint: thread resumed again");
+      Check(g_ctx->threads.Resume(jni, worker, kSlot0).has_value(), "step at a breakpoint: thread resumed again");
       const bool marked = g_outbox->WaitFor([&](const Bytes& p) { return Harness::RequestIdOf(p) == mark_id; });
       std::vector<Bytes> rest = g_outbox->Take();
       h.Expect(marked, rest, {h.Composite(kSuspendNone, t, {{mark_id, h.LocationOf(f.mark, 0)}})},
@@ -374,6 +376,160 @@ void RunCases(Harness& h) {
       Check(false, name + ": worker created");
     }
     if (entry_id > 0) (void)h.Clear(kMethodEntry, entry_id);  // expired already
+    if (id > 0) (void)h.Clear(kBreakpoint, id);
+    if (mark_id > 0) (void)h.Clear(kBreakpoint, mark_id);
+    g_outbox->RunTasks(jni);
+    jni->PopLocalFrame(nullptr);
+  }
+
+  // 14. Sessions: each counts its own suspensions of a thread (SuspendCount
+  // answers its share), and the thread runs only while none holds it. Slots 0
+  // and 1 on an idle fixture thread, which is running (waiting in Java) before.
+  {
+    jni->PushLocalFrame(32);
+    ThreadControl& tc = g_ctx->threads;
+    jthread idler = h.StartIdler("ev-sessions-idler");
+    jclass thread_class = jni->FindClass("java/lang/Thread");
+    jmethodID timed_join = thread_class ? jni->GetMethodID(thread_class, "join", "(J)V") : nullptr;
+    jmethodID is_alive = thread_class ? jni->GetMethodID(thread_class, "isAlive", "()Z") : nullptr;
+    if (!idler || !timed_join || !is_alive) {
+      Check(false, "sessions: idler started, Thread.join(long) and isAlive found");
+    } else {
+      auto expect = [&](int32_t want0, int32_t want1, bool suspended, const std::string& what) {
+        const int32_t got0 = tc.SuspendCount(jni, idler, kSlot0);
+        const int32_t got1 = tc.SuspendCount(jni, idler, kSlot1);
+        const bool by_any = tc.SuspendedByAny(jni, idler);
+        jint state = 0;
+        const bool read = g_jvmti->GetThreadState(idler, &state) == JVMTI_ERROR_NONE;
+        const bool in_jvmti = (state & JVMTI_THREAD_STATE_SUSPENDED) != 0;
+        Check(got0 == want0 && got1 == want1 && by_any == suspended && read && in_jvmti == suspended,
+              "sessions: " + what + " (SuspendCount " + std::to_string(got0) + ", " + std::to_string(got1) +
+                  "; SuspendedByAny " + (by_any ? "yes" : "no") + "; JVMTI " + (in_jvmti ? "suspended" : "not suspended") +
+                  ")");
+      };
+      expect(0, 0, false, "before: counted by none, running");
+      Check(tc.Suspend(jni, idler, kSlot0).has_value() && tc.Suspend(jni, idler, kSlot1).has_value(),
+            "sessions: ThreadReference.Suspend by slots 0 and 1 answers NONE");
+      expect(1, 1, true, "both suspended it: 1 each, JVMTI-suspended");
+      Check(tc.Resume(jni, idler, kSlot0).has_value(), "sessions: ThreadReference.Resume by slot 0 answers NONE");
+      expect(0, 1, true, "slot 0 resumed: slot 1 still holds it, still JVMTI-suspended");
+      (void)tc.Resume(jni, idler, kSlot0);
+      expect(0, 1, true, "a second Resume by slot 0 (holds none): a no-op");
+      Check(tc.Resume(jni, idler, kSlot1).has_value(), "sessions: ThreadReference.Resume by slot 1 answers NONE");
+      expect(0, 0, false, "slot 1 resumed too: it runs");
+      // VM-level suspensions are per session too.
+      Check(tc.SuspendAll(jni, kSlot1).has_value(), "sessions: VirtualMachine.Suspend by slot 1 answers NONE");
+      expect(0, 1, true, "VirtualMachine.Suspend by slot 1: counted for slot 1 alone");
+      (void)tc.Resume(jni, idler, kSlot0);
+      expect(0, 1, true, "ThreadReference.Resume by slot 0 (holds none): still suspended");
+      (void)tc.ResumeAll(jni, kSlot0);
+      expect(0, 1, true, "VirtualMachine.Resume by slot 0 (holds none): slot 1's count kept");
+      (void)tc.Suspend(jni, idler, kSlot0);
+      expect(1, 1, true, "slot 0 suspends it as well");
+      tc.ResumeEverything(jni, kSlot1);
+      expect(1, 0, true, "slot 1's session ends: only its counts go, slot 0's holds it");
+      Check(tc.SuspendAll(jni, kSlot1).has_value() && tc.SuspendAll(jni, kSlot0).has_value(),
+            "sessions: VirtualMachine.Suspend by slots 1 and 0 answers NONE");
+      expect(2, 1, true, "a VM-level suspension by each");
+      (void)tc.ResumeAll(jni, kSlot1);
+      expect(2, 0, true, "VirtualMachine.Resume by slot 1: its count goes, slot 0's two stay");
+      (void)tc.ResumeAll(jni, kSlot0);
+      expect(1, 0, true, "VirtualMachine.Resume by slot 0: one of its two");
+      tc.ResumeEverything(jni, kSlot0);
+      expect(0, 0, false, "slot 0's session ends: it runs");
+      // It runs: told to stop idling, it ends (bounded wait).
+      jni->CallStaticVoidMethod(f.klass, f.stop_idler);
+      jni->CallVoidMethod(idler, timed_join, static_cast<jlong>(10000));
+      const bool ended = !jni->ExceptionCheck() && !jni->CallBooleanMethod(idler, is_alive);
+      jni->ExceptionClear();
+      Check(ended, "sessions: resumed by both, the thread runs on to its end");
+    }
+    if (idler && (!timed_join || !is_alive)) h.StopIdler(idler);
+    jni->ExceptionClear();
+    jni->PopLocalFrame(nullptr);
+  }
+
+  // 15. InvokeMethod by a session on a thread another session holds too: the
+  // worker parked at its SUSPEND_EVENT_THREAD breakpoint (slot 0's event), slot
+  // 1 suspends it as well and invokes (single-threaded). The call runs at once
+  // (slot 0's count lent to it: the thread actually runs), and at its end both
+  // counts are as before; the thread goes on only once both resume.
+  {
+    jni->PushLocalFrame(32);
+    ThreadControl& tc = g_ctx->threads;
+    int32_t id = h.Set(Harness::BreakpointSet(kSuspendEventThread, hit0), "invoke by slot 1: breakpoint");
+    int32_t mark_id = h.Set(Harness::BreakpointSet(kSuspendNone, h.LocationOf(f.mark, 0)), "invoke by slot 1: mark");
+    jthread worker = id > 0 && mark_id > 0 ? h.StartWorker("ev-invoke-sessions", 1) : nullptr;
+    if (!worker) {
+      Check(false, "invoke by slot 1: requests set, worker started");
+    } else {
+      const uint64_t t = h.ThreadId(worker);
+      const bool stopped = g_outbox->WaitForCount(1);
+      std::vector<Bytes> first = g_outbox->Take();
+      h.Expect(stopped, first, {h.Composite(kSuspendEventThread, t, {{id, hit0}})}, "invoke by slot 1: stopped at hit()");
+      Check(tc.Suspend(jni, worker, kSlot1).has_value(), "invoke by slot 1: ThreadReference.Suspend by slot 1");
+      // What the call saw, on the worker, and its end as RunPendingCall ends a single-threaded call.
+      struct Seen {
+        std::mutex mu;
+        std::condition_variable cv;
+        bool done = false;
+        int32_t count0 = -1, count1 = -1;
+        bool by_any = true;
+      };
+      auto seen = std::make_shared<Seen>();
+      jthread global = static_cast<jthread>(jni->NewGlobalRef(worker));
+      auto work = [seen, global](JNIEnv* tjni) {
+        ThreadControl& threads = g_ctx->threads;
+        const int32_t c0 = threads.SuspendCount(tjni, global, kSlot0);
+        const int32_t c1 = threads.SuspendCount(tjni, global, kSlot1);
+        const bool any = threads.SuspendedByAny(tjni, global);
+        void* token = threads.PrepareToPark(tjni, global, /*for_event=*/false);
+        threads.EndSingleThreadedInvoke(token);
+        std::lock_guard lock(seen->mu);
+        seen->count0 = c0;
+        seen->count1 = c1;
+        seen->by_any = any;
+        seen->done = true;
+        seen->cv.notify_all();
+      };
+      auto refused = tc.StartInvoke(jni, worker, true, work, kSlot2);
+      Check(!refused && refused.error().code == jdwpx::jdwp::ErrorCode::kInvalidThread,
+            "invoke by slot 1: slot 2, which holds it not, is refused (INVALID_THREAD)");
+      auto started = tc.StartInvoke(jni, worker, true, work, kSlot1);
+      Check(started.has_value(), "invoke by slot 1: StartInvoke answers NONE although slot 0 holds the thread too");
+      bool done = false;
+      {
+        std::unique_lock lock(seen->mu);
+        done = seen->cv.wait_for(lock, kWait, [&] { return seen->done; });
+      }
+      Check(done && seen->count0 == 1 && seen->count1 == 0 && !seen->by_any,
+            "invoke by slot 1: the call runs at once, slot 0's count kept (SuspendCount " + std::to_string(seen->count0) +
+                ", " + std::to_string(seen->count1) + "), the thread not suspended meanwhile");
+      if (done) {
+        tc.ApplyPendingSuspensions();  // as the command thread before its next command
+        jint state = 0;
+        (void)g_jvmti->GetThreadState(worker, &state);
+        Check(tc.SuspendCount(jni, worker, kSlot0) == 1 && tc.SuspendCount(jni, worker, kSlot1) == 1 &&
+                  tc.SuspendedByAny(jni, worker) && (state & JVMTI_THREAD_STATE_SUSPENDED) != 0,
+              "invoke by slot 1: after the call both counts are back (1, 1), JVMTI-suspended");
+        (void)tc.Resume(jni, worker, kSlot1);
+        (void)g_jvmti->GetThreadState(worker, &state);
+        Check(tc.SuspendedByAny(jni, worker) && (state & JVMTI_THREAD_STATE_SUSPENDED) != 0 && g_outbox->Count() == 0,
+              "invoke by slot 1: slot 1 resumed, slot 0 still holds it");
+        g_reporter->UnblockAfterResume(SessionSlot{0});
+        (void)tc.Resume(jni, worker, kSlot0);
+        const bool marked = g_outbox->WaitFor([&](const Bytes& p) { return Harness::RequestIdOf(p) == mark_id; });
+        std::vector<Bytes> rest = g_outbox->Take();
+        h.Expect(marked, rest, {h.Composite(kSuspendNone, t, {{mark_id, h.LocationOf(f.mark, 0)}})},
+                 "invoke by slot 1: resumed by slot 0 too, it runs on to mark()");
+        h.Join(worker);
+        jni->DeleteGlobalRef(global);
+      } else {
+        // Leave nothing held for later cases (the call may still come to use `global`: kept).
+        tc.ResumeEverything(jni, kSlot1);
+        tc.ResumeEverything(jni, kSlot0);
+      }
+    }
     if (id > 0) (void)h.Clear(kBreakpoint, id);
     if (mark_id > 0) (void)h.Clear(kBreakpoint, mark_id);
     g_outbox->RunTasks(jni);

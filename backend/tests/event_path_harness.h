@@ -40,6 +40,11 @@ using Bytes = std::vector<uint8_t>;
 
 constexpr auto kWait = std::chrono::seconds(10);
 
+// Sessions (sessions=N): the test's events go to slot 0, as with one debugger.
+constexpr jdwpx::backend::SessionSlot kSlot0 = 0;
+constexpr jdwpx::backend::SessionSlot kSlot1 = 1;
+constexpr jdwpx::backend::SessionSlot kSlot2 = 2;
+
 // JDWP constants as the spec numbers them (written out: the expectations do
 // not come from the code under test).
 constexpr uint8_t kSingleStep = 1;

@@ -18,35 +18,40 @@ namespace {
 thread_local void* t_self_state = nullptr;
 }  // namespace
 
-void ThreadControl::ResumeEverything(JNIEnv* jni) {
+void ThreadControl::ResumeEverything(JNIEnv* jni, SessionSlot slot) {
   std::lock_guard lock(mu_);
-  suspend_all_count_ = 0;
+  suspend_all_total_ -= std::exchange(suspend_all_count_[slot], 0);
+  // ResumeAllVirtualThreads follows (no session left with a VM-level count):
+  // it resumes the uncounted by_all threads.
+  const bool all_virtual_resume = suspend_all_total_ == 0 && all_virtual_suspended_;
   std::vector<State*> batch;
   for (auto& [tid, s] : states_) {
-    s->count = 0;
-    s->invoke_resuspend = false;
-    if (s->by_all && s->suspended && all_virtual_suspended_) continue;  // ResumeUnknownVirtualLocked
+    while (s->held[slot] > 0) (void)ReleaseLocked(*s, slot);
+    if (s->invoke_slot == slot) s->invoke_resuspend = false;
+    if (s->count > 0) continue;  // another session holds it
+    if (s->by_all && s->suspended && all_virtual_resume) continue;  // ResumeUnknownVirtualLocked
     if (s->suspended && !s->deferred)
       batch.push_back(s.get());
     else
       (void)ResumeLocked(jni, *s);
   }
   ResumeBatchLocked(batch);
-  ResumeUnknownVirtualLocked();
+  if (suspend_all_total_ == 0) ResumeUnknownVirtualLocked();
   cv_.notify_all();
 }
 
-void ThreadControl::SuspendForEvent(JNIEnv* jni, jthread event_thread, jdwp::SuspendPolicy policy) {
+void ThreadControl::SuspendForEvent(JNIEnv* jni, jthread event_thread, jdwp::SuspendPolicy policy,
+                                    SessionSlot slot) {
   if (policy == jdwp::SuspendPolicy::kNone) return;
   if (policy == jdwp::SuspendPolicy::kAll) {
     // The event thread is known (its callback made its State), so
     // SuspendAllVirtualThreads excepts it.
-    (void)SuspendAll(jni);
+    (void)SuspendAll(jni, slot);
     if (!event_thread) return;  // an event of no thread, or of an agent thread (never suspended)
     // The event thread must be counted even if GetAllThreads missed it (it is starting or ending).
     std::lock_guard lock(mu_);
     State& s = StateOf(jni, event_thread);
-    if (s.count == 0) ++s.count;
+    if (EnforcedLocked(s, slot) == 0) CountLocked(s, slot);
     // The event thread waits for the reporter, holding no lock: suspend it now.
     (void)ForceSuspendLocked(s);
     return;
@@ -54,7 +59,7 @@ void ThreadControl::SuspendForEvent(JNIEnv* jni, jthread event_thread, jdwp::Sus
   if (!event_thread) return;
   std::lock_guard lock(mu_);
   State& s = StateOf(jni, event_thread);
-  ++s.count;
+  CountLocked(s, slot);
   (void)ForceSuspendLocked(s);
 }
 
@@ -99,7 +104,7 @@ ThreadControl::State* ThreadControl::SelfState(JNIEnv* jni, jthread self) {
     if (!s) {
       // Inside a callback: a VM-level suspension in force applies when it ends.
       fresh->generation = next_generation_++;
-      fresh->count = suspend_all_count_;
+      StartCountsLocked(*fresh);
       // A virtual thread never met is JVMTI-suspended by SuspendAllVirtualThreads
       // (EnterCallback lets that take effect holding no lock); others wait for the callback's end.
       if (fresh->is_virtual && all_virtual_suspended_) {
@@ -124,7 +129,8 @@ void* ThreadControl::PrepareToPark(JNIEnv* jni, jthread self, bool for_event) {
   return s;
 }
 
-void* ThreadControl::SuspendAllForOwnEvent(JNIEnv* jni, jthread self, std::vector<jthread>& listed) {
+void* ThreadControl::SuspendAllForOwnEvent(JNIEnv* jni, jthread self, std::vector<jthread>& listed,
+                                           SessionSlot slot) {
   State* me = SelfState(jni, self);
   std::vector<jlong> tids;
   if (auto all = DebuggeeThreads(jni, &tids)) listed = std::move(*all);
@@ -156,7 +162,7 @@ void* ThreadControl::SuspendAllForOwnEvent(JNIEnv* jni, jthread self, std::vecto
   me->parked = true;
   me->event_pending = false;
   // `me` is in states_ (SelfState): counted whether the list had it or not.
-  SuspendListedLocked(states, carrier_listed, me);
+  SuspendListedLocked(states, carrier_listed, me, slot);
   cv_.notify_all();  // WaitUntilSuspended (a pending thread counts as suspended there)
   return me;
 }
@@ -167,12 +173,13 @@ void ThreadControl::AfterOwnSuspendAll(JNIEnv* jni, std::vector<jthread>& listed
   FreeGraveyard(jni);
 }
 
-void* ThreadControl::SuspendSelfForEvent(JNIEnv* jni, jthread self) {
+void* ThreadControl::SuspendSelfForEvent(JNIEnv* jni, jthread self, SessionSlot slot) {
   State* s = SelfState(jni, self);
   std::lock_guard lock(mu_);
   s->parked = true;
   s->event_pending = false;
-  const bool counted_before = s->count++ > 0;
+  const bool counted_before = s->count > 0;
+  CountLocked(*s, slot);
   // Suspended already (a virtual thread met under SuspendAllVirtualThreads) or
   // pending: nothing more. A suspension deferred to this callback's end
   // (VirtualMachine.Suspend meanwhile) is pending as well, as at an invoke's end.
@@ -286,22 +293,25 @@ void ThreadControl::Park(JNIEnv* jni, void* token) {
 }
 
 jdwp::Result<void> ThreadControl::StartInvoke(JNIEnv* jni, jthread thread, bool single_threaded,
-                                               std::function<void(JNIEnv*)> work) {
+                                               std::function<void(JNIEnv*)> work, SessionSlot slot) {
   std::lock_guard lock(mu_);
   State& s = StateOf(jni, thread);
   if (s.invoking || s.invoke) return jdwp::Fail(ErrorCode::kAlreadyInvoking, "thread is already invoking");
-  if (!s.parked || s.count == 0) return jdwp::Fail(ErrorCode::kInvalidThread, "thread not suspended by an event");
+  if (!s.parked || s.held[slot] == 0) return jdwp::Fail(ErrorCode::kInvalidThread, "thread not suspended by an event");
   s.invoke = std::move(work);
   s.invoke_single = single_threaded;
   s.invoke_resuspend = true;
+  s.invoke_slot = slot;
   // As stock (and the spec): the call starts with a resume that acts exactly
-  // like ThreadReference.Resume or VirtualMachine.Resume. A thread whose count
-  // stays above 0 (the invoking one included) stays suspended, and an event
-  // inside the call stops the thread again; Park runs the call at count 0.
+  // like ThreadReference.Resume or VirtualMachine.Resume of the session. A
+  // thread whose count stays above 0 (the invoking one included) stays
+  // suspended, and an event inside the call stops the thread again; Park runs
+  // the call at count 0 (the invoking thread's other sessions lend theirs:
+  // ReleaseLocked).
   if (single_threaded) {
-    if (--s.count == 0) (void)ResumeLocked(jni, s);
+    if (ReleaseLocked(s, slot)) (void)ResumeLocked(jni, s);
   } else {
-    ResumeAllLocked(jni);
+    ResumeAllLocked(jni, slot);
   }
   cv_.notify_all();
   return {};
@@ -309,10 +319,12 @@ jdwp::Result<void> ThreadControl::StartInvoke(JNIEnv* jni, jthread thread, bool 
 
 void ThreadControl::ResuspendAfterInvoke(JNIEnv* jni, jthread thread) {
   bool all = false;
+  SessionSlot slot = 0;
   {
     std::lock_guard lock(mu_);
     State& s = StateOf(jni, thread);
     all = s.invoke_resuspend && !s.invoke_single;
+    slot = s.invoke_slot;
   }
   // As stock: a call that resumed every thread ends with every thread suspended,
   // whatever its state before (VirtualMachine.Suspend; JDI counts on it).
@@ -331,14 +343,16 @@ void ThreadControl::ResuspendAfterInvoke(JNIEnv* jni, jthread thread) {
     // Back in the Park of the event that stopped it (an event inside the call
     // parked it again and cleared the flag on its way out).
     s.parked = true;
-    // Unless the session ended meanwhile (ResumeEverything), the suspensions come back.
+    // Other sessions' counts come back; unless the session ended meanwhile
+    // (ResumeEverything), its suspensions too.
+    ReturnLentLocked(s);
     if (s.invoke_resuspend) {
       if (!s.invoke_single) {
-        SuspendAllLocked(jni, threads, carrier_listed);
+        SuspendAllLocked(jni, threads, carrier_listed, slot);
         threads.clear();
-        if (s.count == 0) ++s.count;  // the list missed it (ending)
+        if (s.held[slot] == 0) CountLocked(s, slot);  // the list missed it (ending)
       } else {
-        ++s.count;
+        CountLocked(s, slot);
       }
     }
     s.invoke_resuspend = false;
@@ -354,7 +368,8 @@ void ThreadControl::EndSingleThreadedInvoke(void* token) {
   std::lock_guard lock(mu_);
   // As ResuspendAfterInvoke: the debugger may invoke again as soon as it has the reply.
   s->invoking = false;
-  if (s->invoke_resuspend) ++s->count;  // unless the session ended meanwhile
+  ReturnLentLocked(*s);  // other sessions' counts
+  if (s->invoke_resuspend) CountLocked(*s, s->invoke_slot);  // unless the session ended meanwhile
   s->invoke_resuspend = false;
   // A suspension deferred since the call (VirtualMachine.Suspend) is pending as well.
   if (s->count > 0 && !s->suspended) MarkPendingLocked(*s);

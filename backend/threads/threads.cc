@@ -213,7 +213,7 @@ std::unique_ptr<ThreadControl::State> ThreadControl::NewState(JNIEnv* jni, jthre
 
 ThreadControl::State& ThreadControl::AdoptLocked(std::unique_ptr<State> s) {
   s->generation = next_generation_++;
-  s->count = suspend_all_count_;
+  StartCountsLocked(*s);
   if (s->count > 0 && s->is_virtual && all_virtual_suspended_ && !s->maybe_dead) {
     // Not excepted when SuspendAllVirtualThreads was called (it had no State): suspended by it.
     s->suspended = true;
@@ -224,6 +224,36 @@ ThreadControl::State& ThreadControl::AdoptLocked(std::unique_ptr<State> s) {
   State& added = *s;
   AddStateLocked(std::move(s));
   return added;
+}
+
+void ThreadControl::StartCountsLocked(State& s) const {
+  s.held = suspend_all_count_;
+  s.count = suspend_all_total_;
+}
+
+bool ThreadControl::ReleaseLocked(State& s, SessionSlot slot) {
+  --s.held[slot];
+  if (s.lent && (*s.lent)[slot] > s.held[slot]) {
+    // The session's counts in force go first; with none left, a lent one is
+    // taken back, so that it does not return at the invoke's end.
+    --(*s.lent)[slot];
+    return false;
+  }
+  if (--s.count == 0) return true;
+  // Its own invoke may run now although other sessions hold the thread: their
+  // counts are lent to the call (threads.h) until ReturnLentLocked.
+  if (s.invoke && !s.invoking && !s.lent && slot == s.invoke_slot && s.held[slot] == 0) {
+    s.lent = std::make_unique<std::array<int32_t, kMaxSessions>>(s.held);
+    s.count = 0;
+    return true;
+  }
+  return false;
+}
+
+void ThreadControl::ReturnLentLocked(State& s) {
+  if (!s.lent) return;
+  for (int32_t n : *s.lent) s.count += n;
+  s.lent.reset();
 }
 
 jdwp::Result<void> ThreadControl::SuspendLocked(JNIEnv* jni, State& s) {
@@ -297,14 +327,14 @@ jdwp::Result<void> ThreadControl::ResumeLocked(JNIEnv* jni, State& s) {
   return {};
 }
 
-jdwp::Result<void> ThreadControl::Suspend(JNIEnv* jni, jthread thread) {
+jdwp::Result<void> ThreadControl::Suspend(JNIEnv* jni, jthread thread, SessionSlot slot) {
   jdwp::Result<void> result;
   {
     std::lock_guard lock(mu_);
     State& s = StateOf(jni, thread);
     if (s.count == 0) result = SuspendLocked(jni, s);
     if (result) {
-      ++s.count;
+      CountLocked(s, slot);
     } else if (result.error().code == ErrorCode::kInvalidThread) {
       // A dead or not yet started thread: JVMTI refuses; stock reports no error
       // for those and counts the suspension of a platform thread (so commands
@@ -313,7 +343,7 @@ jdwp::Result<void> ThreadControl::Suspend(JNIEnv* jni, jthread thread) {
       // with the deferred suspension), as stock.
       result = {};
       if (!s.is_virtual) {
-        ++s.count;
+        CountLocked(s, slot);
         auto state = jvmti_.GetThreadState(s.thread);
         s.deferred = state && (*state & (JVMTI_THREAD_STATE_ALIVE | JVMTI_THREAD_STATE_TERMINATED)) == 0;
       }
@@ -350,38 +380,40 @@ class ThreadControl::NotifyAfterUnlock {
   std::unique_lock<std::mutex> lock_;
 };
 
-jdwp::Result<void> ThreadControl::Resume(JNIEnv* jni, jthread thread) {
+jdwp::Result<void> ThreadControl::Resume(JNIEnv* jni, jthread thread, SessionSlot slot) {
   NotifyAfterUnlock locked(*this);
   State& s = StateOf(jni, thread);
-  if (s.count == 0) return {};
+  if (s.held[slot] == 0) return {};  // as stock with a count of 0
   // An invoking thread counts only the suspensions of events inside the call
   // (StartInvoke lent its own to the call): resuming it lets the call go on.
-  if (--s.count == 0) return ResumeLocked(jni, s);
+  if (ReleaseLocked(s, slot)) return ResumeLocked(jni, s);
   return {};
 }
 
-jdwp::Result<void> ThreadControl::SuspendAll(JNIEnv* jni) {
+jdwp::Result<void> ThreadControl::SuspendAll(JNIEnv* jni, SessionSlot slot) {
   ASSIGN_OR_RETURN(auto threads, DebuggeeThreads(jni));
   bool carrier_listed = virtual_threads_ && !vthreads_seen_.load() && AnyCarrier(jni, threads);
   {
     std::lock_guard lock(mu_);
-    SuspendAllLocked(jni, threads, carrier_listed);
+    SuspendAllLocked(jni, threads, carrier_listed, slot);
   }
   FreeGraveyard(jni);
   return {};
 }
 
-void ThreadControl::SuspendAllLocked(JNIEnv* jni, const std::vector<jthread>& threads, bool carrier_listed) {
+void ThreadControl::SuspendAllLocked(JNIEnv* jni, const std::vector<jthread>& threads, bool carrier_listed,
+                                     SessionSlot slot) {
   std::vector<State*> listed;
   listed.reserve(threads.size());
   for (jthread t : threads) {
     listed.push_back(&StateOf(jni, t));
     jni->DeleteLocalRef(t);
   }
-  SuspendListedLocked(listed, carrier_listed, nullptr);
+  SuspendListedLocked(listed, carrier_listed, nullptr, slot);
 }
 
-void ThreadControl::SuspendListedLocked(const std::vector<State*>& listed, bool carrier_listed, State* self) {
+void ThreadControl::SuspendListedLocked(const std::vector<State*>& listed, bool carrier_listed, State* self,
+                                        SessionSlot slot) {
   if (carrier_listed) vthreads_seen_ = true;
   uint64_t round = ++suspend_round_;
   std::vector<State*> refused;
@@ -394,7 +426,7 @@ void ThreadControl::SuspendListedLocked(const std::vector<State*>& listed, bool 
     s.round = round;
     if (&s == self) {
       // Its own event: counted, its JVMTI suspension pending (SuspendSelfForEvent).
-      ++s.count;
+      CountLocked(s, slot);
       if (!s.suspended) MarkPendingLocked(s);
       return;
     }
@@ -405,7 +437,7 @@ void ThreadControl::SuspendListedLocked(const std::vector<State*>& listed, bool 
       }
       SuspendInCallbackLocked(s);  // as SuspendLocked
     }
-    ++s.count;
+    CountLocked(s, slot);
   };
   for (State* s : listed)
     if (s->round != round) suspend(*s);
@@ -420,10 +452,11 @@ void ThreadControl::SuspendListedLocked(const std::vector<State*>& listed, bool 
   // VM-level 0 -> 1, or again after an invoke let them run. Before the platform
   // threads, as stock: once their carriers are marked suspended, one that ran on
   // into its last unmount would be held right after it (threads.h).
-  SuspendUnknownVirtualLocked(riders, batch);
-  SuspendBatchLocked(batch, refused);
+  SuspendUnknownVirtualLocked(riders, batch, slot);
+  SuspendBatchLocked(batch, refused, slot);
   for (State* s : refused) DropIfDeadVirtualLocked(*s);
-  ++suspend_all_count_;
+  ++suspend_all_count_[slot];
+  ++suspend_all_total_;
 }
 
 bool ThreadControl::AnyCarrier(JNIEnv* jni, const std::vector<jthread>& threads) const {
@@ -458,7 +491,8 @@ bool ThreadControl::AllVirtualDueLocked() const {
   return virtual_threads_ && vthreads_seen_ && !all_virtual_suspended_;
 }
 
-void ThreadControl::SuspendUnknownVirtualLocked(std::vector<State*>& riders, std::vector<State*>& batch) {
+void ThreadControl::SuspendUnknownVirtualLocked(std::vector<State*>& riders, std::vector<State*>& batch,
+                                                SessionSlot slot) {
   if (!AllVirtualDueLocked()) return;  // no riders then (SuspendListedLocked)
   for (State* s : riders) s->by_all = true;
   std::vector<jthread> except;
@@ -468,7 +502,7 @@ void ThreadControl::SuspendUnknownVirtualLocked(std::vector<State*>& riders, std
     all_virtual_suspended_ = true;
     for (State* s : riders) {
       s->suspended = true;
-      ++s->count;
+      CountLocked(*s, slot);
     }
     if (!riders.empty()) cv_.notify_all();  // WaitUntilSuspended
   } else {
@@ -501,20 +535,23 @@ void ThreadControl::ResumeUnknownVirtualLocked() {
   if (!lifted.empty()) NotifyLocked();
 }
 
-jdwp::Result<void> ThreadControl::ResumeAll(JNIEnv* jni) {
+jdwp::Result<void> ThreadControl::ResumeAll(JNIEnv* jni, SessionSlot slot) {
   NotifyAfterUnlock locked(*this);
-  ResumeAllLocked(jni);
+  ResumeAllLocked(jni, slot);
   return {};
 }
 
-void ThreadControl::ResumeAllLocked(JNIEnv* jni) {
-  if (suspend_all_count_ > 0) --suspend_all_count_;
+void ThreadControl::ResumeAllLocked(JNIEnv* jni, SessionSlot slot) {
+  if (suspend_all_count_[slot] > 0) {
+    --suspend_all_count_[slot];
+    --suspend_all_total_;
+  }
   // ResumeAllVirtualThreads follows: it resumes the uncounted by_all threads.
-  const bool all_virtual_resume = suspend_all_count_ == 0 && all_virtual_suspended_;
+  const bool all_virtual_resume = suspend_all_total_ == 0 && all_virtual_suspended_;
   std::vector<State*> batch;
   for (auto& [tid, s] : states_) {
-    if (s->count == 0) continue;
-    if (--s->count > 0) continue;
+    if (s->held[slot] == 0) continue;
+    if (!ReleaseLocked(*s, slot)) continue;
     if (s->by_all && s->suspended && all_virtual_resume) continue;
     if (s->suspended && !s->deferred)
       batch.push_back(s.get());
@@ -522,10 +559,11 @@ void ThreadControl::ResumeAllLocked(JNIEnv* jni) {
       (void)ResumeLocked(jni, *s);
   }
   ResumeBatchLocked(batch);
-  if (suspend_all_count_ == 0) ResumeUnknownVirtualLocked();
+  if (suspend_all_total_ == 0) ResumeUnknownVirtualLocked();
 }
 
-void ThreadControl::SuspendBatchLocked(const std::vector<State*>& batch, std::vector<State*>& refused) {
+void ThreadControl::SuspendBatchLocked(const std::vector<State*>& batch, std::vector<State*>& refused,
+                                       SessionSlot slot) {
   if (batch.empty()) return;
   std::vector<jthread> list;
   list.reserve(batch.size());
@@ -536,7 +574,7 @@ void ThreadControl::SuspendBatchLocked(const std::vector<State*>& batch, std::ve
     jvmtiError e = results ? (*results)[i] : results.error().code;
     if (e == JVMTI_ERROR_NONE || e == JVMTI_ERROR_THREAD_SUSPENDED) {
       s.suspended = true;
-      ++s.count;
+      CountLocked(s, slot);
     } else if (FromVm(vmcore::VmError{e, "SuspendThreadList"}).code == ErrorCode::kInvalidThread) {
       refused.push_back(&s);  // ended meanwhile: not counted
     }
@@ -568,21 +606,32 @@ bool ThreadControl::WaitUntilSuspended(JNIEnv* jni, jthread thread, std::chrono:
   return s.suspended;
 }
 
-int32_t ThreadControl::SuspendCount(JNIEnv* jni, jthread thread) {
+int32_t ThreadControl::SuspendCount(JNIEnv* jni, jthread thread, SessionSlot slot) {
   jlong tid = TidOf(jni, thread);
   std::lock_guard lock(mu_);
-  if (State* s = FindLocked(tid)) return s->count;
-  if (suspend_all_count_ == 0) return 0;
+  if (State* s = FindLocked(tid)) return s->held[slot];
+  return UnmetCountLocked(jni, thread, suspend_all_count_[slot]);
+}
+
+bool ThreadControl::SuspendedByAny(JNIEnv* jni, jthread thread) {
+  jlong tid = TidOf(jni, thread);
+  std::lock_guard lock(mu_);
+  if (State* s = FindLocked(tid)) return s->count > 0;
+  return UnmetCountLocked(jni, thread, suspend_all_total_) > 0;
+}
+
+int32_t ThreadControl::UnmetCountLocked(JNIEnv* jni, jthread thread, int32_t vm_count) {
+  if (vm_count == 0) return 0;
   auto state = jvmti_.GetThreadState(thread);
   if (!state || !(*state & JVMTI_THREAD_STATE_ALIVE)) return 0;
   // A virtual thread never met: suspended by SuspendAllVirtualThreads, unless
   // that is not in force.
-  if (IsVirtual(jni, thread)) return (*state & JVMTI_THREAD_STATE_SUSPENDED) ? suspend_all_count_ : 0;
+  if (IsVirtual(jni, thread)) return (*state & JVMTI_THREAD_STATE_SUSPENDED) ? vm_count : 0;
   // A live platform thread never met under a VM-level suspension is one still
   // starting (every thread listed then was counted; JDK 21+ lists one before its
   // ThreadStart): it runs no Java code before it is counted, at that ThreadStart,
   // with this count.
-  return suspend_all_count_;
+  return vm_count;
 }
 
 uint64_t ThreadControl::Generation(JNIEnv* jni, jthread thread) {

@@ -4,6 +4,22 @@
 // VirtualMachine.Suspend and events with a suspend policy add to it); JVMTI
 // suspension is applied when the count leaves 0 and lifted when it returns to 0.
 //
+// Sessions (sessions=N, SessionSlot): each debugger counts its own share, as
+// if it were alone; the count above is their total, and everything below
+// (deferral, pending, parking, virtual threads, generations) keys on it. A
+// session's Suspend, Resume, VM-level suspension and event suspensions move
+// only its share (held[slot]); a Resume by a session holding none is a no-op;
+// SuspendCount answers the session's share, SuspendedByAny whether the total
+// is above 0 (a session reads frames of a thread whoever suspended it). The
+// VM-level count is per session too (suspend_all_count_[slot]); a thread met
+// while some are in force starts with each session's, and the virtual-thread
+// calls key on their total. ResumeEverything(slot) drops one session's share.
+// An InvokeMethod runs once the invoking session's share is 0, even while
+// other sessions hold the thread: their shares are lent (set aside, their
+// SuspendCount unchanged) for the call and come back at its end, when the
+// thread is suspended again; a share taken meanwhile applies at once, as the
+// invoking session's own would. With one session held[0] is the count.
+//
 // A thread that reports an event with a suspend policy never suspends itself:
 // the reporter thread (an agent thread) suspends it and sends the event, and
 // the event thread then waits in Park() until it is
@@ -65,8 +81,8 @@
 // virtual thread never met, met while that suspension is in force, starts with
 // the VM-level count as any other thread, and its State is marked
 // JVMTI-suspended (it is: EnterCallback lets that take effect holding no
-// lock). SuspendCount gives such a thread no State: it reads the VM-level
-// count if JVMTI reports the thread suspended, as stock.
+// lock). SuspendCount gives such a thread no State: it reads the session's
+// VM-level count if JVMTI reports the thread suspended, as stock.
 //
 // A thread whose own event suspends it alone (SUSPEND_EVENT_THREAD) and finds
 // nothing ahead of it at the reporter sends its event itself and is counted
@@ -90,6 +106,7 @@
 
 #include <jni.h>
 
+#include <array>
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
@@ -102,6 +119,7 @@
 #include <utility>
 #include <vector>
 
+#include "backend/session_slot.h"
 #include "jdwp/constants.h"
 #include "jdwp/error.h"
 #include "vmcore/jvmti.h"
@@ -145,11 +163,16 @@ class ThreadControl {
   // slot, or a State made by an agent thread while any virtual State exists).
   bool CurrentVirtualHasSlot();
 
-  jdwp::Result<void> Suspend(JNIEnv* jni, jthread thread);
-  jdwp::Result<void> Resume(JNIEnv* jni, jthread thread);
-  jdwp::Result<void> SuspendAll(JNIEnv* jni);
-  jdwp::Result<void> ResumeAll(JNIEnv* jni);
-  int32_t SuspendCount(JNIEnv* jni, jthread thread);
+  // The suspensions of session `slot` (ThreadReference.Suspend and Resume,
+  // VirtualMachine.Suspend and Resume, ThreadReference.SuspendCount).
+  jdwp::Result<void> Suspend(JNIEnv* jni, jthread thread, SessionSlot slot);
+  jdwp::Result<void> Resume(JNIEnv* jni, jthread thread, SessionSlot slot);
+  jdwp::Result<void> SuspendAll(JNIEnv* jni, SessionSlot slot);
+  jdwp::Result<void> ResumeAll(JNIEnv* jni, SessionSlot slot);
+  int32_t SuspendCount(JNIEnv* jni, jthread thread, SessionSlot slot);
+  // Whether any session holds `thread` suspended (ThreadReference.Status, and
+  // the commands that need a suspended thread).
+  bool SuspendedByAny(JNIEnv* jni, jthread thread);
   // Waits (bounded) until a counted suspension of `thread` is in force in JVMTI
   // (a deferred one is applied when its callback ends); false on timeout.
   bool WaitUntilSuspended(JNIEnv* jni, jthread thread, std::chrono::milliseconds timeout);
@@ -159,11 +182,12 @@ class ThreadControl {
   // The generation of a thread we hold JVMTI-suspended for the debugger (its
   // stack cannot change until the generation does: frame_reads.h), else 0.
   uint64_t FrozenGeneration(JNIEnv* jni, jthread thread);
-  // Session end: every count back to 0, everything the debugger suspended runs.
-  void ResumeEverything(JNIEnv* jni);
+  // Session end: the session's counts back to 0; what no other session holds runs.
+  void ResumeEverything(JNIEnv* jni, SessionSlot slot);
 
-  // Reporter side: apply an event's suspend policy (count + JVMTI suspension).
-  void SuspendForEvent(JNIEnv* jni, jthread event_thread, jdwp::SuspendPolicy policy);
+  // Reporter side: apply an event's suspend policy (count + JVMTI suspension)
+  // for the session the event goes to.
+  void SuspendForEvent(JNIEnv* jni, jthread event_thread, jdwp::SuspendPolicy policy, SessionSlot slot);
 
   // Callback bracket (Java threads). EnterCallback returns a token for
   // ExitCallback; ExitCallback answers whether a deferred suspension is due,
@@ -187,14 +211,14 @@ class ThreadControl {
   // JVMTI suspension left pending as at the end of a single-threaded invoke
   // (see the top). Returns the token for Park. Makes its JNI calls (its State)
   // before it counts itself: from then on it makes none until Park returns.
-  void* SuspendSelfForEvent(JNIEnv* jni, jthread self);
+  void* SuspendSelfForEvent(JNIEnv* jni, jthread self, SessionSlot slot);
   // The same for its own SUSPEND_ALL event (a platform thread in a callback,
   // includevirtualthreads=n): suspends every other debuggee thread as SuspendAll
   // does (JVMTI-suspended, or deferred to the end of their callbacks) and counts
   // itself as SuspendSelfForEvent does. Its JNI calls (the thread list and tids,
   // the States of threads not met yet) come before it takes mu_. `listed` keeps
   // the list's local references for AfterOwnSuspendAll, once Park has returned.
-  void* SuspendAllForOwnEvent(JNIEnv* jni, jthread self, std::vector<jthread>& listed);
+  void* SuspendAllForOwnEvent(JNIEnv* jni, jthread self, std::vector<jthread>& listed, SessionSlot slot);
   void AfterOwnSuspendAll(JNIEnv* jni, std::vector<jthread>& listed);
   bool lists_virtual_threads() const { return list_virtual_threads_; }
   void Park(JNIEnv* jni, void* token);
@@ -219,14 +243,16 @@ class ThreadControl {
   void WithHookedFrames(JNIEnv* jni, jthread thread, const std::function<void(HookedFrames&)>& fn);
 
   // A VM-level suspension of the agent's own for a scope (count and all, as
-  // VirtualMachine.Suspend and Resume), when `on`.
+  // VirtualMachine.Suspend and Resume), when `on`, in the share of the session
+  // it acts for.
   class ScopedVmSuspension {
    public:
-    ScopedVmSuspension(ThreadControl& threads, JNIEnv* jni, bool on) : threads_(threads), jni_(jni), on_(on) {
-      if (on_) (void)threads_.SuspendAll(jni_);
+    ScopedVmSuspension(ThreadControl& threads, JNIEnv* jni, bool on, SessionSlot slot)
+        : threads_(threads), jni_(jni), on_(on), slot_(slot) {
+      if (on_) (void)threads_.SuspendAll(jni_, slot_);
     }
     ~ScopedVmSuspension() {
-      if (on_) (void)threads_.ResumeAll(jni_);
+      if (on_) (void)threads_.ResumeAll(jni_, slot_);
     }
     ScopedVmSuspension(const ScopedVmSuspension&) = delete;
     ScopedVmSuspension& operator=(const ScopedVmSuspension&) = delete;
@@ -235,15 +261,19 @@ class ThreadControl {
     ThreadControl& threads_;
     JNIEnv* jni_;
     bool on_;
+    SessionSlot slot_;
   };
 
-  // InvokeMethod: hands `work` to a thread waiting in Park(), then resumes as
-  // stock does: the thread alone (single_threaded, as ThreadReference.Resume) or
-  // every thread (as VirtualMachine.Resume). `work` runs on the target thread
-  // once its count is 0: a thread also suspended by the debugger runs the call
-  // only when that suspension is resumed too.
+  // InvokeMethod of session `slot`: hands `work` to a thread waiting in Park()
+  // that the session holds, then resumes as stock does, in the session's share:
+  // the thread alone (single_threaded, as ThreadReference.Resume) or every
+  // thread (as VirtualMachine.Resume). `work` runs on the target thread once
+  // the session's count on it is 0 (a thread it also suspended otherwise runs
+  // the call only when that suspension is resumed too); other sessions' counts
+  // are lent to the call (see the top). The end of the call (below) finds the
+  // session in the State.
   jdwp::Result<void> StartInvoke(JNIEnv* jni, jthread thread, bool single_threaded,
-                                 std::function<void(JNIEnv*)> work);
+                                 std::function<void(JNIEnv*)> work, SessionSlot slot);
   // Around the invoked method's own code, on the invoking thread (InvokeMethod):
   // it runs Java code there, so it is no longer "in a callback" whose
   // suspensions wait for its end: another thread's SUSPEND_ALL event (or a
@@ -256,7 +286,8 @@ class ThreadControl {
   // meanwhile). The caller is in a callback bracket: we never JVMTI-suspend it.
   void HoldAppResume(JNIEnv* jni, jthread target, const std::function<void()>& resume);
   // Called by the reporter thread after an invoke: suspends the invoking thread
-  // again, or every thread (whatever its state before) after a call that resumed all.
+  // again, or every thread (whatever its state before) after a call that resumed
+  // all, in the invoking session's share; the lent counts come back.
   void ResuspendAfterInvoke(JNIEnv* jni, jthread thread);
   // End of a single-threaded invoke, on the invoking thread after its last JNI
   // call (`token` from PrepareToPark, taken before): counted as suspended again
@@ -270,7 +301,11 @@ class ThreadControl {
   struct State {
     jobject thread = nullptr;  // global reference
     jlong tid = 0;             // its key in states_
-    int32_t count = 0;
+    int32_t count = 0;  // the sum of `held`, less what is lent to an invoke
+    std::array<int32_t, kMaxSessions> held{};  // each session's share
+    // During an invoke: the counts of other sessions set aside for the call
+    // (held still has them); null otherwise.
+    std::unique_ptr<std::array<int32_t, kMaxSessions>> lent;
     bool suspended = false;  // JVMTI-suspended by us
     int in_callback = 0;     // nesting depth of our callbacks on this thread
     uint64_t round = 0;      // last SuspendAll that counted this thread
@@ -283,7 +318,8 @@ class ThreadControl {
     // The call resumed as ThreadReference.Resume (single-threaded) or VirtualMachine.Resume
     // would; its end suspends in the same scope again, unless the session ended meanwhile.
     bool invoke_single = false;
-    bool invoke_resuspend = false;  // ResumeEverything clears it
+    bool invoke_resuspend = false;  // ResumeEverything of invoke_slot clears it
+    SessionSlot invoke_slot = 0;    // the session whose call it is
     // Counted, parked, not yet JVMTI-suspended (EndSingleThreadedInvoke); in pending_.
     bool pending = false;
     bool is_virtual = false;
@@ -321,18 +357,37 @@ class ThreadControl {
   jdwp::Result<void> ForceSuspendLocked(State& s);
   // No longer JVMTI-suspended by us (whichever call resumed it).
   void MarkResumedLocked(State& s);
-  // Counts every debuggee thread in one VM-level suspension (`threads`: local
-  // refs, deleted); virtual States found dead go to the graveyard.
-  void SuspendAllLocked(JNIEnv* jni, const std::vector<jthread>& threads, bool carrier_listed);
+  // Counts every debuggee thread in one VM-level suspension of `slot` (`threads`:
+  // local refs, deleted); virtual States found dead go to the graveyard.
+  void SuspendAllLocked(JNIEnv* jni, const std::vector<jthread>& threads, bool carrier_listed, SessionSlot slot);
   // Its JNI-free part, over the States of the listed threads; `self` (or null):
   // the caller's own State, counted with its JVMTI suspension pending.
-  void SuspendListedLocked(const std::vector<State*>& listed, bool carrier_listed, State* self);
+  void SuspendListedLocked(const std::vector<State*>& listed, bool carrier_listed, State* self, SessionSlot slot);
+  // One more count of `slot` (the caller applies the suspension).
+  static void CountLocked(State& s, SessionSlot slot) {
+    ++s.count;
+    ++s.held[slot];
+  }
+  // The counts of `slot` in force (held, less what is lent to an invoke).
+  static int32_t EnforcedLocked(const State& s, SessionSlot slot) {
+    return s.held[slot] - (s.lent ? (*s.lent)[slot] : 0);
+  }
+  // One count of `slot` off (it holds one); true when that leaves the thread to
+  // resume: no count left, or an invoke of its own that may run now, the other
+  // sessions' counts lent to it.
+  bool ReleaseLocked(State& s, SessionSlot slot);
+  // The end of an invoke: lent counts back in the total.
+  static void ReturnLentLocked(State& s);
+  // The VM-level suspension in force, as a new State's counts.
+  void StartCountsLocked(State& s) const;
+  // SuspendCount of a thread with no State, `vm_count` the VM-level count in question.
+  int32_t UnmetCountLocked(JNIEnv* jni, jthread thread, int32_t vm_count);
   // DebuggeeThreads, with each one's tid in `tids` (when not null).
   jdwp::Result<std::vector<jthread>> DebuggeeThreads(JNIEnv* jni, std::vector<jlong>* tids);
   // SuspendAllVirtualThreads, excepting the known virtual threads but `riders`
   // (counted 0, idle: suspended by that call, counted and marked by_all here;
   // moved to `batch` if it fails); ResumeAllVirtualThreads, excepting those still counted.
-  void SuspendUnknownVirtualLocked(std::vector<State*>& riders, std::vector<State*>& batch);
+  void SuspendUnknownVirtualLocked(std::vector<State*>& riders, std::vector<State*>& batch, SessionSlot slot);
   void ResumeUnknownVirtualLocked();
   // SuspendAllVirtualThreads is about to be called (the VM-level count 0 -> 1).
   bool AllVirtualDueLocked() const;
@@ -345,9 +400,10 @@ class ThreadControl {
   jdwp::Result<void> ResumeLocked(JNIEnv* jni, State& s);
   // The VM-wide paths suspend and resume with one JVMTI list call (threads.cc):
   // JDK 21+ makes each single-thread call cost O(threads).
-  void SuspendBatchLocked(const std::vector<State*>& batch, std::vector<State*>& refused);
+  // Those suspended are counted for `slot`.
+  void SuspendBatchLocked(const std::vector<State*>& batch, std::vector<State*>& refused, SessionSlot slot);
   void ResumeBatchLocked(const std::vector<State*>& batch);
-  void ResumeAllLocked(JNIEnv* jni);
+  void ResumeAllLocked(JNIEnv* jni, SessionSlot slot);
   void ClearPendingLocked(State& s);
   // Counted, JVMTI suspension applied before the next command (ApplyPendingSuspensions).
   void MarkPendingLocked(State& s);
@@ -374,9 +430,11 @@ class ThreadControl {
   // outside mu_ (class lookups would lengthen every VM suspension's hold of it).
   std::atomic<bool> vthreads_seen_{false};
   bool AnyCarrier(JNIEnv* jni, const std::vector<jthread>& threads) const;
-  // VM-level suspensions in force (VirtualMachine.Suspend, SUSPEND_ALL): a thread
-  // first seen meanwhile (started since, or not listed then) starts with this count.
-  int32_t suspend_all_count_ = 0;
+  // VM-level suspensions in force (VirtualMachine.Suspend, SUSPEND_ALL), per
+  // session, and their total: a thread first seen meanwhile (started since, or
+  // not listed then) starts with these counts.
+  std::array<int32_t, kMaxSessions> suspend_all_count_{};
+  int32_t suspend_all_total_ = 0;
   // States with `pending` (a handful at most: threads that just ended an invoke).
   std::vector<State*> pending_;
   std::atomic<bool> any_pending_{false};
