@@ -268,6 +268,8 @@ public final class Bench {
     unusable.clear();
     runRepeated("attach", settings.attachRuns(), List.of(Metrics.LAUNCH_TO_LISTEN, Metrics.ATTACH_TO_BREAKPOINT),
         breakpoints::attachToFirstBreakpoint);
+    runRepeated("re-attach", settings.attachRuns(), List.of(Metrics.ATTACH_FIRST, Metrics.REATTACH),
+        sessions::attachTimes);
     runRepeated("round trip", settings.rounds(), List.of(Metrics.ROUND_TRIP_MEDIAN, Metrics.ROUND_TRIP_MEAN),
         roundTrips::roundTrip);
     runRepeated("round trip raw, pipelined burst", settings.rounds(), List.of(Metrics.RAW_ROUND_TRIP, Metrics.BURST),

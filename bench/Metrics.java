@@ -10,6 +10,10 @@ final class Metrics {
       new Metric("launch -> listening line (median)", "ms", Metric.Better.LOWER, "%.1f");
   static final Metric ATTACH_TO_BREAKPOINT =
       new Metric("attach -> first breakpoint (median)", "ms", Metric.Better.LOWER, "%.1f");
+  static final Metric ATTACH_FIRST =
+      new Metric("attach (first): JDI attach() (median)", "ms", Metric.Better.LOWER, "%.1f");
+  static final Metric REATTACH =
+      new Metric("re-attach after dispose: JDI attach() (median)", "ms", Metric.Better.LOWER, "%.1f");
   static final Metric ROUND_TRIP_MEDIAN =
       new Metric("isCollected() round trip (median)", "us", Metric.Better.LOWER, "%.1f");
   static final Metric ROUND_TRIP_MEAN =
@@ -202,7 +206,7 @@ final class Metrics {
   static final List<ThreadRows> THREAD_ROWS = List.of(ThreadRows.of(100, false), ThreadRows.of(1_000, false),
       ThreadRows.of(4_000, false), ThreadRows.of(10_000, true));
 
-  static final List<Metric> METRICS = withThreadRows(LAUNCH_TO_LISTEN, ATTACH_TO_BREAKPOINT,
+  static final List<Metric> METRICS = withThreadRows(LAUNCH_TO_LISTEN, ATTACH_TO_BREAKPOINT, ATTACH_FIRST, REATTACH,
       ROUND_TRIP_MEDIAN, ROUND_TRIP_MEAN, RAW_ROUND_TRIP, BURST, BREAKPOINT_RATE, BREAKPOINT_RATE_ALL, BREAKPOINT_RATE_RAW,
       BREAKPOINT_RATE_ALL_RAW,
       TRACE_OFF_RATE, TRACE_ON_RATE, TRACE_RATIO, STEP_RATE, STEP_INTO_RATE,

@@ -107,6 +107,44 @@ final class SessionScenarios extends Scenarios {
     return Map.of(Metrics.SESSION_CYCLE, nanos[sessions / 2] / 1e6, Metrics.SESSION_RSS, (after.rssKb() - before.rssKb()) / 1024.0);
   }
 
+  /** Sessions after the first in the "re-attach" scenario. */
+  int reattachCount() {
+    return settings.quick() ? 5 : 20;
+  }
+
+  /**
+   * JDI's attach time (SocketAttach's attach(): connect, handshake, JDI's first
+   * commands) on a fresh target once it listens, and again after each of
+   * reattachCount() sessions (the session of sessionCycles: a breakpoint, a
+   * step, an invoke, then dispose), each once the target listens again: the
+   * first attach, and the median of the re-attaches.
+   */
+  Map<Metric, Double> attachTimes(Debuggee debuggee) throws Exception {
+    int port = debuggee.awaitListening();
+    long start = System.nanoTime();
+    debuggee.attach(port);
+    double first = (System.nanoTime() - start) / 1e6;
+    debuggee.runToBreakpoint(lines.get("hot"), EventRequest.SUSPEND_ALL);
+    debuggee.vm.dispose();
+    int sessions = reattachCount();
+    double[] again = new double[sessions];
+    for (int i = 0; i < sessions; i++) {
+      port = debuggee.awaitListening(i + 1);
+      start = System.nanoTime();
+      debuggee.attach(port);
+      again[i] = (System.nanoTime() - start) / 1e6;
+      try {
+        oneSession(debuggee, i + 1);
+      } catch (BenchFailure e) {
+        throw e;
+      } catch (Exception e) {
+        throw BenchFailure.measured("session #" + (i + 1) + " (" + debuggee.phase + "): " + e);
+      }
+    }
+    Arrays.sort(again);
+    return Map.of(Metrics.ATTACH_FIRST, first, Metrics.REATTACH, again[sessions / 2]);
+  }
+
   void oneSession(Debuggee debuggee, int number) throws Exception {
     VirtualMachine vm = debuggee.vm;
     debuggee.phase = "session #" + number + ": classesByName";

@@ -27,6 +27,14 @@
 #
 # Scenarios (the --only names), each in a fresh debuggee per agent and run:
 #   attach                               launch -> listening line, attach -> first breakpoint
+#   re-attach                            JDI's attach() alone (SocketAttach: connect, handshake,
+#                                        IDSizes, JDI's two EventRequest.Set): "attach (first)"
+#                                        on a fresh target (suspend=y) once it listens, and
+#                                        "re-attach after dispose" once it listens again after
+#                                        each of 20 sessions (5 with --quick; the "sessions"
+#                                        session: a breakpoint, a step, an invoke, dispose):
+#                                        the first attach's median over the runs, and the
+#                                        median over the runs of each run's re-attach median
 #   round trip                           ObjectReference.IsCollected latency (JDI)
 #   round trip raw, pipelined burst      at a thread stopped in an instance method (raw JDWP):
 #                                        ThreadReference.SuspendCount latency, and a burst

@@ -1,7 +1,8 @@
 // jdwpx-trace: reads the protocol traces the agent writes with trace=<path>.
 //
 //   jdwpx-trace summary FILE...          per command, event kind, session; suspension; drops
-//   jdwpx-trace show FILE [--follow]     one line per record (--follow: wait for more)
+//   jdwpx-trace show FILE [--follow]     one line per record (--follow: wait for more);
+//                                        with several connections, each line names its own
 //   jdwpx-trace export --chrome FILE...  Chrome trace-event JSON on stdout
 //   jdwpx-trace --help | --version       on stdout, exit status 0
 //
@@ -14,6 +15,7 @@
 #include <csignal>
 #include <cstdio>
 #include <exception>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <thread>
@@ -38,8 +40,10 @@ constexpr const char* kUsage =
     "\n"
     "Reads the protocol traces the jdwpx agent records with trace=<path>.\n"
     "  summary             per command and event kind: count, bytes, latencies, errors;\n"
-    "                      sessions, time suspended, dropped records\n"
-    "  show                one line per record; -f, --follow: wait for more, and for the file\n"
+    "                      sessions (side by side when there are several), time suspended,\n"
+    "                      dropped records\n"
+    "  show                one line per record (with several connections, each named);\n"
+    "                      -f, --follow: wait for more, and for the file\n"
     "  export --chrome     Chrome trace-event JSON on stdout (ui.perfetto.dev, chrome://tracing)\n"
     "Exit status: 0; 1 when a file cannot be read whole; 2 for a wrong command line.\n";
 
@@ -90,13 +94,29 @@ int Show(const std::string& path, bool follow) {
     Problem(reader.error());
     return 1;
   }
+  // Several debuggers' connections (sessions=N): each packet, session and
+  // event line names its connection. Whether there are several is known from
+  // what the file holds now; with --follow, also from the first line of a
+  // second connection on.
+  bool several = false;
+  if (auto scan = Reader::Open(path)) {
+    jdwpx::trace::Connections connections;
+    Record record;
+    while (!several && scan->Next(record) == Reader::Status::kRecord) {
+      (void)connections.Of(record);
+      several = connections.several();
+    }
+  }
+  jdwpx::trace::Connections connections;
   uint64_t start = 0;
   Record record;
   while (true) {
     Reader::Status status = reader->Next(record);
     if (status == Reader::Status::kRecord) {
       if (record.header && start == 0) start = record.header->start_mono_ns;
-      std::printf("%s\n", jdwpx::trace::Line(record, start).c_str());
+      std::optional<uint64_t> connection = connections.Of(record);
+      several = several || connections.several();
+      std::printf("%s\n", jdwpx::trace::Line(record, start, several ? connection : std::nullopt).c_str());
       continue;
     }
     if (status == Reader::Status::kError) {

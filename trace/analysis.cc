@@ -50,6 +50,143 @@ uint64_t Percentile(const std::vector<uint64_t>& sorted, double p) {
   return sorted[rank - 1];
 }
 
+// What one connection did, for the sessions side by side.
+struct Slow {
+  uint64_t latency_ns;
+  std::string name;
+  uint32_t id;
+};
+struct PerConnection {
+  uint32_t number = 0;
+  std::string peer, reason;
+  std::optional<uint64_t> attached, ended;
+  uint64_t handshake_ns = 0, commands = 0, errors = 0, bytes_in = 0, bytes_out = 0, composites = 0, events = 0;
+  std::vector<uint64_t> latencies;
+  std::vector<Slow> slowest;
+  std::map<std::string, uint64_t> by_command, by_event;
+  std::map<uint32_t, std::string> in_flight;  // commands not answered yet, by id
+  uint64_t order = 0;                          // first seen
+};
+
+// A table whose first column is a label and the others one per session, each
+// as wide as its widest cell; rows with nothing in them are left out.
+std::string Columns(const std::vector<std::vector<std::string>>& rows, size_t label_width) {
+  std::vector<size_t> widths;
+  for (const auto& row : rows) {
+    for (size_t i = 1; i < row.size(); ++i) {
+      if (widths.size() < i) widths.resize(i, 0);
+      widths[i - 1] = std::max(widths[i - 1], row[i].size());
+    }
+  }
+  std::string out;
+  for (const auto& row : rows) {
+    if (std::all_of(row.begin(), row.end(), [](const std::string& cell) { return cell.empty(); })) continue;
+    std::string line = "  " + row[0];
+    line.resize(2 + label_width, ' ');
+    for (size_t i = 1; i < row.size(); ++i) {
+      std::string cell = row[i];
+      if (i + 1 < row.size()) cell.resize(widths[i - 1], ' ');
+      line += "  " + cell;
+    }
+    while (!line.empty() && line.back() == ' ') line.pop_back();
+    out += line + "\n";
+  }
+  return out;
+}
+
+// The sessions side by side: one column per connection, in the order they
+// attached; connection 0 (packets whose connection the agent did not know)
+// last, when it has any.
+std::string SideBySide(std::map<uint64_t, PerConnection>& connections, const std::vector<std::string>& refused,
+                       uint64_t first, uint64_t last) {
+  std::vector<std::pair<uint64_t, PerConnection*>> columns;
+  for (auto& [connection, pc] : connections) columns.emplace_back(connection, &pc);
+  std::stable_sort(columns.begin(), columns.end(), [](const auto& a, const auto& b) {
+    if ((a.first == 0) != (b.first == 0)) return b.first == 0;
+    return a.second->order < b.second->order;
+  });
+  std::vector<std::vector<std::string>> rows(21);
+  const char* labels[] = {"",           "connection", "peer",        "attached at", "ended at",     "ended",
+                          "handshake",  "commands",   "errors",      "bytes in",    "bytes out",    "p50",
+                          "p95",        "max",        "unanswered",  "composites",  "events",       "slowest",
+                          "",           "",           ""};
+  for (size_t i = 0; i < rows.size(); ++i) rows[i].push_back(labels[i]);
+  auto at = [&](std::optional<uint64_t> t) { return t ? Duration(*t >= first ? *t - first : 0) : std::string("-"); };
+  for (auto& [connection, pcp] : columns) {
+    PerConnection& pc = *pcp;
+    std::sort(pc.latencies.begin(), pc.latencies.end());
+    std::stable_sort(pc.slowest.begin(), pc.slowest.end(),
+                     [](const Slow& a, const Slow& b) { return a.latency_ns > b.latency_ns; });
+    size_t row = 0;
+    rows[row++].push_back(connection == 0 ? "connection not known"
+                          : pc.number  ? "session " + std::to_string(pc.number)
+                                       : "connection " + std::to_string(connection));
+    rows[row++].push_back(connection ? std::to_string(connection) : "-");
+    rows[row++].push_back(pc.peer.empty() ? "-" : pc.peer);
+    rows[row++].push_back(at(pc.attached));
+    rows[row++].push_back(pc.ended ? at(pc.ended) : connection ? "still attached at " + at(last) : "-");
+    rows[row++].push_back(pc.ended ? pc.reason : "-");
+    rows[row++].push_back(pc.handshake_ns ? Duration(pc.handshake_ns) : "-");
+    rows[row++].push_back(std::to_string(pc.commands));
+    rows[row++].push_back(std::to_string(pc.errors));
+    rows[row++].push_back(std::to_string(pc.bytes_in));
+    rows[row++].push_back(std::to_string(pc.bytes_out));
+    rows[row++].push_back(Duration(Percentile(pc.latencies, 0.5)));
+    rows[row++].push_back(Duration(Percentile(pc.latencies, 0.95)));
+    rows[row++].push_back(Duration(pc.latencies.empty() ? 0 : pc.latencies.back()));
+    std::string unanswered = std::to_string(pc.in_flight.size());
+    if (!pc.in_flight.empty()) {
+      unanswered += " (" + pc.in_flight.begin()->second + " id=" + std::to_string(pc.in_flight.begin()->first);
+      unanswered += pc.in_flight.size() > 1 ? ", ...)" : ")";
+    }
+    rows[row++].push_back(unanswered);
+    rows[row++].push_back(std::to_string(pc.composites));
+    rows[row++].push_back(std::to_string(pc.events));
+    for (size_t i = 0; i < 4; ++i) {
+      rows[row++].push_back(i < pc.slowest.size() ? Duration(pc.slowest[i].latency_ns) + " " + pc.slowest[i].name +
+                                                        " id=" + std::to_string(pc.slowest[i].id)
+                                                  : "");
+    }
+  }
+  std::string out = Printf("\nsessions (%zu connections, side by side):\n", columns.size());
+  out += Columns(rows, 12);
+  for (const std::string& r : refused) out += "  refused: " + r + "\n";
+
+  // Each command and event kind, per session.
+  std::map<std::string, uint64_t> totals;
+  for (auto& [connection, pc] : columns)
+    for (const auto& [name, n] : pc->by_command) totals[name] += n;
+  std::vector<std::pair<std::string, uint64_t>> names(totals.begin(), totals.end());
+  std::stable_sort(names.begin(), names.end(), [](const auto& a, const auto& b) { return a.second > b.second; });
+  std::vector<std::vector<std::string>> table;
+  table.push_back({"command"});
+  for (auto& [connection, pc] : columns) table[0].push_back(rows[0][table[0].size()]);
+  for (const auto& [name, total] : names) {
+    table.push_back({name});
+    for (auto& [connection, pc] : columns) {
+      auto it = pc->by_command.find(name);
+      table.back().push_back(std::to_string(it == pc->by_command.end() ? 0 : it->second));
+    }
+  }
+  std::map<std::string, uint64_t> kinds;
+  for (auto& [connection, pc] : columns)
+    for (const auto& [kind, n] : pc->by_event) kinds[kind] += n;
+  if (!kinds.empty()) {
+    table.push_back({"event"});
+    for (size_t i = 0; i < columns.size(); ++i) table.back().push_back("");
+    for (const auto& [kind, total] : kinds) {
+      table.push_back({kind});
+      for (auto& [connection, pc] : columns) {
+        auto it = pc->by_event.find(kind);
+        table.back().push_back(std::to_string(it == pc->by_event.end() ? 0 : it->second));
+      }
+    }
+  }
+  out += "\ncommands and events by session:\n";
+  out += Columns(table, 44);
+  return out;
+}
+
 }  // namespace
 
 void Order(std::vector<TraceFile>& files) {
@@ -90,9 +227,26 @@ tl::expected<TraceFile, std::string> Load(const std::string& path) {
   return file;
 }
 
-std::string Line(const Record& r, uint64_t start_ns) {
+std::optional<uint64_t> Connections::Of(const Record& r) {
+  std::optional<uint64_t> connection;
+  if (r.packet) {
+    connection = r.packet->connection;
+    if (r.packet->direction == Packet::Direction::kOut && !r.packet->reply) composite_ = r.packet->connection;
+  } else if (r.session && r.session->kind != Session::Kind::kRefused) {
+    connection = r.session->connection;
+  } else if (r.event) {
+    connection = composite_;
+  }
+  if (connection && *connection != 0) seen_.insert(*connection);
+  return connection;
+}
+
+std::string Line(const Record& r, uint64_t start_ns, std::optional<uint64_t> connection) {
   const double ms = r.time_ns >= start_ns ? (r.time_ns - start_ns) / 1e6 : -((start_ns - r.time_ns) / 1e6);
   std::string out = Printf("%12.3f ms  ", ms);
+  if (connection && (r.packet || r.event || r.session)) {
+    out += *connection ? "[conn " + std::to_string(*connection) + "] " : std::string("[conn ?] ");
+  }
   if (r.header) {
     const Header& h = *r.header;
     out += "header: jdwpx " + h.jdwpx_version + ", " + h.vm_name + " " + h.vm_version + ", pid " +
@@ -174,6 +328,9 @@ std::string Summarize(std::vector<TraceFile> files) {
   };
   std::vector<SessionSpan> sessions;
   std::vector<std::string> refused;
+  std::map<uint64_t, PerConnection> connections;
+  Connections tracker;
+  uint64_t seen_order = 0;
   uint64_t suspended_ns = 0, suspensions = 0, dropped = 0, errors = 0, records = 0;
   std::optional<uint64_t> suspended_since;
   uint64_t first = UINT64_MAX, last = 0;
@@ -184,6 +341,46 @@ std::string Summarize(std::vector<TraceFile> files) {
       ++records;
       first = std::min(first, r.time_ns);
       last = std::max(last, r.time_ns);
+      if (std::optional<uint64_t> c = tracker.Of(r)) {
+        auto [it, added] = connections.try_emplace(*c);
+        if (added) it->second.order = seen_order++;
+        PerConnection& pc = it->second;
+        if (r.packet) {
+          const Packet& p = *r.packet;
+          const std::string name = CommandLabel(p.command_set, p.command);
+          if (p.direction == Packet::Direction::kIn && !p.reply) {
+            ++pc.commands;
+            ++pc.by_command[name];
+            pc.bytes_in += p.length;
+            pc.in_flight[p.id] = name;
+          } else if (p.direction == Packet::Direction::kOut && p.reply) {
+            pc.bytes_out += p.length;
+            pc.in_flight.erase(p.id);
+            if (p.error_code) ++pc.errors;
+            if (p.command_set) {
+              pc.latencies.push_back(p.latency_ns);
+              pc.slowest.push_back({p.latency_ns, name, p.id});
+            }
+          } else if (p.direction == Packet::Direction::kOut && !p.reply && p.command_set < 128) {
+            ++pc.composites;
+          }
+        } else if (r.event) {
+          ++pc.events;
+          ++pc.by_event[EventKindName(r.event->kind)];
+        } else if (r.session) {
+          const Session& s = *r.session;
+          if (s.number) pc.number = s.number;
+          if (!s.peer.empty()) pc.peer = s.peer;
+          if (s.kind == Session::Kind::kAttached) {
+            pc.attached = r.time_ns;
+            pc.handshake_ns = s.handshake_ns;
+          }
+          if (s.kind == Session::Kind::kEnded && !pc.ended) {
+            pc.ended = r.time_ns;
+            pc.reason = s.reason;
+          }
+        }
+      }
       if (r.packet) {
         const Packet& p = *r.packet;
         if (p.direction == Packet::Direction::kIn && !p.reply) {
@@ -236,18 +433,21 @@ std::string Summarize(std::vector<TraceFile> files) {
   for (const std::string& vm : vms) out += "trace of " + vm + "\n";
   out += Printf("%" PRIu64 " records in %zu file(s), spanning %s\n", records, files.size(),
                 Duration(records ? last - first : 0).c_str());
-  out += "\nsessions:\n";
-  if (sessions.empty() && refused.empty()) out += "  none\n";
-  for (size_t i = 0; i < sessions.size(); ++i) {
-    const SessionSpan& s = sessions[i];
-    out += Printf("  %zu  %-24s %s", i + 1, s.peer.c_str(),
-                  (Duration((s.ended ? s.end : last) - s.start) + (s.ended ? "" : " (still attached)")).c_str());
-    if (s.handshake_ns) out += ", handshake " + Duration(s.handshake_ns);
-    if (s.ended) out += ", ended: " + s.reason;
-    out += "\n";
+  if (tracker.several()) {
+    out += SideBySide(connections, refused, first, last);
+  } else {
+    out += "\nsessions:\n";
+    if (sessions.empty() && refused.empty()) out += "  none\n";
+    for (size_t i = 0; i < sessions.size(); ++i) {
+      const SessionSpan& s = sessions[i];
+      out += Printf("  %zu  %-24s %s", i + 1, s.peer.c_str(),
+                    (Duration((s.ended ? s.end : last) - s.start) + (s.ended ? "" : " (still attached)")).c_str());
+      if (s.handshake_ns) out += ", handshake " + Duration(s.handshake_ns);
+      if (s.ended) out += ", ended: " + s.reason;
+      out += "\n";
+    }
+    for (const std::string& r : refused) out += "  refused: " + r + "\n";
   }
-  for (const std::string& r : refused) out += "  refused: " + r + "\n";
-
   out += "\ncommands:\n";
   std::vector<std::pair<std::string, CommandStats>> sorted(commands.begin(), commands.end());
   std::stable_sort(sorted.begin(), sorted.end(), [](const auto& a, const auto& b) { return a.second.count > b.second.count; });

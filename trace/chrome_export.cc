@@ -103,7 +103,8 @@ class Run {
       if (s.count > 0) EndThreadSuspension(last_ns_, thread, s, "still suspended at the end of the trace", true);
     }
     if (vm_suspended_since_) EndAsync(last_ns_, "suspension", "VM suspended", {{"open_at_end", true}});
-    if (session_open_) EndAsync(last_ns_, "session", session_name_, {{"open_at_end", true}});
+    for (const auto& [connection, open] : sessions_)
+      EndAsync(last_ns_, "session", open.name, {{"open_at_end", true}}, open.id);
     out_.Emit({{"ph", "M"}, {"name", "process_name"}, {"pid", pid_}, {"tid", 0},
                        {"args", {{"name", "debuggee (pid " + std::to_string(pid_) + ")"}}}});
     out_.Emit({{"ph", "M"}, {"name", "thread_name"}, {"pid", pid_}, {"tid", kCommandsTrack},
@@ -148,31 +149,33 @@ class Run {
     out_.Emit(std::move(e));
   }
 
-  void BeginAsync(uint64_t ns, const char* cat, const std::string& name, json args) {
+  // `id`: 1, one track per category whose spans never overlap; sessions, which
+  // overlap with sessions=N, are told apart by their number.
+  void BeginAsync(uint64_t ns, const char* cat, const std::string& name, json args, uint32_t id = 1) {
     json e = Base("b", ns, kCommandsTrack);
     e["cat"] = cat;
     e["name"] = name;
-    e["id"] = 1;  // one track per category: its spans never overlap
+    e["id"] = id;
     e["args"] = std::move(args);
     out_.Emit(std::move(e));
   }
 
-  void EndAsync(uint64_t ns, const char* cat, const std::string& name, json args) {
+  void EndAsync(uint64_t ns, const char* cat, const std::string& name, json args, uint32_t id = 1) {
     json e = Base("e", ns, kCommandsTrack);
     e["cat"] = cat;
     e["name"] = name;
-    e["id"] = 1;
+    e["id"] = id;
     e["args"] = std::move(args);
     out_.Emit(std::move(e));
   }
 
   void TakePacket(uint64_t ns, const Packet& p) {
     if (p.direction == Packet::Direction::kIn && !p.reply) {
-      commands_[p.id] = Command{ns, p.command_set, p.command, ThreadOf(p)};
+      commands_[{p.connection, p.id}] = Command{ns, p.command_set, p.command, ThreadOf(p)};
       return;
     }
     if (p.direction != Packet::Direction::kOut || !p.reply) return;
-    auto it = commands_.find(p.id);
+    auto it = commands_.find({p.connection, p.id});
     if (it == commands_.end()) return;
     const Command c = it->second;
     commands_.erase(it);
@@ -247,19 +250,31 @@ class Run {
 
   void TakeSession(uint64_t ns, const Session& s) {
     switch (s.kind) {
-      case Session::Kind::kAttached:
-        if (session_open_) EndAsync(ns, "session", session_name_, {});
-        session_open_ = true;
-        session_name_ = "session " + std::to_string(s.number) + " " + s.peer;
-        BeginAsync(ns, "session", session_name_, {{"peer", s.peer}, {"handshake_us", s.handshake_ns / 1e3}});
+      case Session::Kind::kAttached: {
+        // Of the same connection (traces before sessions=N: all 0): it ended unseen.
+        if (auto it = sessions_.find(s.connection); it != sessions_.end()) {
+          EndAsync(ns, "session", it->second.name, {}, it->second.id);
+          sessions_.erase(it);
+        }
+        const OpenSession& open = sessions_[s.connection] =
+            OpenSession{"session " + std::to_string(s.number) + " " + s.peer, std::max<uint32_t>(s.number, 1)};
+        BeginAsync(ns, "session", open.name, {{"peer", s.peer}, {"handshake_us", s.handshake_ns / 1e3}}, open.id);
         break;
-      case Session::Kind::kEnded:
-        // The agent resumes every thread when the debugger leaves.
-        ResumeEverything(ns);
-        commands_.clear();
-        if (session_open_) EndAsync(ns, "session", session_name_, {{"reason", s.reason}});
-        session_open_ = false;
+      }
+      case Session::Kind::kEnded: {
+        std::erase_if(commands_, [&](const auto& c) { return c.first.first == s.connection; });
+        if (auto it = sessions_.find(s.connection); it != sessions_.end()) {
+          EndAsync(ns, "session", it->second.name, {{"reason", s.reason}}, it->second.id);
+          sessions_.erase(it);
+        }
+        // The agent resumes what the debugger suspended when it leaves; the
+        // threads' spans here are not kept per debugger: they end with the last.
+        if (sessions_.empty()) {
+          ResumeEverything(ns);
+          commands_.clear();
+        }
         break;
+      }
       case Session::Kind::kRefused:
         Instant(ns, "session", "debugger refused", {{"reason", s.reason}});
         break;
@@ -306,13 +321,16 @@ class Run {
   uint64_t last_ns_ = 0;
   std::map<uint64_t, std::string> names_;
   std::set<uint64_t> tracks_;                    // tids with events
-  std::map<uint32_t, Command> commands_;         // not yet answered, by packet id
+  std::map<std::pair<uint64_t, uint32_t>, Command> commands_;  // not yet answered, by (connection, packet id)
   std::map<uint64_t, ThreadSuspension> threads_;  // by thread ID
   std::pair<uint64_t, uint32_t> composite_{0, 0};  // the composite whose events come in (time, id)
   std::set<uint64_t> composite_threads_;           // threads it suspended
   std::optional<uint64_t> vm_suspended_since_;
-  bool session_open_ = false;
-  std::string session_name_;
+  struct OpenSession {
+    std::string name;
+    uint32_t id;
+  };
+  std::map<uint64_t, OpenSession> sessions_;  // attached and not ended, by connection
 };
 
 }  // namespace

@@ -31,7 +31,8 @@ Record FromProto(const proto::Record& p) {
       break;
     case proto::Record::kSession: {
       const auto& s = p.session();
-      r.session = Session{static_cast<Session::Kind>(s.kind()), s.peer(), s.reason(), s.number(), s.handshake_ns()};
+      r.session = Session{static_cast<Session::Kind>(s.kind()), s.peer(), s.reason(), s.number(), s.handshake_ns(),
+                          s.connection()};
       break;
     }
     case proto::Record::kPacket: {
@@ -45,7 +46,8 @@ Record FromProto(const proto::Record& p) {
                         k.length(),
                         k.latency_ns(),
                         std::vector<uint8_t>(k.bytes().begin(), k.bytes().end()),
-                        k.thread()};
+                        k.thread(),
+                        k.connection()};
       break;
     }
     case proto::Record::kEvent: {

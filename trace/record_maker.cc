@@ -58,8 +58,22 @@ std::string ValidUtf8(std::string_view text) {
   return out;
 }
 
-void RecordMaker::Suspend(uint64_t time_ns, Suspension::By by, uint32_t packet_id, std::vector<Record>& out) {
-  if (vm_suspends_++ == 0) {
+uint64_t RecordMaker::Resolve(uint64_t connection) const {
+  if (connection == 0 && attached_.size() == 1) return attached_.begin()->first;
+  return connection;
+}
+
+uint32_t RecordMaker::SuspendsInForce() const {
+  uint32_t total = 0;
+  for (const auto& [connection, count] : vm_suspends_) total += count;
+  return total;
+}
+
+void RecordMaker::Suspend(uint64_t time_ns, Suspension::By by, uint64_t connection, uint32_t packet_id,
+                          std::vector<Record>& out) {
+  const bool was_running = SuspendsInForce() == 0;
+  ++vm_suspends_[connection];
+  if (was_running) {
     Record r;
     r.time_ns = time_ns;
     r.suspension = Suspension{true, by, packet_id};
@@ -67,10 +81,17 @@ void RecordMaker::Suspend(uint64_t time_ns, Suspension::By by, uint32_t packet_i
   }
 }
 
-void RecordMaker::Resume(uint64_t time_ns, Suspension::By by, uint32_t packet_id, bool all, std::vector<Record>& out) {
-  if (vm_suspends_ == 0) return;
-  vm_suspends_ = all ? 0 : vm_suspends_ - 1;
-  if (vm_suspends_ == 0) {
+void RecordMaker::Resume(uint64_t time_ns, Suspension::By by, uint64_t connection, uint32_t packet_id, bool all,
+                         std::vector<Record>& out) {
+  auto it = vm_suspends_.find(connection);
+  // A debugger's VirtualMachine.Resume, holding nothing itself: it releases an
+  // event's suspension recorded without its connection (not known to the agent
+  // while several debuggers are attached), most likely its own.
+  if (it == vm_suspends_.end() && by == Suspension::By::kDebugger) it = vm_suspends_.find(0);
+  if (it == vm_suspends_.end() || it->second == 0) return;
+  it->second = all ? 0 : it->second - 1;
+  if (it->second == 0) vm_suspends_.erase(it);
+  if (SuspendsInForce() == 0) {
     Record r;
     r.time_ns = time_ns;
     r.suspension = Suspension{false, by, packet_id};
@@ -84,22 +105,40 @@ void RecordMaker::Make(const Observation& seen, std::vector<Record>& out) {
   switch (seen.kind) {
     case Observation::Kind::kNone:
       return;
-    case Observation::Kind::kAttached:
-      peer_ = ValidUtf8(seen.text);
-      r.session = Session{Session::Kind::kAttached, peer_, {}, ++sessions_, seen.handshake_ns};
+    case Observation::Kind::kAttached: {
+      Attached& a = attached_[seen.connection];
+      a = Attached{++sessions_, ValidUtf8(seen.text)};
+      r.session = Session{Session::Kind::kAttached, a.peer, {}, a.number, seen.handshake_ns, seen.connection};
       out.push_back(std::move(r));
       return;
+    }
     case Observation::Kind::kRefused:
       r.session = Session{Session::Kind::kRefused, {}, ValidUtf8(seen.text), 0};
       out.push_back(std::move(r));
       return;
-    case Observation::Kind::kDetached:
-      r.session = Session{Session::Kind::kEnded, peer_, ValidUtf8(seen.text), sessions_};
+    case Observation::Kind::kDetached: {
+      const uint64_t connection = Resolve(seen.connection);
+      Attached ended;
+      if (auto it = attached_.find(connection); it != attached_.end()) {
+        ended = std::move(it->second);
+        attached_.erase(it);
+      }
+      r.session = Session{Session::Kind::kEnded, ended.peer, ValidUtf8(seen.text), ended.number, 0, connection};
       out.push_back(std::move(r));
       // The agent resumes everything the debugger suspended when it leaves.
-      pending_.clear();
-      Resume(seen.time_ns, Suspension::By::kSessionEnd, 0, true, out);
+      std::erase_if(pending_, [&](const auto& entry) { return entry.first.connection == connection; });
+      if (attached_.empty()) {
+        // The last one: nothing is held any more, whatever connection it was counted under.
+        pending_.clear();
+        if (SuspendsInForce() > 0) {
+          vm_suspends_ = {{connection, 1}};
+          Resume(seen.time_ns, Suspension::By::kSessionEnd, connection, 0, true, out);
+        }
+      } else {
+        Resume(seen.time_ns, Suspension::By::kSessionEnd, connection, 0, true, out);
+      }
       return;
+    }
     case Observation::Kind::kError:
       r.agent_error = AgentError{ValidUtf8(seen.text)};
       out.push_back(std::move(r));
@@ -118,12 +157,22 @@ void RecordMaker::Make(const Observation& seen, std::vector<Record>& out) {
   p.id = Be32(h + 4);
   p.reply = (h[8] & jdwp::kReplyFlag) != 0;
   p.length = seen.length;
+  p.connection = Resolve(seen.connection);
   if (bodies_) p.bytes = seen.bytes;
   const uint32_t id = p.id;
   if (p.reply) {
     p.error_code = uint32_t{h[9]} << 8 | h[10];
     if (p.direction == Packet::Direction::kOut) {
-      if (auto it = pending_.find(id); it != pending_.end()) {
+      auto it = pending_.find(Key{p.connection, id});
+      if (it == pending_.end() && p.connection == 0) {
+        // Its connection not known, several debuggers attached: the command of
+        // that id that came first, whoever sent it (replies mostly go out in order).
+        for (auto c = pending_.begin(); c != pending_.end(); ++c) {
+          if (c->first.id == id && (it == pending_.end() || c->second.time_ns < it->second.time_ns)) it = c;
+        }
+      }
+      if (it != pending_.end()) {
+        p.connection = it->first.connection;
         p.command_set = it->second.set;
         p.command = it->second.command;
         p.latency_ns = seen.time_ns >= it->second.time_ns ? seen.time_ns - it->second.time_ns : 0;
@@ -134,8 +183,9 @@ void RecordMaker::Make(const Observation& seen, std::vector<Record>& out) {
     p.command_set = h[9];
     p.command = h[10];
     p.thread = seen.thread;
-    if (p.direction == Packet::Direction::kIn) pending_[id] = Pending{seen.time_ns, h[9], h[10]};
+    if (p.direction == Packet::Direction::kIn) pending_[Key{p.connection, id}] = Pending{seen.time_ns, h[9], h[10]};
   }
+  const uint64_t connection = p.connection;
   const bool vm_command = p.reply && p.error_code == 0 && p.command_set == kVirtualMachine;
   const uint8_t set = static_cast<uint8_t>(p.command_set);
   const uint8_t command = static_cast<uint8_t>(p.command);
@@ -145,8 +195,8 @@ void RecordMaker::Make(const Observation& seen, std::vector<Record>& out) {
 
   // The VM as a whole: suspended by VirtualMachine.Suspend and by events of
   // policy ALL, each undone by one VirtualMachine.Resume (as JDWP counts them).
-  if (vm_command && command == kVmSuspend) Suspend(seen.time_ns, Suspension::By::kDebugger, id, out);
-  if (vm_command && command == kVmResume) Resume(seen.time_ns, Suspension::By::kDebugger, id, false, out);
+  if (vm_command && command == kVmSuspend) Suspend(seen.time_ns, Suspension::By::kDebugger, connection, id, out);
+  if (vm_command && command == kVmResume) Resume(seen.time_ns, Suspension::By::kDebugger, connection, id, false, out);
   if (composite && seen.bytes.size() > jdwp::kHeaderSize) {
     std::span<const uint8_t> data(seen.bytes.data() + jdwp::kHeaderSize, seen.bytes.size() - jdwp::kHeaderSize);
     auto decoded = jdwp::DecodeBody<jdwp::Event::Composite::Request>(data);
@@ -171,7 +221,8 @@ void RecordMaker::Make(const Observation& seen, std::vector<Record>& out) {
       e.event = ev;
       out.push_back(std::move(e));
     }
-    if (decoded->suspend_policy == jdwp::SuspendPolicy::kAll) Suspend(seen.time_ns, Suspension::By::kEvent, id, out);
+    if (decoded->suspend_policy == jdwp::SuspendPolicy::kAll)
+      Suspend(seen.time_ns, Suspension::By::kEvent, connection, id, out);
   }
 }
 

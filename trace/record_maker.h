@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <span>
 #include <string>
 #include <string_view>
@@ -29,6 +30,7 @@ struct Observation {
   uint64_t handshake_ns = 0;   // kAttached
   uint64_t thread = 0;         // kPacketIn of ThreadReference / StackFrame: the thread named first;
                                // kThreadName: the thread named
+  uint64_t connection = 0;     // packets, kAttached, kDetached: the transport's number (0: not known)
 };
 
 // `text` with every byte that is not part of well-formed UTF-8 (overlong
@@ -49,14 +51,37 @@ class RecordMaker {
     uint8_t set;
     uint8_t command;
   };
-  void Suspend(uint64_t time_ns, Suspension::By by, uint32_t packet_id, std::vector<Record>& out);
-  void Resume(uint64_t time_ns, Suspension::By by, uint32_t packet_id, bool all, std::vector<Record>& out);
+  // A command is known by its connection and id: several debuggers attached
+  // at once each number their commands from 1.
+  struct Key {
+    uint64_t connection;
+    uint32_t id;
+    bool operator==(const Key&) const = default;
+  };
+  struct KeyHash {
+    size_t operator()(const Key& k) const noexcept {
+      return std::hash<uint64_t>{}(k.connection * 0x9e3779b97f4a7c15ull ^ k.id);
+    }
+  };
+  struct Attached {
+    uint32_t number = 0;
+    std::string peer;
+  };
+  // `connection`, or when it is 0 (not known) that of the one debugger attached.
+  uint64_t Resolve(uint64_t connection) const;
+  void Suspend(uint64_t time_ns, Suspension::By by, uint64_t connection, uint32_t packet_id, std::vector<Record>& out);
+  void Resume(uint64_t time_ns, Suspension::By by, uint64_t connection, uint32_t packet_id, bool all,
+              std::vector<Record>& out);
+  uint32_t SuspendsInForce() const;
 
   bool bodies_;
-  std::unordered_map<uint32_t, Pending> pending_;  // commands not yet answered, by id
-  uint32_t vm_suspends_ = 0;                       // VM-wide suspensions in force
+  std::unordered_map<Key, Pending, KeyHash> pending_;  // commands not yet answered
+  // VM-wide suspensions in force, per debugger (JDWP counts them per debugger:
+  // each one's VirtualMachine.Resume undoes its own); the VM is suspended
+  // while any is.
+  std::map<uint64_t, uint32_t> vm_suspends_;
   uint32_t sessions_ = 0;
-  std::string peer_;  // of the session attached last
+  std::map<uint64_t, Attached> attached_;  // by connection
 };
 
 }  // namespace jdwpx::trace

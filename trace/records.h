@@ -51,11 +51,12 @@ struct Session {
   std::string reason;
   uint32_t number = 0;
   uint64_t handshake_ns = 0;
+  uint64_t connection = 0;  // the transport's; 0 in traces before sessions=N
   bool operator==(const Session&) const = default;
 };
 constexpr auto TraceFields(const Session*) {
   return std::tuple<Field<1, &Session::kind>, Field<2, &Session::peer>, Field<3, &Session::reason>,
-                    Field<4, &Session::number>, Field<5, &Session::handshake_ns>>{};
+                    Field<4, &Session::number>, Field<5, &Session::handshake_ns>, Field<6, &Session::connection>>{};
 }
 
 struct Packet {
@@ -70,13 +71,14 @@ struct Packet {
   uint64_t latency_ns = 0;
   std::vector<uint8_t> bytes;
   uint64_t thread = 0;
+  uint64_t connection = 0;  // Session::connection; 0 in traces before sessions=N
   bool operator==(const Packet&) const = default;
 };
 constexpr auto TraceFields(const Packet*) {
   return std::tuple<Field<1, &Packet::direction>, Field<2, &Packet::id>, Field<3, &Packet::reply>,
                     Field<4, &Packet::command_set>, Field<5, &Packet::command>, Field<6, &Packet::error_code>,
                     Field<7, &Packet::length>, Field<8, &Packet::latency_ns>, Field<9, &Packet::bytes>,
-                    Field<10, &Packet::thread>>{};
+                    Field<10, &Packet::thread>, Field<11, &Packet::connection>>{};
 }
 
 struct Event {

@@ -148,13 +148,15 @@ uint64_t ThreadNamedFirst(Observation::Kind kind, std::span<const uint8_t> packe
 }
 }  // namespace
 
-void Writer::Packet(Observation::Kind kind, std::span<const uint8_t> packet, size_t length) noexcept {
+void Writer::Packet(Observation::Kind kind, uint64_t connection, std::span<const uint8_t> packet,
+                    size_t length) noexcept {
   if (packet.size() < jdwp::kHeaderSize || closed_.load(std::memory_order_relaxed)) return;
   try {
     Observation seen;
     seen.kind = kind;
     seen.time_ns = MonotonicNs();
     seen.length = static_cast<uint32_t>(length);
+    seen.connection = connection;
     std::memcpy(seen.header, packet.data(), jdwp::kHeaderSize);
     seen.thread = ThreadNamedFirst(kind, packet);
     // Composites are decoded into Event records by the writer; bodies only when asked for.
@@ -166,7 +168,8 @@ void Writer::Packet(Observation::Kind kind, std::span<const uint8_t> packet, siz
   }
 }
 
-void Writer::Text(Observation::Kind kind, std::string_view text, uint64_t handshake_ns, uint64_t thread) noexcept {
+void Writer::Text(Observation::Kind kind, std::string_view text, uint64_t handshake_ns, uint64_t thread,
+                  uint64_t connection) noexcept {
   if (closed_.load(std::memory_order_relaxed)) return;
   try {
     Observation seen;
@@ -175,6 +178,7 @@ void Writer::Text(Observation::Kind kind, std::string_view text, uint64_t handsh
     seen.text = std::string(text);
     seen.handshake_ns = handshake_ns;
     seen.thread = thread;
+    seen.connection = connection;
     Push(std::move(seen));
   } catch (...) {
     dropped_.fetch_add(1, std::memory_order_relaxed);

@@ -65,20 +65,30 @@ class Writer {
   static tl::expected<std::unique_ptr<Writer>, std::string> Open(WriterConfig config);
   ~Writer();
 
-  // From any thread; never blocks. A whole packet, header included.
-  void PacketIn(std::span<const uint8_t> packet) noexcept { Packet(Observation::Kind::kPacketIn, packet, packet.size()); }
-  void PacketOut(std::span<const uint8_t> packet) noexcept { Packet(Observation::Kind::kPacketOut, packet, packet.size()); }
+  // From any thread; never blocks. A whole packet, header included, and the
+  // transport's number for the connection it came in on or went out on
+  // (Session::connection). 0 for a packet out: the connection is not known, and
+  // the record maker gives a reply its command's connection, and anything else
+  // the one debugger's when only one is attached.
+  void PacketIn(uint64_t connection, std::span<const uint8_t> packet) noexcept {
+    Packet(Observation::Kind::kPacketIn, connection, packet, packet.size());
+  }
+  void PacketOut(uint64_t connection, std::span<const uint8_t> packet) noexcept {
+    Packet(Observation::Kind::kPacketOut, connection, packet, packet.size());
+  }
   // A packet of `length` bytes of which `bytes` are at hand: for one sent in
   // parts, its header only (its parts are gone once written), so tracebytes=y
   // keeps only its header.
-  void PacketOut(std::span<const uint8_t> bytes, size_t length) noexcept {
-    Packet(Observation::Kind::kPacketOut, bytes, length);
+  void PacketOut(uint64_t connection, std::span<const uint8_t> bytes, size_t length) noexcept {
+    Packet(Observation::Kind::kPacketOut, connection, bytes, length);
   }
-  void SessionAttached(std::string_view peer, uint64_t handshake_ns) noexcept {
-    Text(Observation::Kind::kAttached, peer, handshake_ns);
+  void SessionAttached(uint64_t connection, std::string_view peer, uint64_t handshake_ns) noexcept {
+    Text(Observation::Kind::kAttached, peer, handshake_ns, 0, connection);
   }
   void SessionRefused(std::string_view reason) noexcept { Text(Observation::Kind::kRefused, reason); }
-  void SessionEnded(std::string_view reason) noexcept { Text(Observation::Kind::kDetached, reason); }
+  void SessionEnded(uint64_t connection, std::string_view reason) noexcept {
+    Text(Observation::Kind::kDetached, reason, 0, 0, connection);
+  }
   void Error(std::string_view message) noexcept { Text(Observation::Kind::kError, message); }
   // A thread ID given out for the first time, and the thread's name (UTF-8).
   void ThreadNamed(uint64_t thread, std::string_view name) noexcept {
@@ -98,8 +108,9 @@ class Writer {
     std::atomic<size_t> sequence;
     Observation value;
   };
-  void Packet(Observation::Kind kind, std::span<const uint8_t> packet, size_t length) noexcept;
-  void Text(Observation::Kind kind, std::string_view text, uint64_t handshake_ns = 0, uint64_t thread = 0) noexcept;
+  void Packet(Observation::Kind kind, uint64_t connection, std::span<const uint8_t> packet, size_t length) noexcept;
+  void Text(Observation::Kind kind, std::string_view text, uint64_t handshake_ns = 0, uint64_t thread = 0,
+            uint64_t connection = 0) noexcept;
   bool Push(Observation&& seen) noexcept;
   bool Pop(Observation& seen);
   void Run();

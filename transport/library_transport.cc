@@ -11,6 +11,10 @@
 // when Send returns and Flush has nothing to wait for. CloseConnection() and
 // Shutdown() call Close / StopListening from any thread; the library must make
 // a blocked ReadPacket / Accept return then (stock relies on the same).
+//
+// One connection at a time, whatever Config::max_sessions says: jdwpTransport's
+// environment holds a single connection (Accept, ReadPacket and WritePacket
+// name none), so sessions=N serves N debuggers over dt_socket only.
 #include "transport/library_transport.h"
 
 #include <dlfcn.h>

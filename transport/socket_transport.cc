@@ -7,17 +7,22 @@
 // (server) or the end of the connection (client). Every member below the
 // "I/O state" line is touched only by the thread running the io_context.
 // Other threads reach it only through asio::post (CloseConnection, Shutdown,
-// the rest of a packet Send() could not write), through the atomics, and
-// through a session's write side under its write_mu (Send, below).
+// the rest of a packet Send() could not write), through the atomics, through
+// the map of attached sessions under direct_mu_, and through a session's write
+// side under its write_mu (Send, below).
 //
 // Server mode keeps one acceptor for the whole life of the transport: one
-// accept loop takes a connection, filters it (allow=), waits for the attached
-// session's end if there is one (a debugger reconnecting may connect before
-// its previous connection is seen closed: the accept and the EOF complete in
-// one io_context, in either order), handshakes, and hands it to a session (one
-// reader coroutine, one writer callback chain draining a queue). Handshakes are
-// serial, like stock's. Sessions are numbered; Send and CloseConnection name
-// theirs, so a late packet or close never reaches the next debugger.
+// accept loop takes a connection, filters it (allow=), handshakes, and hands it
+// to a session of its own (one reader coroutine, one writer callback chain
+// draining a queue). Up to sessions= (Config::max_sessions) sessions are
+// attached at once, each read and written independently of the others.
+// With sessions=1 (stock's one debugger) a connection that comes while one is
+// attached first waits for that one's end (a debugger reconnecting may connect
+// before its previous connection is seen closed: the accept and the EOF
+// complete in one io_context, in either order). With more, one that finds all
+// of them taken after its handshake is closed. Handshakes are serial, like
+// stock's. Sessions are numbered; Send and CloseConnection name theirs, so a
+// late packet or close never reaches another debugger.
 // Unix-domain sockets (address=unix:<path>, ours) share all of this through
 // asio's generic stream protocol; only binding, the peer check (SO_PEERCRED
 // instead of allow=) and the socket file's life differ (unix_socket.cc).
@@ -223,7 +228,7 @@ tl::expected<void, TransportError> SocketTransport::AcceptWithin(int64_t wait_ms
                                                                  const std::function<void()>& waiting) {
   try {
     if (!config_.server) return tl::unexpected(TransportError{kErrorIllegalState, "Accept() needs server mode", {}});
-    if (session_) return {};
+    if (!sessions_.empty()) return {};
     if (stopping_) return tl::unexpected(TransportError{kErrorIo, "transport shut down", {}});
     accept_timed_out_ = false;
     suspend_timed_out_ = false;
@@ -249,7 +254,7 @@ tl::expected<void, TransportError> SocketTransport::AcceptWithin(int64_t wait_ms
         tick = [this, ticker, every_ms, &waiting, &tick] {
           ticker->expires_after(std::chrono::milliseconds(every_ms));
           ticker->async_wait([this, &waiting, &tick](const asio::error_code& ec) {
-            if (ec || session_ || stopping_) return;
+            if (ec || !sessions_.empty() || stopping_) return;
             waiting();
             tick();
           });
@@ -263,7 +268,7 @@ tl::expected<void, TransportError> SocketTransport::AcceptWithin(int64_t wait_ms
       ticker->cancel();
     });
     RunUntilIdle();
-    if (session_) return {};
+    if (!sessions_.empty()) return {};
     if (accept_timed_out_) return tl::unexpected(TransportError{kErrorTimeout, "timed out waiting for connection", {}});
     if (stopping_) return tl::unexpected(TransportError{kErrorIo, "transport shut down", {}});
     if (suspend_timed_out_) return tl::unexpected(TransportError{kErrorSuspendTimeout, "suspend timeout", {}});
@@ -319,13 +324,13 @@ tl::expected<void, TransportError> SocketTransport::ResolveUnix(const std::strin
 tl::expected<void, TransportError> SocketTransport::Attach() {
   try {
     if (config_.server) return tl::unexpected(TransportError{kErrorIllegalState, "Attach() needs client mode", {}});
-    if (session_) return {};
+    if (!sessions_.empty()) return {};
     if (stopping_) return tl::unexpected(TransportError{kErrorIo, "transport shut down", {}});
     connect_error_ = {kErrorIo, "connect failed", {}};
     connect_timed_out_ = false;
     Spawn(Connect());
     RunUntilIdle();
-    if (session_) return {};
+    if (!sessions_.empty()) return {};
     if (stopping_) return tl::unexpected(TransportError{kErrorIo, "transport shut down", {}});
     return tl::unexpected(connect_error_);
   } catch (const std::exception& e) {
@@ -424,10 +429,11 @@ asio::awaitable<void> SocketTransport::AcceptLoop(bool stop_after_first) {
       continue;
     }
     const std::string peer = *checked;
-    if (session_ && !co_await WaitForSessionEnd()) {
+    if (MaxSessions() == 1 && Full() && !co_await WaitForSessionEnd()) {
       if (stopping_ || accept_timed_out_) co_return;
       socket->close(ignored);
-      Warn("Debugger failed to attach: refused " + peer + ", a debugger is already attached (" + session_->peer + ")");
+      Warn("Debugger failed to attach: refused " + peer + ", a debugger is already attached (" +
+           sessions_.begin()->second->peer + ")");
       continue;
     }
     if (stopping_ || accept_timed_out_) co_return;
@@ -442,6 +448,15 @@ asio::awaitable<void> SocketTransport::AcceptLoop(bool stop_after_first) {
       if (stop_after_first && suspend_timed_out_) co_return;
       continue;
     }
+    if (Full()) {
+      // sessions=N>1, all taken (with 1 the wait above settled it). After the
+      // handshake: the debugger sees an agent that closed the connection, not
+      // a broken handshake, and one of the N seen leaving meanwhile makes room.
+      socket->close(ignored);
+      Warn(fmt::format("Debugger failed to attach: ERROR: sessions={}: {} debuggers attached already", MaxSessions(),
+                       sessions_.size()));
+      continue;
+    }
     StartSession(socket, peer, std::chrono::steady_clock::now() - handshake_start);
     if (stop_after_first) co_return;
   }
@@ -449,20 +464,20 @@ asio::awaitable<void> SocketTransport::AcceptLoop(bool stop_after_first) {
 
 asio::awaitable<bool> SocketTransport::WaitForSessionEnd() {
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(kWaitForSessionEndMs);
-  while (session_ && !stopping_ && !accept_timed_out_ && std::chrono::steady_clock::now() < deadline) {
+  while (Full() && !stopping_ && !accept_timed_out_ && std::chrono::steady_clock::now() < deadline) {
     session_end_timer_ = std::make_shared<asio::steady_timer>(io_, deadline);
     auto timer = session_end_timer_;
     asio::error_code ec;
     co_await timer->async_wait(asio::redirect_error(asio::use_awaitable, ec));
   }
   session_end_timer_.reset();
-  co_return !session_;
+  co_return !Full();
 }
 
 void SocketTransport::ArmListenDeadline() {
-  if (config_.timeout_ms <= 0 || !config_.server || session_ || stopping_) return;
+  if (config_.timeout_ms <= 0 || !config_.server || !sessions_.empty() || stopping_) return;
   listen_deadline_ = std::make_unique<Deadline>(io_, config_.timeout_ms, [this] {
-    if (session_ || stopping_) return;
+    if (!sessions_.empty() || stopping_) return;
     Notify([&] { listener_->OnAcceptFailed(TransportError{kErrorTimeout, "timed out waiting for connection", {}}); });
   });
 }
@@ -473,12 +488,10 @@ void SocketTransport::StartSession(std::shared_ptr<Socket> socket, const std::st
   auto session = std::make_shared<Session>(std::move(*socket));
   session->peer = peer;
   session->epoch = ++last_epoch_;
-  session_ = session;
   {
     std::lock_guard lock(direct_mu_);
-    direct_session_ = session;
+    sessions_.emplace(session->epoch, session);
   }
-  attached_epoch_ = session->epoch;
   if (log_) log_->debug("debugger attached: {}", peer);
   Notify([&] { listener_->OnAttached(peer, session->epoch, handshake); });
   // Under Accept()/Attach() the reader waits for Run().
@@ -581,15 +594,13 @@ void SocketTransport::Deliver(const std::shared_ptr<Session>& session, std::vect
 }
 
 void SocketTransport::EndSession(const std::shared_ptr<Session>& which, const std::string& reason) {
-  // A copy: `which` may be session_ itself, reset below.
+  // A copy: `which` may be the element of sessions_ erased below.
   const std::shared_ptr<Session> session = which;
   if (session->ended) return;
   session->ended = true;
-  if (session_ == session) {
-    session_.reset();
-    attached_epoch_ = 0;
+  {
     std::lock_guard lock(direct_mu_);
-    direct_session_.reset();
+    sessions_.erase(session->epoch);
   }
   size_t dropped = 0;
   {
@@ -617,7 +628,8 @@ void SocketTransport::EndSession(const std::shared_ptr<Session>& which, const st
   if (session_end_timer_) session_end_timer_->cancel();
   // A client transport lives for one connection only.
   if (!config_.server) CloseAll();
-  // Listening again: timeout= applies to each wait for a debugger, as stock.
+  // Listening again: timeout= applies to each wait for a debugger, as stock
+  // (none while other sessions remain).
   if (running_) ArmListenDeadline();
 }
 
@@ -629,7 +641,10 @@ void SocketTransport::CloseAll() {
   if (session_end_timer_) session_end_timer_->cancel();
   if (auto socket = handshaking_.lock()) socket->close(ignored);
   if (auto socket = connecting_.lock()) socket->close(ignored);
-  if (session_) EndSession(session_, stopping_ ? "transport shut down" : "connection closed");
+  // A copy: EndSession erases from sessions_.
+  std::vector<std::shared_ptr<Session>> attached;
+  for (const auto& [epoch, session] : sessions_) attached.push_back(session);
+  for (const auto& session : attached) EndSession(session, stopping_ ? "transport shut down" : "connection closed");
 }
 
 void SocketTransport::Run() {
@@ -644,7 +659,8 @@ void SocketTransport::Run() {
       ArmListenDeadline();
       Spawn(AcceptLoop(/*stop_after_first=*/false));
     }
-    if (session_) StartReader(session_);
+    // Attached under Accept()/Attach(): served from now on.
+    for (const auto& [epoch, session] : sessions_) StartReader(session);
     io_.restart();
     io_.run();
   } catch (const std::exception& e) {
@@ -656,10 +672,13 @@ void SocketTransport::Run() {
 
 void SocketTransport::CloseConnection(uint64_t epoch) {
   try {
-    if (epoch == 0 || epoch != attached_epoch_) return;
+    // No lock here: the I/O thread looks the connection up (it may have ended).
+    if (epoch == 0 || stopping_) return;
     asio::post(io_, [this, epoch] {
-      auto session = session_;
-      if (!session || session->epoch != epoch || session->ended) return;
+      auto found = sessions_.find(epoch);
+      if (found == sessions_.end()) return;
+      const std::shared_ptr<Session> session = found->second;
+      if (session->ended) return;
       bool idle = false;
       {
         std::lock_guard lock(session->write_mu);

@@ -3,6 +3,7 @@
 // transport/: backend/ sees only transport.h.
 #pragma once
 
+#include <algorithm>
 #include <array>
 #include <atomic>
 #include <chrono>
@@ -11,6 +12,7 @@
 #include <deque>
 #include <exception>
 #include <functional>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -147,8 +149,13 @@ class SocketTransport final : public Transport {
 
  private:
   asio::awaitable<void> AcceptLoop(bool stop_after_first);
-  // Waits (at most kWaitForSessionEndMs) until no session is attached; false if one still is.
+  // sessions=1: waits (at most kWaitForSessionEndMs) until no session is
+  // attached; false if one still is.
   asio::awaitable<bool> WaitForSessionEnd();
+  // Config::max_sessions, at least 1.
+  size_t MaxSessions() const { return static_cast<size_t>(std::max(config_.max_sessions, 1)); }
+  // As many sessions attached as sessions= allows.
+  bool Full() const { return sessions_.size() >= MaxSessions(); }
   asio::awaitable<void> Connect();
   // Returns an empty string on success, else stock's failure text.
   asio::awaitable<std::string> Handshake(std::shared_ptr<Socket> socket, bool send_first);
@@ -162,8 +169,8 @@ class SocketTransport final : public Transport {
   // On the calling thread, `session` locked (write_mu): writes `out` now when
   // the writer is idle, else queues it.
   void SendLocked(const std::shared_ptr<Session>& session, Outgoing out);
-  // The attached session if it is connection `epoch` and the transport is not
-  // stopping (what Send and SendInParts write to), else null.
+  // Attached connection `epoch` if the transport is not stopping (what Send and
+  // SendInParts write to), else null. Any thread.
   std::shared_ptr<Session> AttachedSession(uint64_t epoch);
   // `session` locked: its packet in parts has had its last part; what Send()
   // held back follows it.
@@ -177,7 +184,7 @@ class SocketTransport final : public Transport {
   void RunUntilIdle();
 
   void Spawn(asio::awaitable<void> task, std::function<void()> on_done = {});
-  // Wakes what waits on the served session's parts_cv (a parts maker, a held
+  // Wakes what waits on the attached sessions' parts_cv (a parts maker, a held
   // Send) to look at stopping_ and holding_back_ again.
   void WakeWaitingWriters();
   // A queued packet was written or dropped.
@@ -207,13 +214,13 @@ class SocketTransport final : public Transport {
   asio::io_context io_{1};
   std::atomic<bool> stopping_{false};
   std::atomic<bool> holding_back_{true};  // Send() may hold its caller (StopHoldingBack)
-  // Epoch of the attached session, 0 when none: Send() drops early on 0, and
-  // its queued handler drops a packet meant for an earlier session.
-  std::atomic<uint64_t> attached_epoch_{0};
-  // The attached session as Send() sees it from other threads (the I/O thread
-  // sets and clears it with session_).
-  std::mutex direct_mu_;  // leaf; taken before a session's write_mu
-  std::shared_ptr<Session> direct_session_;
+  // The attached sessions by epoch (at most sessions=, 16; one in client
+  // mode). Changed only by the thread running io_, under direct_mu_, so that
+  // thread reads it without the lock; other threads (Send, SendInParts,
+  // WakeWaitingWriters) read it under direct_mu_. A packet or close naming an
+  // epoch not in it (an ended connection) is dropped.
+  std::mutex direct_mu_;  // taken before a session's write_mu, nothing else under it
+  std::map<uint64_t, std::shared_ptr<Session>> sessions_;
   // Packets accepted by Send() and not yet written or dropped (for Flush).
   std::mutex unwritten_mu_;
   std::condition_variable unwritten_cv_;
@@ -230,7 +237,6 @@ class SocketTransport final : public Transport {
   // AcceptWithin: its bound ran out (no debugger attached in time).
   bool suspend_timed_out_ = false;
   bool loopback_only_ = false;  // set by Bind (TCP only: a Unix socket is no port)
-  std::shared_ptr<Session> session_;
   uint64_t last_epoch_ = 0;
   // The socket in the middle of a handshake, so that Shutdown/timeouts can close it.
   std::weak_ptr<Socket> handshaking_;
@@ -241,7 +247,8 @@ class SocketTransport final : public Transport {
   TransportError connect_error_;
   std::string accept_error_;
   std::shared_ptr<asio::steady_timer> accept_retry_timer_;
-  // Set while a connection waits for the attached session's end; EndSession and CloseAll cancel it.
+  // sessions=1: set while a connection waits for the attached session's end;
+  // EndSession and CloseAll cancel it.
   std::shared_ptr<asio::steady_timer> session_end_timer_;
   // timeout= while Run() listens with no debugger (stock's accept timeout).
   std::unique_ptr<Deadline> listen_deadline_;

@@ -159,13 +159,10 @@ void SocketTransport::PacketsDone(size_t n) {
 }
 
 std::shared_ptr<Session> SocketTransport::AttachedSession(uint64_t epoch) {
-  if (epoch == 0 || epoch != attached_epoch_ || stopping_) return nullptr;
-  std::shared_ptr<Session> session;
-  {
-    std::lock_guard lock(direct_mu_);
-    session = direct_session_;
-  }
-  return session && session->epoch == epoch ? session : nullptr;
+  if (epoch == 0 || stopping_) return nullptr;
+  std::lock_guard lock(direct_mu_);
+  auto found = sessions_.find(epoch);
+  return found != sessions_.end() ? found->second : nullptr;
 }
 
 void SocketTransport::Send(uint64_t epoch, std::vector<uint8_t> packet) {
@@ -279,9 +276,9 @@ std::unique_ptr<PacketWriter> SocketTransport::SendInParts(uint64_t epoch, size_
 
 void SocketTransport::WakeWaitingWriters() {
   std::lock_guard lock(direct_mu_);
-  if (direct_session_) {
-    std::lock_guard write(direct_session_->write_mu);
-    direct_session_->parts_cv.notify_all();
+  for (const auto& [epoch, session] : sessions_) {
+    std::lock_guard write(session->write_mu);
+    session->parts_cv.notify_all();
   }
 }
 

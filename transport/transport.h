@@ -4,9 +4,9 @@
 // backend/ sees; asio never leaks through it.
 //
 // Threading: Run() is called on one agent thread and runs a single-threaded
-// io_context (acceptor, socket, one reader, one writer). The Listener callbacks
-// run on that thread and must not block. Send() and CloseConnection() may be
-// called from any thread.
+// io_context (the acceptor; per connection a socket, one reader, one writer).
+// The Listener callbacks run on that thread and must not block. Send() and
+// CloseConnection() may be called from any thread.
 #pragma once
 
 #include <chrono>
@@ -38,9 +38,10 @@ struct Config {
   // address=unix:<path> (ours): peers are accepted only with the JVM's own uid
   // (SO_PEERCRED); root peers too with unixroot=y.
   bool unix_root = false;
-  // sessions=N (ours): server mode keeps up to this many debuggers attached at
-  // once, each a connection of its own; one more is closed after its handshake.
-  // 1 is stock's one debugger. dt_socket only: a transport library serves one.
+  // sessions=N (ours, 1..16): server mode keeps up to this many debuggers
+  // attached at once, each a connection of its own with its own session number;
+  // one more is closed after its handshake (Run()). 1 is stock's one debugger.
+  // dt_socket only: a transport library serves one connection whatever this says.
   int max_sessions = 1;
 };
 
@@ -206,11 +207,17 @@ class Transport {
     return Accept();
   }
 
-  // Runs the I/O loop on the calling thread until Shutdown(). In server mode a
-  // debugger that detaches is followed by listening again on the same address;
-  // a debugger that connects while one is attached waits (at most
+  // Runs the I/O loop on the calling thread until Shutdown(). In server mode it
+  // listens on the same address for its whole life. With max_sessions 1 a
+  // debugger that connects while one is attached waits (at most
   // kWaitForSessionEndMs) for that one to end, as when it reconnects while its
   // previous connection is still being closed; then it is refused (OnWarning).
+  // With max_sessions N > 1 debuggers are accepted while fewer than N are
+  // attached, each served independently (its packets to OnPacket with its
+  // session number, its end to OnDetached once); one that finds N attached
+  // once its handshake is done is closed, with an OnWarning starting
+  // "Debugger failed to attach", and the others go on undisturbed. timeout=
+  // (OnAcceptFailed) runs only while no debugger at all is attached.
   // In client mode Run() returns when the connection ends.
   virtual void Run() = 0;
 
@@ -237,8 +244,8 @@ class Transport {
   // parts and Send()s the whole packet after its last one.
   virtual std::unique_ptr<PacketWriter> SendInParts(uint64_t session, size_t length);
 
-  // Waits until every packet queued so far is written (or dropped because the
-  // connection ended), at most `timeout`. False on timeout. For VM death: the
+  // Waits until every packet queued so far, on every connection, is written (or
+  // dropped because its connection ended), at most `timeout`. False on timeout. For VM death: the
   // process exits right after, and the last packets must reach the debugger.
   virtual bool Flush(std::chrono::milliseconds timeout) = 0;
 
@@ -252,7 +259,7 @@ class Transport {
   virtual void CloseConnection(uint64_t session) = 0;
 
   // Stops Run() and closes everything; safe from any thread, idempotent.
-  // An attached debugger gets OnDetached("transport shut down"). Destroy the
+  // Each attached debugger gets OnDetached("transport shut down"). Destroy the
   // Transport only after Run() (and any Accept()/Attach()) has returned.
   virtual void Shutdown() = 0;
 };

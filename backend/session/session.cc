@@ -123,7 +123,7 @@ void Session::StopCommands() {
 }
 
 void Session::OnAttached(const std::string& peer, uint64_t connection, std::chrono::nanoseconds handshake) {
-  if (trace_) trace_->SessionAttached(peer, static_cast<uint64_t>(handshake.count()));
+  if (trace_) trace_->SessionAttached(connection, peer, static_cast<uint64_t>(handshake.count()));
   std::optional<SessionSlot> slot;
   {
     std::lock_guard lock(mu_);
@@ -189,12 +189,12 @@ void Session::BeginServing(uint64_t connection) {
 }
 
 void Session::OnPacket(uint64_t connection, std::vector<uint8_t> packet) {
-  if (trace_) trace_->PacketIn(packet);
+  if (trace_) trace_->PacketIn(connection, packet);
   Post({Message::kPacket, std::move(packet), connection});
 }
 
 void Session::OnWritten(std::span<const uint8_t> bytes, size_t length) {
-  if (trace_) trace_->PacketOut(bytes, length);
+  if (trace_) trace_->PacketOut(/*connection=*/0, bytes, length);
 }
 
 void Session::OnDetached(uint64_t connection, const std::string& reason) {
@@ -204,7 +204,7 @@ void Session::OnDetached(uint64_t connection, const std::string& reason) {
     Log().info("debugger detached: {}", reason);
   }
   if (trace_) {
-    trace_->SessionEnded(reason);
+    trace_->SessionEnded(connection, reason);
     FlushTrace(/*close=*/false);
   }
   bool none_left = false;
@@ -446,7 +446,14 @@ void Session::EndAtVmDeath() {
                       [&] { return !commands_open_ || stopping_ || (inbox_.empty() && !command_busy_); });
   }
   host_.transport()->Flush(std::chrono::seconds(2));
-  if (trace_) trace_->SessionEnded("the VM exited");
+  if (trace_) {
+    std::vector<uint64_t> open;
+    {
+      std::lock_guard lock(mu_);
+      open = open_connections_;
+    }
+    for (uint64_t connection : open) trace_->SessionEnded(connection, "the VM exited");
+  }
   // The process ends after this callback (System.exit, kill -TERM, main's end):
   // the trace is written out, VMDeath's packet included.
   FlushTrace(/*close=*/true);

@@ -385,7 +385,8 @@ jdwp::Result<void> ThreadControl::Resume(JNIEnv* jni, jthread thread, SessionSlo
   State& s = StateOf(jni, thread);
   if (s.held[slot] == 0) return {};  // as stock with a count of 0
   // An invoking thread counts only the suspensions of events inside the call
-  // (StartInvoke lent its own to the call): resuming it lets the call go on.
+  // (StartInvoke gave the session's up for it; other sessions' are lent, which
+  // ReleaseLocked takes back last): resuming it lets the call go on.
   if (ReleaseLocked(s, slot)) return ResumeLocked(jni, s);
   return {};
 }

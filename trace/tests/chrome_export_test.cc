@@ -280,7 +280,7 @@ TEST(ChromeExport, WhatTheWriterRecordedExportsWithNamesAndPolicies) {
   config.header.pid = 77;
   auto w = Writer::Open(std::move(config));
   ASSERT_TRUE(w) << w.error();
-  (*w)->SessionAttached("127.0.0.1:1", 0);
+  (*w)->SessionAttached(1, "127.0.0.1:1", 0);
   (*w)->ThreadNamed(0x21, "Finalizer");
   (*w)->ThreadNamed(0x22, "main");
   jdwp::Event::Composite::Request c;
@@ -289,9 +289,9 @@ TEST(ChromeExport, WhatTheWriterRecordedExportsWithNamesAndPolicies) {
   bp.request_id = 3;
   bp.thread.value = 0x22;
   c.events.push_back(bp);
-  (*w)->PacketOut(jdwp::MakeCommandPacket(1, jdwp::Event::Composite::kId, jdwp::EncodeBody(c)));
-  (*w)->PacketIn(jdwp::MakeCommandPacket(2, jdwp::VirtualMachine::Resume::kId, {}));
-  (*w)->PacketOut(jdwp::MakeReplyPacket(2, jdwp::ErrorCode::kNone, {}));
+  (*w)->PacketOut(0, jdwp::MakeCommandPacket(1, jdwp::Event::Composite::kId, jdwp::EncodeBody(c)));
+  (*w)->PacketIn(1, jdwp::MakeCommandPacket(2, jdwp::VirtualMachine::Resume::kId, {}));
+  (*w)->PacketOut(0, jdwp::MakeReplyPacket(2, jdwp::ErrorCode::kNone, {}));
   (*w)->Close();
   auto file = Load(path);
   ASSERT_TRUE(file) << file.error();

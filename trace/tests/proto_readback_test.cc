@@ -71,13 +71,16 @@ TEST(ProtoReadback, WhatTheWriterWritesProtobufReadsFieldByField) {
   ASSERT_TRUE(opened) << opened.error();
   Writer& w = **opened;
   const uint64_t before = MonotonicNs();
+  // The transport's number for the connection; packets out are given 0, as the
+  // agent gives them until its transport names their connection.
+  constexpr uint64_t kConnection = 0x1'0000'0007ull;
   w.SessionRefused("already attached");
-  w.SessionAttached("127.0.0.1:5005", 1'234'567);
+  w.SessionAttached(kConnection, "127.0.0.1:5005", 1'234'567);
   w.ThreadNamed(0x1f, "main \xe2\x9c\x93");  // "main ✓"
-  w.PacketIn(ThreadCommand(7, jdwp::ThreadReference::Frames::kId, 0x1f));
-  w.PacketOut(jdwp::MakeReplyPacket(7, jdwp::ErrorCode::kThreadNotSuspended, {}));
-  w.PacketIn(jdwp::MakeCommandPacket(8, jdwp::VirtualMachine::Suspend::kId, {}));
-  w.PacketOut(jdwp::MakeReplyPacket(8, jdwp::ErrorCode::kNone, {}));
+  w.PacketIn(kConnection, ThreadCommand(7, jdwp::ThreadReference::Frames::kId, 0x1f));
+  w.PacketOut(0, jdwp::MakeReplyPacket(7, jdwp::ErrorCode::kThreadNotSuspended, {}));
+  w.PacketIn(kConnection, jdwp::MakeCommandPacket(8, jdwp::VirtualMachine::Suspend::kId, {}));
+  w.PacketOut(0, jdwp::MakeReplyPacket(8, jdwp::ErrorCode::kNone, {}));
   {
     jdwp::Event::Composite::Request c;
     c.suspend_policy = jdwp::SuspendPolicy::kEventThread;
@@ -85,10 +88,10 @@ TEST(ProtoReadback, WhatTheWriterWritesProtobufReadsFieldByField) {
     bp.request_id = -3;
     bp.thread.value = 0x1f;
     c.events.push_back(bp);
-    w.PacketOut(jdwp::MakeCommandPacket(9, jdwp::Event::Composite::kId, jdwp::EncodeBody(c)));
+    w.PacketOut(0, jdwp::MakeCommandPacket(9, jdwp::Event::Composite::kId, jdwp::EncodeBody(c)));
   }
   w.Error("cannot read a frame");
-  w.SessionEnded("debugger closed the connection");
+  w.SessionEnded(kConnection, "debugger closed the connection");
   w.Close();
   const uint64_t after = MonotonicNs();
 
@@ -126,6 +129,7 @@ TEST(ProtoReadback, WhatTheWriterWritesProtobufReadsFieldByField) {
   EXPECT_EQ(records[2].session().peer(), "127.0.0.1:5005");
   EXPECT_EQ(records[2].session().number(), 1u);
   EXPECT_EQ(records[2].session().handshake_ns(), 1'234'567u);
+  EXPECT_EQ(records[2].session().connection(), kConnection);
 
   ASSERT_EQ(records[3].kind_case(), proto::Record::kThreadName);
   EXPECT_EQ(records[3].thread_name().thread(), 0x1fu);
@@ -140,6 +144,7 @@ TEST(ProtoReadback, WhatTheWriterWritesProtobufReadsFieldByField) {
   EXPECT_EQ(frames.command(), 6u);
   EXPECT_EQ(frames.length(), 19u);
   EXPECT_EQ(frames.thread(), 0x1fu);
+  EXPECT_EQ(frames.connection(), kConnection);
   EXPECT_TRUE(frames.bytes().empty()) << "no bodies without tracebytes=y";
 
   ASSERT_EQ(records[5].kind_case(), proto::Record::kPacket);
@@ -152,6 +157,7 @@ TEST(ProtoReadback, WhatTheWriterWritesProtobufReadsFieldByField) {
   EXPECT_EQ(reply.error_code(), 13u);  // THREAD_NOT_SUSPENDED
   EXPECT_EQ(reply.length(), 11u);
   EXPECT_EQ(reply.latency_ns(), records[5].time_ns() - records[4].time_ns());
+  EXPECT_EQ(reply.connection(), kConnection) << "a reply out of no known connection: its command's";
 
   ASSERT_EQ(records[6].kind_case(), proto::Record::kPacket);
   EXPECT_EQ(records[6].packet().command_set(), 1u);
@@ -173,6 +179,7 @@ TEST(ProtoReadback, WhatTheWriterWritesProtobufReadsFieldByField) {
   EXPECT_FALSE(composite.reply());
   EXPECT_EQ(composite.command_set(), 64u);
   EXPECT_EQ(composite.command(), 100u);
+  EXPECT_EQ(composite.connection(), kConnection) << "one debugger attached: its connection";
 
   ASSERT_EQ(records[10].kind_case(), proto::Record::kEvent);
   const proto::Event& e = records[10].event();
@@ -191,6 +198,7 @@ TEST(ProtoReadback, WhatTheWriterWritesProtobufReadsFieldByField) {
   EXPECT_EQ(records[12].session().peer(), "127.0.0.1:5005");
   EXPECT_EQ(records[12].session().reason(), "debugger closed the connection");
   EXPECT_EQ(records[12].session().number(), 1u);
+  EXPECT_EQ(records[12].session().connection(), kConnection);
 
   // The session's end resumes what VirtualMachine.Suspend suspended.
   ASSERT_EQ(records[13].kind_case(), proto::Record::kSuspension);
@@ -246,7 +254,7 @@ TEST(ProtoReadback, StringsTheAgentRecordsAreUtf8ThatProtobufAccepts) {
   auto opened = Writer::Open(std::move(config));
   ASSERT_TRUE(opened) << opened.error();
   (*opened)->Error("class \xed\xa0\xbd\xed\xb8\x80 not found");
-  (*opened)->SessionAttached("unix:/tmp/\xff.sock", 0);
+  (*opened)->SessionAttached(1, "unix:/tmp/\xff.sock", 0);
   (*opened)->ThreadNamed(5, "\xe5\xb7\xa5");
   (*opened)->Close();
   const auto records = ParseDelimited(ReadFile(path));
@@ -268,12 +276,13 @@ TEST(ProtoReadback, EveryKindEveryFieldByTheEncoder) {
   put(r);
   r = {};
   r.time_ns = 1;
-  r.session = Session{Session::Kind::kEnded, "[::1]:41000", "the VM exited", 0x80000000u, 0xffffffffffffffffull};
+  r.session = Session{Session::Kind::kEnded, "[::1]:41000", "the VM exited", 0x80000000u, 0xffffffffffffffffull,
+                      0xfffffffffffffffeull};
   put(r);
   r = {};
   r.time_ns = 2;
   r.packet = Packet{Packet::Direction::kOut, 0xffffffffu, true, 255, 254, 0xffffu, 0x7fffffffu, 1ull << 40,
-                    {0x00, 0x80, 0xff}, 0xffffffffffffff01ull};
+                    {0x00, 0x80, 0xff}, 0xffffffffffffff01ull, 0xffffffffffffffffull};
   put(r);
   r = {};
   r.time_ns = 3;
@@ -319,6 +328,7 @@ TEST(ProtoReadback, EveryKindEveryFieldByTheEncoder) {
   EXPECT_EQ(p[1].session().reason(), "the VM exited");
   EXPECT_EQ(p[1].session().number(), 0x80000000u);
   EXPECT_EQ(p[1].session().handshake_ns(), 0xffffffffffffffffull);
+  EXPECT_EQ(p[1].session().connection(), 0xfffffffffffffffeull);
 
   ASSERT_TRUE(p[2].has_packet());
   EXPECT_EQ(p[2].packet().direction(), proto::Packet::OUT);
@@ -331,6 +341,7 @@ TEST(ProtoReadback, EveryKindEveryFieldByTheEncoder) {
   EXPECT_EQ(p[2].packet().latency_ns(), 1ull << 40);
   EXPECT_EQ(p[2].packet().bytes(), std::string("\x00\x80\xff", 3));
   EXPECT_EQ(p[2].packet().thread(), 0xffffffffffffff01ull);
+  EXPECT_EQ(p[2].packet().connection(), 0xffffffffffffffffull);
 
   ASSERT_TRUE(p[3].has_event());
   EXPECT_EQ(p[3].event().kind(), 90u);

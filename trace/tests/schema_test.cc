@@ -53,6 +53,8 @@ SAME_NUMBER(Session, peer, Session, kPeerFieldNumber);
 SAME_NUMBER(Session, reason, Session, kReasonFieldNumber);
 SAME_NUMBER(Session, number, Session, kNumberFieldNumber);
 SAME_NUMBER(Session, handshake_ns, Session, kHandshakeNsFieldNumber);
+SAME_NUMBER(Session, connection, Session, kConnectionFieldNumber);
+SAME_NUMBER(Packet, connection, Packet, kConnectionFieldNumber);
 SAME_NUMBER(Packet, thread, Packet, kThreadFieldNumber);
 SAME_NUMBER(Packet, direction, Packet, kDirectionFieldNumber);
 SAME_NUMBER(Packet, id, Packet, kIdFieldNumber);
@@ -83,8 +85,8 @@ SAME_NUMBER(ThreadName, name, ThreadName, kNameFieldNumber);
 TEST(Schema, EveryProtoFieldIsDeclared) {
   EXPECT_EQ(FieldCount<Record>(), 9u);
   EXPECT_EQ(FieldCount<Header>(), 11u);
-  EXPECT_EQ(FieldCount<Packet>(), 10u);
-  EXPECT_EQ(FieldCount<Session>(), 5u);
+  EXPECT_EQ(FieldCount<Packet>(), 11u);
+  EXPECT_EQ(FieldCount<Session>(), 6u);
   EXPECT_EQ(FieldCount<Event>(), 6u);
   EXPECT_EQ(FieldCount<Suspension>(), 3u);
   EXPECT_EQ(FieldCount<ThreadName>(), 2u);
@@ -133,7 +135,7 @@ TEST(Schema, PacketSameBytesAsProtobuf) {
   Record r;
   r.time_ns = 5;
   r.packet = Packet{Packet::Direction::kOut, 0xfffffff0u, true, 11, 6, 10, 212, 84000, {0, 1, 2, 0xff, 0x80},
-                    0x7f00000000001234u};
+                    0x7f00000000001234u, 0x1'0000'0002ull};
   proto::Record p;
   p.set_time_ns(5);
   auto* k = p.mutable_packet();
@@ -147,6 +149,7 @@ TEST(Schema, PacketSameBytesAsProtobuf) {
   k->set_latency_ns(84000);
   k->set_bytes(std::string("\x00\x01\x02\xff\x80", 5));
   k->set_thread(0x7f00000000001234u);
+  k->set_connection(0x1'0000'0002ull);
   ExpectSameBytes(r, p);
 }
 
@@ -179,25 +182,27 @@ TEST(Schema, SessionSuspensionErrorDroppedSameBytesAsProtobuf) {
   {
     Record r;
     r.time_ns = 1;
-    r.session = Session{Session::Kind::kAttached, "127.0.0.1:5005", {}, 1, 1'250'000};
+    r.session = Session{Session::Kind::kAttached, "127.0.0.1:5005", {}, 1, 1'250'000, 7};
     proto::Record p;
     p.set_time_ns(1);
     p.mutable_session()->set_kind(proto::Session::ATTACHED);
     p.mutable_session()->set_peer("127.0.0.1:5005");
     p.mutable_session()->set_number(1);
     p.mutable_session()->set_handshake_ns(1'250'000);
+    p.mutable_session()->set_connection(7);
     ExpectSameBytes(r, p);
   }
   {
     Record r;
     r.time_ns = 1;
-    r.session = Session{Session::Kind::kEnded, "127.0.0.1:5005", "debugger closed the connection", 2};
+    r.session = Session{Session::Kind::kEnded, "127.0.0.1:5005", "debugger closed the connection", 2, 0, 8};
     proto::Record p;
     p.set_time_ns(1);
     p.mutable_session()->set_kind(proto::Session::ENDED);
     p.mutable_session()->set_peer("127.0.0.1:5005");
     p.mutable_session()->set_reason("debugger closed the connection");
     p.mutable_session()->set_number(2);
+    p.mutable_session()->set_connection(8);
     ExpectSameBytes(r, p);
   }
   {

@@ -97,9 +97,9 @@ TEST(Writer, WriteFailureMidRunStopsTheTraceOnce) {
   rlimit small = old;
   small.rlim_cur = 16 * 1024;
   ASSERT_EQ(setrlimit(RLIMIT_FSIZE, &small), 0);
-  for (uint32_t i = 1; i <= 5000; ++i) (*w)->PacketIn(Command(i, jdwp::VirtualMachine::Version::kId));
+  for (uint32_t i = 1; i <= 5000; ++i) (*w)->PacketIn(1, Command(i, jdwp::VirtualMachine::Version::kId));
   EXPECT_TRUE((*w)->Flush(5s));
-  for (uint32_t i = 1; i <= 5000; ++i) (*w)->PacketIn(Command(i, jdwp::VirtualMachine::Version::kId));
+  for (uint32_t i = 1; i <= 5000; ++i) (*w)->PacketIn(1, Command(i, jdwp::VirtualMachine::Version::kId));
   EXPECT_TRUE((*w)->Flush(5s));
   (*w)->Close();
   setrlimit(RLIMIT_FSIZE, &old);
@@ -114,15 +114,15 @@ TEST(Writer, WriteFailureMidRunStopsTheTraceOnce) {
 TEST(Writer, RecordsPacketsWithNamesLatencyEventsAndSuspension) {
   const std::string path = TempPath("records");
   auto w = MustOpen(path, /*bodies=*/true);
-  w->SessionAttached("127.0.0.1:4000", 1'500'000);
-  w->PacketIn(Command(1, jdwp::VirtualMachine::Suspend::kId));
-  w->PacketOut(Reply(1));
-  w->PacketIn(Command(2, jdwp::VirtualMachine::Resume::kId));
-  w->PacketOut(Reply(2));
-  w->PacketOut(BreakpointComposite(3, jdwp::SuspendPolicy::kAll));
-  w->PacketIn(Command(4, jdwp::ThreadReference::Name::kId, std::vector<uint8_t>(8, 0)));
-  w->PacketOut(Reply(4, jdwp::ErrorCode::kInvalidThread));
-  w->SessionEnded("debugger closed the connection");
+  w->SessionAttached(1, "127.0.0.1:4000", 1'500'000);
+  w->PacketIn(1, Command(1, jdwp::VirtualMachine::Suspend::kId));
+  w->PacketOut(0, Reply(1));
+  w->PacketIn(1, Command(2, jdwp::VirtualMachine::Resume::kId));
+  w->PacketOut(0, Reply(2));
+  w->PacketOut(0, BreakpointComposite(3, jdwp::SuspendPolicy::kAll));
+  w->PacketIn(1, Command(4, jdwp::ThreadReference::Name::kId, std::vector<uint8_t>(8, 0)));
+  w->PacketOut(0, Reply(4, jdwp::ErrorCode::kInvalidThread));
+  w->SessionEnded(1, "debugger closed the connection");
   w->Close();
   auto file = Load(path);
   ASSERT_TRUE(file) << file.error();
@@ -161,9 +161,9 @@ TEST(Writer, AReplySentInPartsIsOnePacketWithItsHeaderOnly) {
   const std::string path = TempPath("parts");
   auto w = MustOpen(path, /*bodies=*/true);
   const std::vector<uint8_t> get_values(16, 0);
-  w->PacketIn(Command(6, jdwp::ArrayReference::GetValues::kId, get_values));
+  w->PacketIn(1, Command(6, jdwp::ArrayReference::GetValues::kId, get_values));
   const auto header = jdwp::MakeReplyHeader(6, jdwp::ErrorCode::kNone, 9'000'005);
-  w->PacketOut(header, header.size() + 9'000'005);
+  w->PacketOut(0, header, header.size() + 9'000'005);
   w->Close();
   auto file = Load(path);
   ASSERT_TRUE(file) << file.error();
@@ -186,7 +186,7 @@ TEST(Writer, RingKeepsTheNewestWithinTheBound) {
   const uint64_t bound = 64 * 1024;
   auto w = MustOpen(path, /*bodies=*/true, bound, 1 << 16);
   for (uint32_t i = 1; i <= 20000; ++i) {
-    w->PacketOut(BreakpointComposite(i, jdwp::SuspendPolicy::kNone));
+    w->PacketOut(0, BreakpointComposite(i, jdwp::SuspendPolicy::kNone));
     if (i % 1000 == 0) ASSERT_TRUE(w->Flush(5s));
   }
   w->Close();
@@ -215,7 +215,7 @@ TEST(Writer, RingFilesStartWithTheThreadNamesMetSoFar) {
   w->ThreadNamed(0x77, "main");
   w->ThreadNamed(0x78, "worker \xe2\x9c\x93");
   for (uint32_t i = 1; i <= 20000; ++i) {
-    w->PacketOut(BreakpointComposite(i, jdwp::SuspendPolicy::kNone));
+    w->PacketOut(0, BreakpointComposite(i, jdwp::SuspendPolicy::kNone));
     if (i % 1000 == 0) ASSERT_TRUE(w->Flush(5s));
   }
   w->Close();
@@ -241,7 +241,7 @@ TEST(Writer, RingFilesStartWithTheThreadNamesMetSoFar) {
 TEST(Writer, FullQueueDropsAndCountsNeverBlocks) {
   const std::string path = TempPath("drops");
   auto w = MustOpen(path, /*bodies=*/false, 0, /*capacity=*/8);
-  for (uint32_t i = 1; i <= 100000; ++i) w->PacketIn(Command(i, jdwp::VirtualMachine::Version::kId));
+  for (uint32_t i = 1; i <= 100000; ++i) w->PacketIn(1, Command(i, jdwp::VirtualMachine::Version::kId));
   const uint64_t dropped = w->dropped();
   w->Close();
   EXPECT_GT(dropped, 0u);

@@ -56,9 +56,20 @@ class Recorder : public Listener {
       sessions.push_back(session);
     });
   }
-  void OnPacket(uint64_t, std::vector<uint8_t> packet) override { Add([&] { packets.push_back(std::move(packet)); }); }
-  void OnDetached(uint64_t, const std::string& reason) override { Add([&] { detached.push_back(reason); }); }
+  void OnPacket(uint64_t session, std::vector<uint8_t> packet) override {
+    Add([&] {
+      packets.push_back(std::move(packet));
+      packet_sessions.push_back(session);
+    });
+  }
+  void OnDetached(uint64_t session, const std::string& reason) override {
+    Add([&] {
+      detached.push_back(reason);
+      detached_sessions.push_back(session);
+    });
+  }
   void OnWarning(const std::string& message) override { Add([&] { warnings.push_back(message); }); }
+  void OnAcceptFailed(const TransportError& error) override { Add([&] { accept_failures.push_back(error.code); }); }
   void OnWritten(std::span<const uint8_t> bytes, size_t length) override {
     Add([&] {
       written.emplace_back(bytes.begin(), bytes.end());
@@ -87,10 +98,13 @@ class Recorder : public Listener {
   std::vector<std::string> attached;
   std::vector<uint64_t> sessions;  // OnAttached's session numbers
   std::vector<std::vector<uint8_t>> packets;
+  std::vector<uint64_t> packet_sessions;  // OnPacket's session number of each of `packets`
   std::vector<std::string> detached;
+  std::vector<uint64_t> detached_sessions;  // OnDetached's session number of each of `detached`
   std::vector<std::string> warnings;
   std::vector<std::vector<uint8_t>> written;  // OnWritten's bytes
   std::vector<size_t> written_lengths;        // and lengths
+  std::vector<int> accept_failures;           // OnAcceptFailed's codes
 
  private:
   template <typename F>
@@ -255,6 +269,12 @@ class Harness {
     c.address = std::move(address);
     return c;
   }
+  // Server mode with sessions=n.
+  static Config Sessions(int n, std::string address = "0") {
+    Config c = Server(std::move(address));
+    c.max_sessions = n;
+    return c;
+  }
   void StartRun() {
     run_done = run_promise.get_future();
     runner = std::thread([this] {
@@ -273,14 +293,19 @@ class Harness {
   uint64_t LastSession() { return recorder.Locked([&] { return recorder.sessions.empty() ? 0 : recorder.sessions.back(); }); }
   void Send(std::vector<uint8_t> packet) { transport->Send(LastSession(), std::move(packet)); }
   void CloseConnection() { transport->CloseConnection(LastSession()); }
-  // Connects and handshakes a debugger, waiting until the transport reports it.
-  Peer AttachDebugger() {
+  // Connects (by `connect`, else to the TCP port) and handshakes a debugger,
+  // waiting until the transport reports it.
+  template <typename Connect>
+  Peer AttachDebugger(Connect connect) {
     size_t before = recorder.Locked([&] { return recorder.attached.size(); });
-    Peer peer = Peer::Connect(transport->port());
+    Peer peer = connect();
     EXPECT_TRUE(peer.connected());
     EXPECT_TRUE(peer.Handshake());
     EXPECT_TRUE(recorder.WaitAttached(before + 1));
     return peer;
+  }
+  Peer AttachDebugger() {
+    return AttachDebugger([&] { return Peer::Connect(transport->port()); });
   }
 
   Recorder recorder;

@@ -12,6 +12,7 @@
 #include <sys/un.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <condition_variable>
 #include <cstring>
@@ -1103,6 +1104,249 @@ TEST(HandshakeTimeout, ConfigurableAndTheNextDebuggerAttaches) {
   EXPECT_EQ(h.recorder.Locked([&] { return h.recorder.warnings[0]; }), "Debugger failed to attach: timeout during handshake");
   Peer peer = h.AttachDebugger();
   EXPECT_TRUE(peer.connected());
+}
+
+// ---- sessions=N: several debuggers at once (ours) ----
+
+// The ids of the packets connection `session` sent, in arrival order.
+std::vector<uint32_t> ArrivalsOf(Harness& h, uint64_t session) {
+  return h.recorder.Locked([&] {
+    std::vector<uint32_t> ids;
+    for (size_t i = 0; i < h.recorder.packets.size(); ++i) {
+      if (h.recorder.packet_sessions[i] == session) ids.push_back(PacketId(h.recorder.packets[i]));
+    }
+    return ids;
+  });
+}
+
+// The ids of the next `n` packets the debugger reads (0 for one that did not come).
+std::vector<uint32_t> ReadIds(Peer& peer, size_t n) {
+  std::vector<uint32_t> ids;
+  for (size_t i = 0; i < n; ++i) {
+    auto packet = peer.ReadPacket();
+    ids.push_back(packet ? PacketId(*packet) : 0);
+  }
+  return ids;
+}
+
+constexpr const char* kTwoTaken = "Debugger failed to attach: ERROR: sessions=2: 2 debuggers attached already";
+
+TEST(Sessions, TwoAttachedAtOnceEachGetsItsOwnPacketsAndReplies) {
+  Harness h(Harness::Sessions(2));
+  ASSERT_TRUE(h.transport);
+  h.StartRun();
+  Peer a = h.AttachDebugger();
+  const uint64_t sa = h.LastSession();
+  Peer b = h.AttachDebugger();
+  const uint64_t sb = h.LastSession();
+  EXPECT_NE(sa, sb);
+  ASSERT_TRUE(a.Write(MakePacket(1, 2)));
+  ASSERT_TRUE(b.Write(MakePacket(2, 2)));
+  ASSERT_TRUE(a.Write(MakePacket(3, 2)));
+  ASSERT_TRUE(b.Write(MakePacket(4, 2)));
+  ASSERT_TRUE(h.recorder.WaitPackets(4));
+  EXPECT_THAT(ArrivalsOf(h, sa), ElementsAre(1u, 3u));
+  EXPECT_THAT(ArrivalsOf(h, sb), ElementsAre(2u, 4u));
+  // Interleaved: a packet reaching the wrong debugger would come between its own.
+  h.transport->Send(sa, Reply(MakePacket(1, 5)));
+  h.transport->Send(sb, Reply(MakePacket(2, 5)));
+  h.transport->Send(sa, Reply(MakePacket(3, 5)));
+  h.transport->Send(sb, Reply(MakePacket(4, 5)));
+  EXPECT_THAT(ReadIds(a, 2), ElementsAre(1u, 3u));
+  EXPECT_THAT(ReadIds(b, 2), ElementsAre(2u, 4u));
+  EXPECT_TRUE(h.recorder.Locked([&] { return h.recorder.warnings.empty() && h.recorder.detached.empty(); }));
+}
+
+TEST(Sessions, OneMoreIsClosedAfterItsHandshakeUntilOneLeaves) {
+  Harness h(Harness::Sessions(2));
+  ASSERT_TRUE(h.transport);
+  h.StartRun();
+  Peer a = h.AttachDebugger();
+  const uint64_t sa = h.LastSession();
+  Peer b = h.AttachDebugger();
+  const uint64_t sb = h.LastSession();
+  Peer third = Peer::Connect(h.transport->port());
+  ASSERT_TRUE(third.connected());
+  EXPECT_TRUE(third.Handshake()) << "the handshake completes";
+  EXPECT_TRUE(third.WaitClosed()) << "then the connection is closed";
+  ASSERT_TRUE(h.recorder.WaitWarnings(1));
+  EXPECT_EQ(h.recorder.Locked([&] { return h.recorder.warnings[0]; }), kTwoTaken);
+  EXPECT_EQ(h.recorder.Locked([&] { return h.recorder.attached.size(); }), 2u);
+  // The two go on undisturbed.
+  ASSERT_TRUE(a.Write(MakePacket(5, 0)));
+  ASSERT_TRUE(b.Write(MakePacket(6, 0)));
+  ASSERT_TRUE(h.recorder.WaitPackets(2));
+  EXPECT_THAT(ArrivalsOf(h, sa), ElementsAre(5u));
+  EXPECT_THAT(ArrivalsOf(h, sb), ElementsAre(6u));
+  h.transport->Send(sa, MakePacket(7, 1));
+  h.transport->Send(sb, MakePacket(8, 1));
+  EXPECT_THAT(ReadIds(a, 1), ElementsAre(7u));
+  EXPECT_THAT(ReadIds(b, 1), ElementsAre(8u));
+  // One leaves: there is room for one more.
+  a.Close();
+  ASSERT_TRUE(h.recorder.WaitDetached(1));
+  EXPECT_THAT(h.recorder.Locked([&] { return h.recorder.detached_sessions; }), ElementsAre(sa));
+  EXPECT_EQ(h.recorder.Locked([&] { return h.recorder.detached[0]; }), "debugger closed the connection");
+  Peer d = h.AttachDebugger();
+  const uint64_t sd = h.LastSession();
+  EXPECT_GT(sd, sb);
+  ASSERT_TRUE(d.Write(MakePacket(9, 0)));
+  ASSERT_TRUE(h.recorder.WaitPackets(3));
+  EXPECT_THAT(ArrivalsOf(h, sd), ElementsAre(9u));
+  h.transport->Send(sd, MakePacket(10, 1));
+  h.transport->Send(sb, MakePacket(11, 1));
+  EXPECT_THAT(ReadIds(d, 1), ElementsAre(10u));
+  EXPECT_THAT(ReadIds(b, 1), ElementsAre(11u));
+  EXPECT_EQ(h.recorder.Locked([&] { return h.recorder.warnings.size(); }), 1u);
+}
+
+TEST(Sessions, CloseConnectionEndsOnlyTheNamedOne) {
+  Harness h(Harness::Sessions(2));
+  ASSERT_TRUE(h.transport);
+  h.StartRun();
+  Peer a = h.AttachDebugger();
+  const uint64_t sa = h.LastSession();
+  Peer b = h.AttachDebugger();
+  const uint64_t sb = h.LastSession();
+  h.transport->Send(sa, MakePacket(1, 10));
+  h.transport->CloseConnection(sa);
+  h.transport->Send(sa, MakePacket(2, 10));  // after Dispose: dropped, and not sent to b
+  EXPECT_THAT(ReadIds(a, 1), ElementsAre(1u));
+  EXPECT_TRUE(a.WaitClosed());
+  ASSERT_TRUE(h.recorder.WaitDetached(1));
+  EXPECT_THAT(h.recorder.Locked([&] { return h.recorder.detached_sessions; }), ElementsAre(sa));
+  EXPECT_EQ(h.recorder.Locked([&] { return h.recorder.detached[0]; }), "connection closed by the agent");
+  ASSERT_TRUE(b.Write(MakePacket(3, 0)));
+  ASSERT_TRUE(h.recorder.WaitPackets(1));
+  EXPECT_THAT(ArrivalsOf(h, sb), ElementsAre(3u));
+  h.transport->Send(sb, MakePacket(4, 1));
+  EXPECT_THAT(ReadIds(b, 1), ElementsAre(4u));
+}
+
+TEST(Sessions, ShutdownDetachesEachOne) {
+  Harness h(Harness::Sessions(2));
+  ASSERT_TRUE(h.transport);
+  h.StartRun();
+  Peer a = h.AttachDebugger();
+  const uint64_t sa = h.LastSession();
+  Peer b = h.AttachDebugger();
+  const uint64_t sb = h.LastSession();
+  h.transport->Shutdown();
+  EXPECT_TRUE(h.RunReturned());
+  ASSERT_TRUE(h.recorder.WaitDetached(2));
+  auto detached_sessions = h.recorder.Locked([&] { return h.recorder.detached_sessions; });
+  std::sort(detached_sessions.begin(), detached_sessions.end());  // in either order
+  EXPECT_THAT(detached_sessions, ElementsAre(sa, sb));  // numbers grow: sa < sb
+  EXPECT_THAT(h.recorder.Locked([&] { return h.recorder.detached; }),
+              ElementsAre("transport shut down", "transport shut down"));
+  EXPECT_TRUE(a.WaitClosed());
+  EXPECT_TRUE(b.WaitClosed());
+}
+
+// kSendWindow and the hold-back are per connection: a debugger that reads
+// nothing holds back only what is sent to it. Flush waits for every connection.
+TEST(Sessions, ADebuggerReadingNothingHoldsBackOnlyItsOwnSenders) {
+  Harness h(Harness::Sessions(2));
+  ASSERT_TRUE(h.transport);
+  h.StartRun();
+  Peer a = h.AttachDebugger();
+  const uint64_t sa = h.LastSession();
+  Peer b = h.AttachDebugger();
+  const uint64_t sb = h.LastSession();
+  const auto to_a = FullWindowThenMore(40, false);
+  auto sending_a = std::async(std::launch::async, [&] {
+    for (const auto& event : to_a) h.transport->Send(sa, event);
+  });
+  EXPECT_EQ(sending_a.wait_for(std::chrono::milliseconds(200)), std::future_status::timeout)
+      << "a has read nothing: its sender waits";
+  std::vector<std::vector<uint8_t>> to_b;
+  for (uint32_t i = 1; i <= kPacketsBehind; ++i) to_b.push_back(MakePacket(100 + i, 3));
+  auto sending_b = std::async(std::launch::async, [&] {
+    for (const auto& event : to_b) h.transport->Send(sb, event);
+  });
+  EXPECT_EQ(sending_b.wait_for(kWellUnderTheHoldBacks), std::future_status::ready)
+      << "b's window is empty: a's full one holds none of b's events";
+  ExpectReadInOrder(b, to_b);
+  EXPECT_FALSE(h.transport->Flush(std::chrono::milliseconds(0))) << "a's packets are not written yet";
+  ExpectReadInOrder(a, to_a);
+  EXPECT_EQ(sending_a.wait_for(kWait), std::future_status::ready);
+  EXPECT_TRUE(h.transport->Flush(kWait));
+}
+
+// timeout= (the accept timeout) runs only while no debugger at all is attached.
+TEST(Sessions, AcceptTimeoutRunsOnlyOnceNoneIsAttached) {
+  Config config = Harness::Sessions(2);
+  config.timeout_ms = 100;
+  Harness h(config);
+  ASSERT_TRUE(h.transport);
+  h.StartRun();
+  Peer a = h.AttachDebugger();
+  Peer b = h.AttachDebugger();
+  // On a loaded machine the timeout may have run out before the first attached.
+  const size_t before = h.recorder.Locked([&] { return h.recorder.accept_failures.size(); });
+  a.Close();
+  ASSERT_TRUE(h.recorder.WaitDetached(1));
+  auto failed = [&] { return h.recorder.accept_failures.size() > before; };
+  // A bounded wait for what must not come: several times the timeout.
+  EXPECT_FALSE(h.recorder.WaitFor(failed, std::chrono::milliseconds(10 * config.timeout_ms)))
+      << "b is still attached";
+  b.Close();
+  ASSERT_TRUE(h.recorder.WaitDetached(2));
+  ASSERT_TRUE(h.recorder.WaitFor(failed));
+  EXPECT_THAT(h.recorder.Locked([&] { return h.recorder.accept_failures; }), ::testing::Each(kErrorTimeout));
+}
+
+// sessions=1 set explicitly is stock's one debugger: one more waits for the
+// attached one's end (kWaitForSessionEndMs), then is closed with no handshake.
+TEST(Sessions, OneWaitsForTheAttachedOneThenRefusesBeforeTheHandshake) {
+  Harness h(Harness::Sessions(1));
+  ASSERT_TRUE(h.transport);
+  h.StartRun();
+  Peer first = h.AttachDebugger();
+  const auto start = std::chrono::steady_clock::now();
+  Peer second = Peer::Connect(h.transport->port());
+  ASSERT_TRUE(second.connected());
+  ASSERT_TRUE(second.Write(kHandshake));
+  EXPECT_FALSE(second.Read(kHandshake.size())) << "closed without the handshake's reply";
+  EXPECT_GE(std::chrono::steady_clock::now() - start, std::chrono::milliseconds(kWaitForSessionEndMs));
+  ASSERT_TRUE(h.recorder.WaitWarnings(1));
+  const std::string first_peer = h.recorder.Locked([&] { return h.recorder.attached[0]; });
+  EXPECT_THAT(h.recorder.Locked([&] { return h.recorder.warnings[0]; }),
+              ::testing::AllOf(::testing::StartsWith("Debugger failed to attach: refused 127.0.0.1:"),
+                               ::testing::EndsWith(", a debugger is already attached (" + first_peer + ")")));
+  ASSERT_TRUE(first.Write(MakePacket(8, 2)));
+  ASSERT_TRUE(h.recorder.WaitPackets(1));
+  h.Send(MakePacket(8, 4));
+  EXPECT_THAT(ReadIds(first, 1), ElementsAre(8u));
+  EXPECT_EQ(h.recorder.Locked([&] { return h.recorder.attached.size(); }), 1u);
+}
+
+TEST(Sessions, TwoOnAUnixSocketAndOneMoreRefused) {
+  TempDir dir;
+  const std::string path = dir.path + "/jdwp.sock";
+  Harness h(Harness::Sessions(2, "unix:" + path));
+  ASSERT_TRUE(h.transport);
+  h.StartRun();
+  auto connect = [&] { return ConnectUnix(path); };
+  Peer a = h.AttachDebugger(connect);
+  const uint64_t sa = h.LastSession();
+  Peer b = h.AttachDebugger(connect);
+  const uint64_t sb = h.LastSession();
+  ASSERT_TRUE(b.Write(MakePacket(2, 0)));
+  ASSERT_TRUE(a.Write(MakePacket(1, 0)));
+  ASSERT_TRUE(h.recorder.WaitPackets(2));
+  EXPECT_THAT(ArrivalsOf(h, sa), ElementsAre(1u));
+  EXPECT_THAT(ArrivalsOf(h, sb), ElementsAre(2u));
+  Peer third = ConnectUnix(path);
+  ASSERT_TRUE(third.connected());
+  EXPECT_TRUE(third.Handshake());
+  EXPECT_TRUE(third.WaitClosed());
+  ASSERT_TRUE(h.recorder.WaitWarnings(1));
+  EXPECT_EQ(h.recorder.Locked([&] { return h.recorder.warnings[0]; }), kTwoTaken);
+  h.transport->Send(sb, MakePacket(4, 1));
+  h.transport->Send(sa, MakePacket(3, 1));
+  EXPECT_THAT(ReadIds(a, 1), ElementsAre(3u));
+  EXPECT_THAT(ReadIds(b, 1), ElementsAre(4u));
 }
 
 }  // namespace
