@@ -174,7 +174,7 @@ void JNICALL OnVmInit(jvmtiEnv*, JNIEnv* jni, jthread thread) {
   ThreadControl::MarkCurrentAsAgent();
 
   // The session's start (Session::OnAttached / BeginServing, then EnableSessionEvents).
-  g_events->BeginSession(SessionSlot{0});
+  g_events->BeginSession(kSlot0);
   for (jvmtiEvent e : {JVMTI_EVENT_THREAD_START, JVMTI_EVENT_THREAD_END, JVMTI_EVENT_BREAKPOINT, JVMTI_EVENT_FRAME_POP}) {
     if (g_jvmti->SetEventNotificationMode(JVMTI_ENABLE, e, nullptr) != JVMTI_ERROR_NONE) {
       Check(false, "SetEventNotificationMode(" + std::to_string(e) + ")");
@@ -188,7 +188,7 @@ void JNICALL OnVmInit(jvmtiEnv*, JNIEnv* jni, jthread thread) {
   RunCases(h);
 
   // The session's end and the reporter's stop (Agent::EndIdleThreads): no agent thread left in native.
-  g_events->EndSession(jni, SessionSlot{0});
+  g_events->EndSession(jni, kSlot0);
   g_reporter->Stop();
   {
     std::unique_lock lock(g_reporter_mu);

@@ -124,7 +124,7 @@ void RunCases(Harness& h) {
       Check(marks && g_outbox->Count() == 0 && marks_before == marks_at_start,
             "SUSPEND_EVENT_THREAD: the thread goes no further before its resume");
       // ThreadReference.Resume's handler: unblock, then resume.
-      g_reporter->UnblockAfterResume(SessionSlot{0});
+      g_reporter->UnblockAfterResume(kSlot0);
       auto resumed = g_ctx->threads.Resume(jni, worker, kSlot0);
       Check(resumed.has_value(), "SUSPEND_EVENT_THREAD: ThreadControl::Resume answers NONE");
       bool marked = g_outbox->WaitForCount(1);
@@ -160,7 +160,7 @@ void RunCases(Harness& h) {
       // JDI's order: the breakpoint cleared, the step set, the thread resumed.
       (void)h.Clear(kBreakpoint, id);
       int32_t step_id = h.Set(Harness::LineOverStepSet(t), "step: line over");
-      g_reporter->UnblockAfterResume(SessionSlot{0});
+      g_reporter->UnblockAfterResume(kSlot0);
       auto resumed = g_ctx->threads.Resume(jni, worker, kSlot0);
       Check(step_id > 0 && resumed.has_value(), "step: set (LINE, OVER, Count=1), thread resumed");
       const bool marked = g_outbox->WaitFor([&](const Bytes& p) { return Harness::RequestIdOf(p) == mark_id; });
@@ -214,7 +214,7 @@ void RunCases(Harness& h) {
       Check(g_outbox->Count() == 0 && jni->GetStaticIntField(f.klass, marks_field) == marks_at_start,
             "SUSPEND_ALL: no further event of the hitting thread before the resume");
       // VirtualMachine.Resume's handler: unblock, then resume every thread.
-      g_reporter->UnblockAfterResume(SessionSlot{0});
+      g_reporter->UnblockAfterResume(kSlot0);
       Check(g_ctx->threads.ResumeAll(jni, kSlot0).has_value(), "SUSPEND_ALL: ThreadControl::ResumeAll answers NONE");
       const bool marked = g_outbox->WaitFor([&](const Bytes& p) { return Harness::RequestIdOf(p) == mark_id; });
       std::vector<Bytes> rest = g_outbox->Take();
@@ -256,7 +256,7 @@ void RunCases(Harness& h) {
                "step at a breakpoint: stopped at hit()'s first breakpoint");
       (void)h.Clear(kBreakpoint, id);
       step_id = h.Set(Harness::LineOverStepSet(t), "step at a breakpoint: line over");
-      g_reporter->UnblockAfterResume(SessionSlot{0});
+      g_reporter->UnblockAfterResume(kSlot0);
       Check(step_id > 0 && g_ctx->threads.Resume(jni, worker, kSlot0).has_value(),
             "step at a breakpoint: step set (SUSPEND_NONE), thread resumed");
       const bool got_step = g_outbox->WaitForCount(1);
@@ -267,7 +267,7 @@ void RunCases(Harness& h) {
                "step at a breakpoint: one composite, SingleStep then Breakpoint at hit()'s last index (" +
                    std::to_string(hit_end) + "), policy 1");
       Check(g_ctx->threads.SuspendCount(jni, worker, kSlot0) == 1, "step at a breakpoint: the thread is suspended (policy 1)");
-      g_reporter->UnblockAfterResume(SessionSlot{0});
+      g_reporter->UnblockAfterResume(kSlot0);
       Check(g_ctx->threads.Resume(jni, worker, kSlot0).has_value(), "step at a breakpoint: thread resumed again");
       const bool marked = g_outbox->WaitFor([&](const Bytes& p) { return Harness::RequestIdOf(p) == mark_id; });
       std::vector<Bytes> rest = g_outbox->Take();
@@ -295,10 +295,10 @@ void RunCases(Harness& h) {
     jni->PushLocalFrame(32);
     int32_t id = h.Set(Harness::BreakpointSet(kSuspendNone, hit0), "Clear while queued: breakpoint");
     int32_t mark_id = h.Set(Harness::BreakpointSet(kSuspendNone, h.LocationOf(f.mark, 0)), "Clear while queued: mark");
-    g_reporter->Hold(SessionSlot{0});
+    g_reporter->Hold(kSlot0);
     jthread worker = id > 0 && mark_id > 0 ? h.StartWorker("ev-held", 1) : nullptr;
     if (!worker) {
-      g_reporter->Release(SessionSlot{0});
+      g_reporter->Release(kSlot0);
       Check(false, "Clear while queued: requests set, worker started");
     } else {
       const uint64_t t = h.ThreadId(worker);
@@ -307,7 +307,7 @@ void RunCases(Harness& h) {
       h.Join(worker);
       Check(g_outbox->Count() == 0, "Clear while queued: held, nothing is sent");
       Check(h.Clear(kBreakpoint, id), "Clear while queued: EventRequest.Clear answers NONE");
-      g_reporter->Release(SessionSlot{0});
+      g_reporter->Release(kSlot0);
       const bool marked = g_outbox->WaitFor([&](const Bytes& p) { return Harness::RequestIdOf(p) == mark_id; });
       std::vector<Bytes> got = g_outbox->Take();
       h.Expect(marked, got,
@@ -516,7 +516,7 @@ void RunCases(Harness& h) {
         (void)g_jvmti->GetThreadState(worker, &state);
         Check(tc.SuspendedByAny(jni, worker) && (state & JVMTI_THREAD_STATE_SUSPENDED) != 0 && g_outbox->Count() == 0,
               "invoke by slot 1: slot 1 resumed, slot 0 still holds it");
-        g_reporter->UnblockAfterResume(SessionSlot{0});
+        g_reporter->UnblockAfterResume(kSlot0);
         (void)tc.Resume(jni, worker, kSlot0);
         const bool marked = g_outbox->WaitFor([&](const Bytes& p) { return Harness::RequestIdOf(p) == mark_id; });
         std::vector<Bytes> rest = g_outbox->Take();

@@ -102,13 +102,13 @@ inline std::string Hex(const Bytes& b) {
 // The session's side of the event path: records what is sent.
 class RecordingOutbox : public Outbox {
  public:
-  void Send(SessionSlot, Bytes packet) override {
+  void Send(jdwpx::backend::SessionSlot, Bytes packet) override {
     std::lock_guard lock(mu_);
     packets_.push_back(std::move(packet));
     cv_.notify_all();
   }
-  uint64_t connection(SessionSlot) const override { return 1; }
-  void SendTo(uint64_t, Bytes packet) override { Send(SessionSlot{0}, std::move(packet)); }
+  uint64_t connection(jdwpx::backend::SessionSlot) const override { return 1; }
+  void SendTo(uint64_t, Bytes packet) override { Send(kSlot0, std::move(packet)); }
   // Only expired method requests post tasks; run between cases on the test thread.
   void PostTask(std::function<void(JNIEnv*)> task) override {
     std::lock_guard lock(mu_);
@@ -226,7 +226,7 @@ class Harness {
       Check(false, what + ": EventRequest.Set body decodes");
       return 0;
     }
-    auto id = g_events->requests().Set(jni_, *req, SessionSlot{0});
+    auto id = g_events->requests().Set(jni_, *req, kSlot0);
     if (!id) {
       Check(false, what + ": EventRequest.Set accepted (" + std::string(jdwpx::jdwp::ErrorName(id.error().code)) + ")");
       return 0;
@@ -237,7 +237,7 @@ class Harness {
     Bytes body = Out{}.U8(kind).U32(static_cast<uint32_t>(id)).b;
     auto req = jdwpx::jdwp::DecodeBody<jdwpx::jdwp::EventRequest::Clear::Request>(body);
     if (!req) return false;
-    return g_events->requests().Clear(jni_, req->event_kind, req->request_id).has_value();
+    return g_events->requests().Clear(jni_, req->event_kind, req->request_id, kSlot0).has_value();
   }
 
   // The Event.Composite packet of breakpoint events (or of `kind`'s, which
