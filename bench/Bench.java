@@ -299,6 +299,14 @@ public final class Bench {
       java.nio.file.Files.deleteIfExists(traceDir);
     }
     recordRatio(Metrics.TRACE_RATIO, Metrics.TRACE_ON_RATE, Metrics.TRACE_OFF_RATE);
+    // Two debuggers at one hot breakpoint (sessions=2, ours only): each one's
+    // rate over one debugger's with the same option; the goal is >= 0.5.
+    runVariants("two debuggers", settings.rounds(), null, List.of(
+        Variant.oursWith("one debugger", Metrics.SESSIONS_ONE_RATE, ",sessions=2",
+            d -> breakpoints.breakpointRateRaw(d, EventRequest.SUSPEND_EVENT_THREAD, Metrics.SESSIONS_ONE_RATE)),
+        Variant.oursWith("two debuggers", Metrics.SESSIONS_TWO_RATE, ",sessions=2",
+            d -> breakpoints.breakpointRateTwoSessions(d, Metrics.SESSIONS_TWO_RATE))));
+    recordRatio(Metrics.SESSIONS_RATIO, Metrics.SESSIONS_TWO_RATE, Metrics.SESSIONS_ONE_RATE);
     runRepeated("step rate OVER", settings.rounds(), List.of(Metrics.STEP_RATE), breakpoints::stepOverRate);
     runRepeated("step rate INTO", settings.rounds(), List.of(Metrics.STEP_INTO_RATE), "step-into",
         breakpoints::stepIntoRate);

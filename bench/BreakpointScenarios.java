@@ -101,6 +101,70 @@ final class BreakpointScenarios extends Scenarios {
   }
 
   /**
+   * breakpointRateRaw's loop with two debuggers attached at once (sessions=2,
+   * issue 31): each sets the same SUSPEND_EVENT_THREAD breakpoint, so every hit
+   * is an event for both, and the thread runs on once both have resumed it. The
+   * rate is the hits each debugger sees per second (the issue's goal: at least
+   * half of one debugger's rate, the "one debugger" variant, run with the same
+   * option).
+   */
+  Map<Metric, Double> breakpointRateTwoSessions(Debuggee debuggee, Metric metric) throws Exception {
+    try (Jdwp first = attachForEvents(debuggee, j -> j.requestWithClassMatch(8, EventRequest.SUSPEND_ALL, Debuggee.TARGET_CLASS))) {
+      Jdwp second = null;
+      try {
+        debuggee.phase = "waiting for " + Debuggee.TARGET_CLASS + "'s ClassPrepare";
+        nextEventOf(first, 8, "ClassPrepare");
+        // The VM is suspended by the first at its ClassPrepare: the second attaches and sets its breakpoint meanwhile.
+        debuggee.phase = "second debugger's attach";
+        second = new Jdwp(debuggee.awaitListening(), (int) settings.launchTimeoutMs());
+        second.readTimeout((int) settings.cellTimeoutMs());
+        second.keepEvents();
+        debuggee.phase = "setting the breakpoints";
+        for (Jdwp jdwp : List.of(first, second)) {
+          long type = classBySignature(jdwp, "L" + Debuggee.TARGET_CLASS + ";");
+          long hot = methodNamed(jdwp, type, "hot");
+          jdwp.command("EventRequest.Set Breakpoint", 15, 1, new Jdwp.Body().u8(2).u8(EventRequest.SUSPEND_EVENT_THREAD)
+              .i32(1).u8(7).u8(1).id(type, jdwp.referenceTypeIdSize).id(hot, jdwp.methodIdSize).id(0, 8));
+        }
+        first.command("VirtualMachine.Resume", 1, 9, new Jdwp.Body());
+      } catch (IOException | Jdwp.ErrorReply e) {
+        if (second != null) {
+          second.close();
+        }
+        throw new BenchFailure(debuggee.phase + ": " + e + " (" + debuggee.exitDescription() + ")", false);
+      }
+      try (Jdwp other = second) {
+        int warmup = Math.max(20, settings.breakpointHits() / 10);
+        int total = warmup + settings.breakpointHits();
+        return measure(debuggee, "raw breakpoint hits, two debuggers", () -> {
+          // Each debugger in a thread of its own, as two debugger processes would be.
+          java.util.concurrent.CompletableFuture<Void> secondLoop = java.util.concurrent.CompletableFuture.runAsync(() -> {
+            try {
+              for (int hits = 0; hits < total; hits++) {
+                long thread = nextEventOf(other, 2, "second debugger's hit #" + (hits + 1)).objectId();
+                other.command("ThreadReference.Resume", 11, 3, new Jdwp.Body().id(thread, other.objectIdSize));
+              }
+            } catch (IOException | Jdwp.ErrorReply e) {
+              throw new java.util.concurrent.CompletionException(e);
+            }
+          });
+          long start = 0;
+          for (int hits = 0; hits < total; hits++) {
+            if (hits == warmup) {
+              start = System.nanoTime();
+            }
+            long thread = nextEventOf(first, 2, "first debugger's hit #" + (hits + 1)).objectId();
+            first.command("ThreadReference.Resume", 11, 3, new Jdwp.Body().id(thread, first.objectIdSize));
+          }
+          secondLoop.join();
+          double seconds = (System.nanoTime() - start) / 1e9;
+          return Map.of(metric, settings.breakpointHits() / seconds);
+        });
+      }
+    }
+  }
+
+  /**
    * Steps the way an IDE does: one StepRequest(LINE, OVER) with a count filter
    * of 1 per step, deleted after its event. The loop body calls a method, so
    * OVER has to step over a call once per iteration.

@@ -37,6 +37,12 @@ final class Metrics {
       new Metric("breakpoint hits + resume, trace=<file> on", "hits/s", Metric.Better.HIGHER, "%.0f");
   static final Metric TRACE_RATIO =
       new Metric("  trace: on / off (goal >= 0.9)", "x", Metric.Better.HIGHER, "%.2f");
+  static final Metric SESSIONS_ONE_RATE =
+      new Metric("breakpoint hits + resume, raw, sessions=2, one debugger", "hits/s", Metric.Better.HIGHER, "%.0f");
+  static final Metric SESSIONS_TWO_RATE =
+      new Metric("breakpoint hits + resume, raw, two debuggers, each", "hits/s", Metric.Better.HIGHER, "%.0f");
+  static final Metric SESSIONS_RATIO =
+      new Metric("  two debuggers / one (goal >= 0.5)", "x", Metric.Better.HIGHER, "%.2f");
   static final Metric STEP_RATE =
       new Metric("single steps LINE/OVER", "steps/s", Metric.Better.HIGHER, "%.0f");
   static final Metric STEP_INTO_RATE =
@@ -209,7 +215,8 @@ final class Metrics {
   static final List<Metric> METRICS = withThreadRows(LAUNCH_TO_LISTEN, ATTACH_TO_BREAKPOINT, ATTACH_FIRST, REATTACH,
       ROUND_TRIP_MEDIAN, ROUND_TRIP_MEAN, RAW_ROUND_TRIP, BURST, BREAKPOINT_RATE, BREAKPOINT_RATE_ALL, BREAKPOINT_RATE_RAW,
       BREAKPOINT_RATE_ALL_RAW,
-      TRACE_OFF_RATE, TRACE_ON_RATE, TRACE_RATIO, STEP_RATE, STEP_INTO_RATE,
+      TRACE_OFF_RATE, TRACE_ON_RATE, TRACE_RATIO, SESSIONS_ONE_RATE, SESSIONS_TWO_RATE, SESSIONS_RATIO,
+      STEP_RATE, STEP_INTO_RATE,
       CALLS_BASELINE, CALLS_METHOD_EVENTS, CALLS_RATIO,
       EXPIRED_BASELINE, EXPIRED_BREAKPOINT, EXPIRED_ENTRY, EXPIRED_WATCH,
       LOAD_BASELINE, LOAD_PREPARE, LOAD_PREPARE_RATIO, LOAD_PREPARE_ALL, LOAD_PREPARE_ALL_EVENT, LOAD_PREPARE_ALL_RAW,
