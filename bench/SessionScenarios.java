@@ -93,18 +93,23 @@ final class SessionScenarios extends Scenarios {
     for (int i = 0; i < sessions; i++) {
       long start = System.nanoTime();
       debuggee.attach(debuggee.awaitListening(i + 1));
-      try {
-        oneSession(debuggee, i + 1);
-      } catch (BenchFailure e) {
-        throw e;
-      } catch (Exception e) {
-        throw BenchFailure.measured("session #" + (i + 1) + " (" + debuggee.phase + "): " + e);
-      }
+      measuredSession(debuggee, i + 1);
       nanos[i] = System.nanoTime() - start;
     }
     Memory after = Memory.of(pid);
     Arrays.sort(nanos);
     return Map.of(Metrics.SESSION_CYCLE, nanos[sessions / 2] / 1e6, Metrics.SESSION_RSS, (after.rssKb() - before.rssKb()) / 1024.0);
+  }
+
+  /** oneSession, its failures reported as the measurement's (which session, in which phase). */
+  private void measuredSession(Debuggee debuggee, int number) throws BenchFailure {
+    try {
+      oneSession(debuggee, number);
+    } catch (BenchFailure e) {
+      throw e;
+    } catch (Exception e) {
+      throw BenchFailure.measured("session #" + number + " (" + debuggee.phase + "): " + e);
+    }
   }
 
   /** Sessions after the first in the "re-attach" scenario. */
@@ -133,13 +138,7 @@ final class SessionScenarios extends Scenarios {
       start = System.nanoTime();
       debuggee.attach(port);
       again[i] = (System.nanoTime() - start) / 1e6;
-      try {
-        oneSession(debuggee, i + 1);
-      } catch (BenchFailure e) {
-        throw e;
-      } catch (Exception e) {
-        throw BenchFailure.measured("session #" + (i + 1) + " (" + debuggee.phase + "): " + e);
-      }
+      measuredSession(debuggee, i + 1);
     }
     Arrays.sort(again);
     return Map.of(Metrics.ATTACH_FIRST, first, Metrics.REATTACH, again[sessions / 2]);
