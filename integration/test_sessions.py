@@ -312,6 +312,33 @@ class SessionsTest(unittest.TestCase):
         a.ok(ThreadReference.Resume, a.object_id(self.worker))
         self.wait_until_running(b)
 
+    def test_a_session_killed_mid_invoke_leaves_the_thread_to_the_other(self):
+        a, b = self.connect(), self.connect()
+        self.breakpoints_of_both(a, b, "tick", "@tick-line", SuspendPolicy.EVENT_THREAD)
+        self.next_event(a)
+        self.next_event(b)
+        # A calls pause(500) on the worker (single-threaded) and is killed while it runs.
+        pause = self.method_ids["pause"]
+        body = (a.type_id(self.fixture) + a.object_id(self.worker) + a.method_id(pause) + i32(1) + b"I" + i32(500)
+                + i32(1))  # INVOKE_SINGLE_THREADED
+        a.send_command((3, 3), body)  # ClassType.InvokeMethod
+        a.close()
+        self.clients.remove(a)
+        # B's hold outlives the call: once it is over the worker is suspended again, by B alone.
+        deadline = time.monotonic() + WAIT_S
+        while not self.suspended(b, self.worker):
+            if time.monotonic() > deadline:
+                self.fail("the worker was not suspended again after A's call")
+        self.assertEqual(self.suspend_count(b, self.worker), 1)
+        held = self.counter(b)
+        frames = b.ok(ThreadReference.FrameCount, b.object_id(self.worker)).int()
+        self.assertGreaterEqual(frames, 2)
+        self.assertEqual(self.counter(b), held)
+        b.ok(ThreadReference.Resume, b.object_id(self.worker))
+        # B's breakpoint still stops the worker at its next hit; then B lets it go.
+        self.assertEqual(self.next_event(b)[1][0][0], EventKind.BREAKPOINT)
+        self.assertEqual(self.suspend_count(b, self.worker), 1)
+
     def test_vm_death_goes_to_every_session(self):
         a, b = self.connect(), self.connect()
         self.proc.proc.stdin.close()
