@@ -339,6 +339,22 @@ class SessionsTest(unittest.TestCase):
         self.assertEqual(self.next_event(b)[1][0][0], EventKind.BREAKPOINT)
         self.assertEqual(self.suspend_count(b, self.worker), 1)
 
+    def test_a_session_killed_mid_command_disturbs_no_other(self):
+        a, b = self.connect(), self.connect()
+        bp_b = self.breakpoint(b, "tock", "@tock-line", SuspendPolicy.NONE, count=1)
+        # A suspends the worker and sends a burst of commands, then is gone before their replies.
+        burst = a.command_packet(ThreadReference.Suspend, a.object_id(self.worker))[0]
+        for _ in range(50):
+            burst += a.command_packet(VirtualMachine.AllClasses)[0]
+        a.sock.sendall(burst)
+        a.close()
+        self.clients.remove(a)
+        # The commands are run or dropped; A's suspension goes with it; B is served throughout.
+        self.assertEqual(self.next_event(b)[1][0][:2], (EventKind.BREAKPOINT, bp_b))
+        self.wait_until_running(b)
+        self.assertEqual(self.suspend_count(b, self.worker), 0)
+        self.assertGreater(len(b.ok(VirtualMachine.Version).string()), 0)
+
     def test_vm_death_goes_to_every_session(self):
         a, b = self.connect(), self.connect()
         self.proc.proc.stdin.close()
