@@ -26,7 +26,19 @@ bool NamesAThread(const std::vector<ev::EventData>& events) {
   });
 }
 
+// The policy the reporter applies: as stock, a set that names no thread
+// (ClassUnload, VMDeath, an agent thread's ClassPrepare) suspends all threads
+// whatever its policy.
+SuspendPolicy AppliedPolicy(SuspendPolicy policy, bool names_a_thread) {
+  return policy != SuspendPolicy::kNone && !names_a_thread ? SuspendPolicy::kAll : policy;
+}
+
 }  // namespace
+
+std::vector<uint8_t> EventReporter::CompositePacket(SuspendPolicy policy, std::vector<ev::EventData> events) {
+  jdwp::Event::Composite::Request composite{policy, std::move(events)};
+  return jdwp::MakeCommandPacket(next_packet_id_.fetch_add(1), jdwp::Event::Composite::kId, jdwp::EncodeBody(composite));
+}
 
 struct EventReporter::Item {
   std::vector<uint8_t> packet;  // empty: nothing to send
@@ -124,14 +136,10 @@ void EventReporter::Report(JNIEnv* jni, jthread thread, std::vector<ev::EventDat
     thread = nullptr;
     if (policy == SuspendPolicy::kEventThread) policy = SuspendPolicy::kAll;
   }
-  // As stock: a set that names no thread (ClassUnload, VMDeath, an agent
-  // thread's ClassPrepare) suspends all threads whatever its policy.
-  const bool names_a_thread = NamesAThread(events);
+  const bool names_a_thread = NamesAThread(events);  // else AppliedPolicy suspends all
   const bool vm_start = events.size() == 1 && std::holds_alternative<ev::VMStart>(events.front());
   const uint64_t epoch = sessions_[session].epoch.load();
-  jdwp::Event::Composite::Request composite{policy, std::move(events)};
-  auto body = jdwp::EncodeBody(composite);
-  auto packet = jdwp::MakeCommandPacket(next_packet_id_.fetch_add(1), jdwp::Event::Composite::kId, body);
+  auto packet = CompositePacket(policy, std::move(events));
   // SUSPEND_ALL takes the direct path from a platform thread only, and only when
   // virtual threads are not listed (ThreadControl::SuspendAllForOwnEvent).
   const bool direct_all = policy == SuspendPolicy::kAll && !vm_start && !ctx_.threads.lists_virtual_threads();
@@ -153,7 +161,7 @@ void EventReporter::Report(JNIEnv* jni, jthread thread, std::vector<ev::EventDat
   }
   auto item = std::make_unique<Item>();
   item->packet = std::move(packet);
-  item->policy = policy != SuspendPolicy::kNone && !names_a_thread ? SuspendPolicy::kAll : policy;
+  item->policy = AppliedPolicy(policy, names_a_thread);
   item->blocks_events = item->policy == SuspendPolicy::kAll && !vm_start;
   item->session = session;
   item->epoch = epoch;
@@ -211,10 +219,8 @@ void EventReporter::ReportEach(JNIEnv* jni, jthread thread, std::vector<SessionC
     auto item = std::make_unique<Item>();
     item->session = c.session;
     item->epoch = sessions_[c.session].epoch.load();
-    jdwp::Event::Composite::Request composite{policy, std::move(c.events)};
-    item->packet =
-        jdwp::MakeCommandPacket(next_packet_id_.fetch_add(1), jdwp::Event::Composite::kId, jdwp::EncodeBody(composite));
-    item->policy = policy != SuspendPolicy::kNone && !names_a_thread ? SuspendPolicy::kAll : policy;
+    item->packet = CompositePacket(policy, std::move(c.events));
+    item->policy = AppliedPolicy(policy, names_a_thread);
     item->blocks_events = item->policy == SuspendPolicy::kAll;
     if (thread) item->thread = jni->NewGlobalRef(thread);
     if (thread && item->policy != SuspendPolicy::kNone) ++parking_items;

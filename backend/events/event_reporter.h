@@ -161,6 +161,8 @@ class EventReporter {
   // take it (and then holds the reporter off until EndDirect).
   // `blocks_events`: a SUSPEND_ALL composite (its session's `blocked` is set with it).
   bool BeginDirect(SessionSlot session, uint64_t epoch, bool blocks_events);
+  // An Event.Composite packet with the next packet ID.
+  std::vector<uint8_t> CompositePacket(jdwp::SuspendPolicy policy, std::vector<jdwp::events::EventData> events);
   void EndDirect();
 
   Context& ctx_;
