@@ -1,9 +1,11 @@
 # `cmake --build build --target package` makes, in the build directory,
 #   jdwpx_<version>_amd64.deb   (CPack's DEB generator; Depends computed by dpkg-shlibdeps)
 #   jdwpx-<version>-Linux.tar.gz
-# from what `cmake --install` installs (cmake/install.cmake). The package only adds files
-# under /usr: it has no maintainer scripts and changes no JDK (jdwpx-install-into-jdk does,
-# when run). integration/check_package.py checks the result, with lintian.
+# from what `cmake --install` installs (cmake/install.cmake). Installing it changes no JDK
+# (jdwpx-install-into-jdk does, when run); its maintainer scripts (packaging/debian/) only
+# follow what that command did: an upgrade updates the JDKs jdwpx is installed in, removal
+# restores their stock agent. integration/check_package.py checks the result, with lintian;
+# integration/containers/test_user_story.py installs, upgrades and removes it in Debian 12.
 # Needs dpkg-dev (dpkg-shlibdeps) and file at packaging time only.
 
 set(JDWPX_PACKAGE_MAINTAINER "jdwpx maintainers <jdwpx-maintainers@example.org>"
@@ -41,8 +43,13 @@ string(CONCAT CPACK_DEBIAN_PACKAGE_DESCRIPTION
   "Also: jdwpx-trace reads the agent's protocol traces, jdwpx-bridge\n"
   "carries a JDWP connection through kubectl exec, ssh or podman exec, and\n"
   "jdwpx-probe sets logpoints and snapshots on one JVM or many.")
-# CPack adds postinst/postrm scripts that run ldconfig (the agent is a shared object
-# under /usr/lib); they are harmless for this private library, and there is no switch.
+# No ldconfig calls: the agent lives in a private directory that no loader path names.
+set(CPACK_DEBIAN_PACKAGE_GENERATE_SHLIBS_LDCONFIG OFF)
+set(CPACK_DEBIAN_PACKAGE_CONTROL_EXTRA
+  "${PROJECT_SOURCE_DIR}/packaging/debian/postinst"
+  "${PROJECT_SOURCE_DIR}/packaging/debian/prerm"
+  "${PROJECT_SOURCE_DIR}/packaging/debian/postrm")
+set(CPACK_DEBIAN_PACKAGE_CONTROL_STRICT_PERMISSION TRUE)
 set(CPACK_DEBIAN_FILE_NAME DEB-DEFAULT)
 set(CPACK_DEBIAN_PACKAGE_MAINTAINER "${JDWPX_PACKAGE_MAINTAINER}")
 set(CPACK_DEBIAN_PACKAGE_SECTION devel)

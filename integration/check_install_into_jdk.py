@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """scripts/install-into-jdk.sh on a fake JDK home that no package owns (a plain copy of the
-stock library): install, install again, restore, restore again, and the errors.
+stock library): install, install again, restore, restore again, the errors, and, laid out
+as `cmake --install` lays it out, the default library and the record that --list reads.
 integration/containers/test_install_into_jdk.py runs it on a Debian JDK (dpkg-divert)."""
 
 import os
@@ -37,12 +38,15 @@ class InstallIntoJdk(unittest.TestCase):
         write(self.lib, "stock")
         self.ours = os.path.join(self.tmp.name, "libjdwpx.so")
         write(self.ours, "ours v1")
+        self.state = os.path.join(self.tmp.name, "state")  # the package's /var/lib/jdwpx
+        os.mkdir(self.state)
 
-    def script(self, *args, user=None):
-        command = ["bash", SCRIPT, *args]
+    def script(self, *args, user=None, script=SCRIPT):
+        command = ["bash", script, *args]
         if user is not None:
             command = ["setpriv", f"--reuid={user}", f"--regid={user}", "--clear-groups", *command]
-        return subprocess.run(command, capture_output=True, text=True, timeout=30)
+        env = dict(os.environ, JDWPX_STATE_DIR=self.state)
+        return subprocess.run(command, capture_output=True, text=True, timeout=30, env=env)
 
     def files(self):
         lib_dir = os.path.join(self.jdk, "lib")
@@ -70,6 +74,47 @@ class InstallIntoJdk(unittest.TestCase):
                          (0, f"{PROG}nothing to restore: {self.stock} does not exist "
                              f"(jdwpx is not installed in {self.jdk})\n"))
         self.assertEqual(self.files(), {"libjdwp.so": "stock"})
+
+    def test_installed_layout_defaults_the_library_and_lists_its_jdks(self):
+        # <prefix>/bin/jdwpx-install-into-jdk and <prefix>/lib/jdwpx/libjdwpx.so, as installed.
+        prefix = os.path.join(self.tmp.name, "usr")
+        installed = os.path.join(prefix, "bin", "jdwpx-install-into-jdk")
+        os.makedirs(os.path.dirname(installed))
+        shutil.copy(SCRIPT, installed)
+        agent = os.path.join(prefix, "lib", "jdwpx", "libjdwpx.so")
+        write(agent, "ours installed")
+        prog = "jdwpx-install-into-jdk: "
+        home = os.path.join(self.tmp.name, "jdk-home")  # a symlink to the JDK: recorded once, by its real path
+        os.symlink(self.jdk, home)
+
+        self.assertEqual(self.script("--list", script=installed).stdout, "")
+        first = self.script(home, script=installed)
+        self.assertEqual((first.returncode, first.stdout),
+                         (0, f"{prog}installed {agent} as {home}/lib/libjdwp.so (stock kept as "
+                             f"{home}/lib/libjdwp.so.stock; not from a package: a plain copy)\n"))
+        self.assertEqual(self.files(), {"libjdwp.so": "ours installed", "libjdwp.so.stock": "stock"})
+        self.assertEqual(self.script(self.jdk, script=installed).returncode, 0)
+        self.assertEqual(read(os.path.join(self.state, "jdks")), f"{self.jdk}\n")
+        listed = self.script("--list", script=installed)
+        self.assertEqual((listed.returncode, listed.stdout), (0, f"{self.jdk}\n"))
+
+        self.assertEqual(self.script("--restore", home, script=installed).returncode, 0)
+        self.assertEqual(self.files(), {"libjdwp.so": "stock"})
+        self.assertEqual(read(os.path.join(self.state, "jdks")), "")
+        self.assertEqual(self.script("--list", script=installed).stdout, "")
+
+        # Without the package's state directory nothing is recorded, and the install works.
+        shutil.rmtree(self.state)
+        self.assertEqual(self.script(self.jdk, script=installed).returncode, 0)
+        self.assertFalse(os.path.exists(self.state))
+        self.assertEqual(self.script("--list", script=installed).stdout, "")
+
+        # From the source tree no agent lies beside the script: the library must be named.
+        bare = self.script(self.jdk)
+        self.assertEqual(bare.returncode, 2)
+        self.assertIn("no agent installed beside this command", bare.stderr)
+        self.assertIn("usage: install-into-jdk.sh <jdk-home> [<libjdwpx.so>] | --restore <jdk-home> | --list",
+                      bare.stderr)
 
     def test_rejects_bad_arguments(self):
         nojdk = os.path.join(self.tmp.name, "nojdk")

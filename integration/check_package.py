@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """The Debian package (cmake/package.cmake): cpack makes it from the build tree into a
 temporary directory; its files, control fields and maintainer scripts are checked, the
-extracted tools run, and lintian reports no error.
+extracted tools run, and lintian reports no error. The maintainer scripts are checked to be
+packaging/debian's; test_user_story.py runs them.
 
   check_package.py --build-dir <build> --cpack <cpack>
 
@@ -18,6 +19,7 @@ import sys
 import tempfile
 
 SKIP = 77
+PACKAGING = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "packaging", "debian")
 AGENT = "usr/lib/jdwpx/libjdwpx.so"
 EXPECTED_FILES = {
     AGENT,
@@ -81,16 +83,20 @@ def main():
         check(files == EXPECTED_FILES,
               f"package files differ: missing {sorted(EXPECTED_FILES - files)}, unexpected {sorted(files - EXPECTED_FILES)}")
 
-        # Installing the package changes no JDK: no maintainer script but CPack's ldconfig call.
+        # The maintainer scripts are packaging/debian's, executable; nothing else runs at
+        # install time (no ldconfig: the agent's directory is private). What they do is
+        # tested in Debian 12 by integration/containers/test_user_story.py.
         control = os.path.join(tmp, "control")
         check(run("dpkg-deb", "-e", deb, control).returncode == 0, "dpkg-deb -e failed")
-        for script in ("preinst", "prerm", "postinst", "postrm"):
+        scripts = sorted(name for name in os.listdir(control) if name not in ("control", "md5sums"))
+        check(scripts == ["postinst", "postrm", "prerm"], f"maintainer scripts: {scripts}")
+        for script in scripts:
             path = os.path.join(control, script)
-            if os.path.exists(path):
-                with open(path, encoding="utf-8") as f:
-                    body = [line.strip() for line in f if line.strip() and not line.startswith("#")]
-                check(all("ldconfig" in line or line in ("set -e", "fi", "exit 0") or line.startswith("if [ \"$1\" = ") for line in body),
-                      f"{script} does more than call ldconfig: {body}")
+            with open(path, encoding="utf-8") as shipped, \
+                    open(os.path.join(PACKAGING, script), encoding="utf-8") as source:
+                check(shipped.read() == source.read(), f"{script} differs from packaging/debian/{script}")
+            check(os.stat(path).st_mode & 0o777 == 0o755, f"{script} is not mode 0755")
+            check(run("sh", "-n", path).returncode == 0, f"{script} is not valid sh")
 
         root = os.path.join(tmp, "root")
         check(run("dpkg-deb", "-x", deb, root).returncode == 0, "dpkg-deb -x failed")
@@ -123,6 +129,9 @@ def main():
         script = run(os.path.join(root, "usr/bin/jdwpx-install-into-jdk"))
         check(script.returncode == 2 and "usage:" in script.stderr,
               f"jdwpx-install-into-jdk: {script.returncode} {script.stderr}")
+        listed = run(os.path.join(root, "usr/bin/jdwpx-install-into-jdk"), "--list",
+                     env=dict(os.environ, JDWPX_STATE_DIR=os.path.join(tmp, "no-state")))
+        check(listed.returncode == 0, f"jdwpx-install-into-jdk --list: {listed.returncode} {listed.stderr}")
 
         if not shutil.which("lintian"):
             print("SKIP: every check passed but lintian's: lintian is not installed (apt-get install lintian)")

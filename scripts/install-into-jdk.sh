@@ -2,8 +2,16 @@
 # Makes jdwpx the JDK's own debug agent, so plain `-agentlib:jdwp=...` (and every
 # IDE or launcher that uses it) loads ours. Installed as jdwpx-install-into-jdk.
 #
-#   jdwpx-install-into-jdk <jdk-home> <libjdwpx.so>   install (again: replace ours)
-#   jdwpx-install-into-jdk --restore <jdk-home>        put the stock agent back
+#   jdwpx-install-into-jdk <jdk-home> [<libjdwpx.so>]  install (again: replace ours); the
+#                                                      library defaults to the one installed
+#                                                      beside this script (../lib/jdwpx/)
+#   jdwpx-install-into-jdk --restore <jdk-home>         put the stock agent back
+#   jdwpx-install-into-jdk --list                       the JDKs jdwpx is installed in
+#
+# --list is what the package's maintainer scripts use: an upgrade of the package updates
+# those JDKs, its removal restores them. It reads dpkg's diversions (packaged JDKs) and a
+# record of the plain installs, $JDWPX_STATE_DIR/jdks (default /var/lib/jdwpx, which the
+# package makes; without that directory plain installs are not recorded).
 #
 # Where the stock library goes: lib/libjdwp.so.stock, beside ours. Not ending in .so,
 # the JVM (lib<name>.so) and ldconfig never load it by mistake; it is the name earlier
@@ -23,9 +31,11 @@ set -euo pipefail
 
 prog=${0##*/}
 admindir=${DPKG_ADMINDIR:-/var/lib/dpkg}
+state_dir=${JDWPX_STATE_DIR:-/var/lib/jdwpx}
+registry=$state_dir/jdks
 
 usage() {
-  echo "usage: $prog <jdk-home> <libjdwpx.so> | --restore <jdk-home>" >&2
+  echo "usage: $prog <jdk-home> [<libjdwpx.so>] | --restore <jdk-home> | --list" >&2
   exit 2
 }
 
@@ -244,15 +254,93 @@ restore_package() {
   esac
 }
 
+# The agent `cmake --install` and the package put beside this script: <prefix>/lib/jdwpx/.
+installed_agent() {
+  local here
+  here=$(dirname "$(readlink -f "${BASH_SOURCE[0]}")")
+  readlink -m "$here/../lib/jdwpx/libjdwpx.so"
+}
+
+# canonical <dir>: the path without symlinks, so one JDK is recorded once.
+canonical() {
+  (cd "$1" 2> /dev/null && pwd -P) || echo "$1"
+}
+
+# record / forget <jdk-home>: the record of plain installs that --list reads. Kept only
+# where the package made $state_dir; a failure to write it never fails the install.
+record() {
+  [[ -d $state_dir && -w $state_dir ]] || return 0
+  local home
+  home=$(canonical "$1")
+  grep -qxF -- "$home" "$registry" 2> /dev/null || echo "$home" >> "$registry" || true
+}
+
+forget() {
+  [[ -f $registry && -w $state_dir ]] || return 0
+  local home
+  home=$(canonical "$1")
+  grep -vxF -- "$home" "$registry" > "$registry.tmp" || true
+  mv -f "$registry.tmp" "$registry"
+}
+
+# list_jdks: every JDK home jdwpx is installed in, once each.
+list_jdks() {
+  {
+    if command -v dpkg-divert > /dev/null; then
+      dpkg-divert --list '*/lib/libjdwp.so' 2> /dev/null |
+        sed -n 's|^local diversion of \(/.*\)/lib/libjdwp\.so to \1/lib/libjdwp\.so\.stock$|\1|p'
+    fi
+    if [[ -f $registry ]]; then
+      local home
+      while IFS= read -r home; do
+        [[ -n $home && -e $home/lib/libjdwp.so.stock ]] && echo "$home"
+      done < "$registry"
+    fi
+  } | sort -u
+}
+
+# restore_removed: --restore of a JDK whose package was removed while jdwpx was in it. dpkg
+# removed the package's files (the stock library at the diverted path among them) and
+# left ours and the diversion; both go now. Returns 1 when that is not the case.
+restore_removed() {
+  local path=$jdk/lib/libjdwp.so
+  [[ ! -e $jdk/bin/java ]] && command -v dpkg-divert > /dev/null || return 1
+  [[ $(dpkg-divert --listpackage "$path" 2> /dev/null) == LOCAL &&
+    $(dpkg-divert --truename "$path") == "$path.stock" ]] || return 1
+  [[ ! -e $path.stock ]] || return 1
+  check_writable "$admindir" "dpkg's database, where the diversion is recorded"
+  if [[ -e $path ]]; then
+    check_writable "$jdk/lib" "the JDK's library directory"
+    rm -f "$path"
+  fi
+  dpkg-divert --local --no-rename --remove "$path" > /dev/null ||
+    die "dpkg-divert --remove failed"
+  rmdir "$jdk/lib" "$jdk" 2> /dev/null || true
+  say "$jdk is gone (its package was removed): removed jdwpx's copy there and the diversion of $path"
+}
+
 args=("$@")
 tmp_files=()
 trap 'rm -f "${tmp_files[@]}"' EXIT  # a temporary file a failed cp or mv left behind
-if [[ $# -eq 2 && $1 == --restore ]]; then
+if [[ $# -eq 1 && $1 == --list ]]; then
+  list_jdks
+  exit 0
+elif [[ $# -eq 2 && $1 == --restore ]]; then
   mode=restore jdk=$2
 elif [[ $# -eq 2 && $1 != -* ]]; then
   mode=install jdk=$1 lib_src=$2
+elif [[ $# -eq 1 && $1 != -* ]]; then
+  mode=install jdk=$1 lib_src=$(installed_agent)
+  if [[ ! -f $lib_src ]]; then
+    echo "$prog: no agent installed beside this command ($lib_src does not exist): name the library" >&2
+    usage
+  fi
 else
   usage
+fi
+if [[ $mode == restore ]] && restore_removed; then
+  forget "$jdk"
+  exit 0
 fi
 check_jdk "$jdk"
 if [[ $mode == install ]]; then
@@ -268,4 +356,5 @@ if [[ -n $pkg ]]; then
   "${mode}_package"
 else
   "${mode}_plain"
+  if [[ $mode == install ]]; then record "$jdk"; else forget "$jdk"; fi
 fi

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """The shipped agent in Debian 11 (bullseye, glibc 2.31) with bullseye's own OpenJDK 17,
-in a root made by debootstrap (make_bullseye_root.sh, kept under <build>/containers/):
+in a root made by debootstrap (make_debian_root.sh, kept under <build>/containers/):
 - a program started in it by chroot with our library, and jdb on the host debugging it
   over a socket (the chroot shares the host's network);
 - the root imported as an "existing JDK image", the library put into it with
@@ -124,9 +124,9 @@ if __name__ == "__main__":
         pm.skip("debootstrap and chroot need root")
     ROOT = os.path.join(cfg.build_dir, "containers", "bullseye-root")
     os.makedirs(os.path.dirname(ROOT), exist_ok=True)
-    made = subprocess.run([os.path.join(HERE, "make_bullseye_root.sh"), ROOT], capture_output=True, text=True)
+    made = subprocess.run([os.path.join(HERE, "make_debian_root.sh"), "bullseye", ROOT], capture_output=True, text=True)
     if made.returncode == 3:
         pm.skip(f"no bullseye root: {made.stderr.strip()}")
     if made.returncode != 0:
-        sys.exit(f"make_bullseye_root.sh failed:\n{made.stderr}")
+        sys.exit(f"make_debian_root.sh failed:\n{made.stderr}")
     unittest.main(argv=cfg.unittest_argv, verbosity=2)

@@ -2,7 +2,7 @@
 """jdwpx-install-into-jdk (scripts/install-into-jdk.sh) in Debian 11 (bullseye), on its
 own OpenJDK 17 from the Debian package and on a copy of it that no package owns.
 
-The root is make_bullseye_root.sh's (<build>/containers/bullseye-root, shared with
+The root is make_debian_root.sh's (<build>/containers/bullseye-root, shared with
 test_bullseye.py), seen by each test through an overlay of its own in a private mount
 namespace, then a chroot: the root itself never changes and nothing stays mounted.
 
@@ -30,6 +30,9 @@ import subprocess
 import sys
 import tempfile
 import unittest
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from debian_jdk import agent_diversions, file_sums, jdk_package  # noqa: E402
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 SCRIPT = os.path.join(HERE, "..", "..", "scripts", "install-into-jdk.sh")
@@ -98,12 +101,10 @@ class InstallIntoDebianJdk(unittest.TestCase):
     # --- what the root holds ---------------------------------------------------------
 
     def sums(self, *paths):
-        """{path: md5} of the files that exist among paths (in the root)."""
-        out = self.root.run("sh", "-c", 'for f; do [ -e "$f" ] && md5sum "$f"; done; true', "sh", *paths).stdout
-        return {path: md5 for md5, path in (line.split() for line in out.splitlines())}
+        return file_sums(self.root, *paths)
 
     def diversions(self):
-        return [line for line in self.root.out("dpkg-divert", "--list").splitlines() if "libjdwp" in line]
+        return agent_diversions(self.root)
 
     def assert_installed_diverted(self):
         self.assertEqual(self.sums(LIB, STOCK), {LIB: CFG.ours_md5, STOCK: CFG.stock_md5})
@@ -227,7 +228,9 @@ class InstallIntoDebianJdk(unittest.TestCase):
         self.assertEqual((missing.returncode, missing.stderr), (1, f"{PROG}no such library: /nonexistent.so\n"))
         usage = self.root.run(*INSTALL, JDK, check=False)
         self.assertEqual(usage.returncode, 2)
-        self.assertIn("usage: jdwpx-install-into-jdk <jdk-home> <libjdwpx.so> | --restore <jdk-home>", usage.stderr)
+        self.assertIn("no agent installed beside this command", usage.stderr)
+        self.assertIn("usage: jdwpx-install-into-jdk <jdk-home> [<libjdwpx.so>] | --restore <jdk-home> | --list",
+                      usage.stderr)
 
         nobody = self.root.run(*INSTALL, JDK, OURS, user=65534, check=False)
         self.assertEqual(nobody.returncode, 1)
@@ -262,11 +265,11 @@ def prepare(args):
     containers = os.path.join(args.build_dir, "containers")
     os.makedirs(containers, exist_ok=True)
     ROOT = os.path.join(containers, "bullseye-root")
-    made = subprocess.run([os.path.join(HERE, "make_bullseye_root.sh"), ROOT], capture_output=True, text=True)
+    made = subprocess.run([os.path.join(HERE, "make_debian_root.sh"), "bullseye", ROOT], capture_output=True, text=True)
     if made.returncode == 3:
         skip(f"no bullseye root: {made.stderr.strip()}")
     if made.returncode != 0:
-        sys.exit(f"make_bullseye_root.sh failed:\n{made.stderr}")
+        sys.exit(f"make_debian_root.sh failed:\n{made.stderr}")
 
     CFG.state_dir = containers
     CFG.shared = tempfile.mkdtemp(prefix="install-into-jdk-shared-", dir=containers)
@@ -284,20 +287,12 @@ def prepare(args):
 
     probe = Overlay(containers)
     try:
-        CFG.package = probe.out("dpkg-query", "-S", LIB).split(":")[0]  # openjdk-17-jre-headless
-        version = probe.out("dpkg-query", "-W", "-f", "${Version}", CFG.package)
-        sums = probe.out("dpkg-query", "--control-path", CFG.package, "md5sums").strip()
-        CFG.stock_md5 = next(line.split()[0] for line in probe.out("cat", sums).splitlines()
-                             if line.split()[1] == LIB.lstrip("/"))
-        # The package's .deb, of the very version installed, kept for later runs.
-        CFG.deb = f"{CFG.package}_{version.replace(':', '%3a')}_amd64.deb"
-        if not os.path.exists(os.path.join(CFG.debs, CFG.deb)):
-            got = probe.run("sh", "-c", f'cd "$1" && apt-get download -q -o APT::Sandbox::User=root "$2={version}"',
-                            "sh", f"{SHARED}/debs", CFG.package, check=False)
-            if got.returncode != 0 or not os.path.exists(os.path.join(CFG.debs, CFG.deb)):
-                skip(f"{CFG.package} {version}'s .deb cannot be fetched from Debian's archive:\n{got.stderr[-800:]}")
+        found = jdk_package(probe, LIB, CFG.debs, f"{SHARED}/debs")
     finally:
         probe.close()
+    if isinstance(found, str):
+        skip(found)
+    CFG.package, CFG.stock_md5, CFG.deb = found
 
 
 def main():
