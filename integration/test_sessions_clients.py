@@ -27,14 +27,23 @@ there, deletes its requests, resumes and disposes, printing CHECK lines.
   - the two drivers on the same thread at the same line at once: a third,
     raw session holds "worker" until both have set their breakpoints, so both
     stop at the same hit (the same i), each with its own count of 1; each steps
-    and resumes; neither hangs, and the worker runs on.
+    and resumes; neither hangs, and the worker runs on;
+  - a probe run (tools/jdwpx-probe, a log probe in tock()) while the drivers stop
+    and step "worker": the probe's lines keep coming meanwhile, in call order,
+    and the drivers see "other" running throughout (a probe stops no thread);
+    Ctrl-C ends the run with its summary.
 """
 
 from __future__ import annotations
 
+import json
 import os
+import queue
 import re
+import signal
+import subprocess
 import sys
+import threading
 import time
 import unittest
 
@@ -285,6 +294,58 @@ class SessionsClients(unittest.TestCase):
                 seen.add(read_counter())
         finally:
             gate.close()
+        self.end_debuggee()
+
+    def test_a_probe_run_while_ides_stop_and_step(self):
+        if self.cfg.agent == "stock":
+            self.skipTest(STOCK_HAS_NO_SESSIONS)
+        debuggee = self.start_debuggee(THREE_DEBUGGERS)
+        port = debuggee.port
+        tool = subprocess.Popen([os.path.join(self.cfg.build_dir, "tools", "jdwpx-probe"),
+                                 "--connect", f"127.0.0.1:{port}", "log", f"Sessions:{TOCK}", "tock {i}",
+                                 "--format", "json", "--budget", "50"],
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        lines: queue.Queue = queue.Queue()
+        reader = threading.Thread(target=lambda: [lines.put(json.loads(line)) for line in tool.stdout])
+        reader.start()
+
+        def stop_tool():
+            if tool.poll() is None:
+                tool.kill()
+                tool.wait(WAIT_S)
+            reader.join(WAIT_S)
+            tool.stdout.close()
+            tool.stderr.close()
+        self.addCleanup(stop_tool)
+        logs = [lines.get(timeout=WAIT_S)]  # the probe is set
+
+        def drain() -> None:
+            while not lines.empty():
+                logs.append(lines.get_nowait())
+        drain()
+        before = len(logs)
+        for client in self.clients():
+            self.run_driver(client, port, other_held=False)
+        drain()
+        self.assertGreater(len(logs) - before, 0, "no probe output while the drivers stopped and stepped")
+
+        tool.send_signal(signal.SIGINT)
+        self.assertEqual(tool.wait(WAIT_S), 0, tool.stderr.read())
+        reader.join(WAIT_S)
+        drain()
+        *logs, summary = logs
+        self.assertEqual(summary["kind"], "summary", summary)
+        # The output rate (100 lines/s) drops some lines, with a notice; the CPU budget,
+        # lifted for this machine's 2 loaded cores, pauses nothing.
+        notices = [log for log in logs if log["kind"] == "notice"]
+        self.assertNotIn("paused", [n["notice"] for n in notices], notices)
+        logs = [log for log in logs if log["kind"] != "notice"]
+        self.assertEqual(summary["matched"], len(logs) + summary["suppressed"], summary)
+        values = []
+        for log in logs:
+            self.assertEqual((log["kind"], log["thread"], log["location"]), ("log", "other", f"Sessions.tock:{TOCK}"))
+            values.append(int(re.fullmatch(r"tock (\d+)", log["message"]).group(1)))
+        self.assertEqual(values, sorted(set(values)), "each call's line once, in call order")
         self.end_debuggee()
 
 
