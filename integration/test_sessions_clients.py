@@ -36,20 +36,17 @@ there, deletes its requests, resumes and disposes, printing CHECK lines.
 
 from __future__ import annotations
 
-import json
 import os
-import queue
 import re
 import signal
-import subprocess
 import sys
-import threading
 import time
 import unittest
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import harness  # noqa: E402
 from jdwp_client import Client, ThreadReference  # noqa: E402
+from probe_tool import ProbeRun  # noqa: E402
 
 SOURCE = "Sessions.java"
 ONE_DEBUGGER = "transport=dt_socket,server=y,suspend=n,address=0"
@@ -301,38 +298,21 @@ class SessionsClients(unittest.TestCase):
             self.skipTest(STOCK_HAS_NO_SESSIONS)
         debuggee = self.start_debuggee(THREE_DEBUGGERS)
         port = debuggee.port
-        tool = subprocess.Popen([os.path.join(self.cfg.build_dir, "tools", "jdwpx-probe"),
-                                 "--connect", f"127.0.0.1:{port}", "log", f"Sessions:{TOCK}", "tock {i}",
-                                 "--format", "json", "--budget", "50"],
-                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-        lines: queue.Queue = queue.Queue()
-        reader = threading.Thread(target=lambda: [lines.put(json.loads(line)) for line in tool.stdout])
-        reader.start()
-
-        def stop_tool():
-            if tool.poll() is None:
-                tool.kill()
-                tool.wait(WAIT_S)
-            reader.join(WAIT_S)
-            tool.stdout.close()
-            tool.stderr.close()
-        self.addCleanup(stop_tool)
-        logs = [lines.get(timeout=WAIT_S)]  # the probe is set
-
-        def drain() -> None:
-            while not lines.empty():
-                logs.append(lines.get_nowait())
-        drain()
+        tool = ProbeRun([os.path.join(self.cfg.build_dir, "tools", "jdwpx-probe"),
+                         "--connect", f"127.0.0.1:{port}", "log", f"Sessions:{TOCK}", "tock {i}",
+                         "--format", "json", "--budget", "50"])
+        self.addCleanup(tool.close)
+        logs = [tool.next(WAIT_S)]  # the probe is set
+        logs += tool.drain()
         before = len(logs)
         for client in self.clients():
             self.run_driver(client, port, other_held=False)
-        drain()
+        logs += tool.drain()
         self.assertGreater(len(logs) - before, 0, "no probe output while the drivers stopped and stepped")
 
-        tool.send_signal(signal.SIGINT)
-        self.assertEqual(tool.wait(WAIT_S), 0, tool.stderr.read())
-        reader.join(WAIT_S)
-        drain()
+        tool.proc.send_signal(signal.SIGINT)
+        self.assertEqual(tool.finish(WAIT_S), 0, tool.stderr())
+        logs += tool.drain()
         *logs, summary = logs
         self.assertEqual(summary["kind"], "summary", summary)
         # The output rate (100 lines/s) drops some lines, with a notice; the CPU budget,

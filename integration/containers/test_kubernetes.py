@@ -36,37 +36,11 @@ import uuid
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import podman as pm  # noqa: E402  (puts integration/ on sys.path)
 import jdwp_client  # noqa: E402
-from session import FIXTURE, debug_session  # noqa: E402
+from kube_pod import MANIFEST, pod_for_test, volume_name  # noqa: E402
+from session import debug_session  # noqa: E402
 
 harness = pm.harness
-MANIFEST = os.path.join(pm.REPO, "deploy", "kubernetes", "pod.yaml")
 PORT = 5005
-
-
-def pod_for_test(manifest: str, name: str, image: str, classes_dir: str) -> str:
-    """The shipped pod with this build's images and the fixture as the application. Plain
-    text edits (the standard library reads no YAML), each of a line that must be in the
-    file exactly once: a changed manifest fails here, by name."""
-    edits = [
-        # (the shipped line, what the test puts instead)
-        ("  name: app\n", f"  name: {name}\n"),
-        ("spec:\n", "spec:\n  restartPolicy: Never\n"),
-        ("  volumes:\n", "  volumes:\n    - name: classes\n"
-                         f"      hostPath: {{path: {classes_dir}, type: Directory}}\n"),
-        ("      image: registry.example.com/jdwpx:latest\n", f"      image: {image}\n"),
-        ("      image: registry.example.com/myapp:latest\n", f"      image: {image}\n"),
-        ("      command: [java, -jar, /app/app.jar]\n", f"      command: [java, -cp, /classes, {FIXTURE}]\n"),
-        ("      env:\n", "      env:\n        - name: KUBERNETES_SERVICE_HOST\n          value: 10.96.0.1\n"),
-        ("          readOnly: true\n", "          readOnly: true\n        - name: classes\n"
-                                       "          mountPath: /classes\n          readOnly: true\n"),
-    ]
-    text = manifest
-    for line, replacement in edits:
-        count = manifest.count(line)
-        if count != 1:
-            raise AssertionError(f"{MANIFEST}: {line!r} occurs {count} times, the test expects it once")
-        text = text.replace(line, replacement)
-    return text
 
 
 class KubernetesPod(unittest.TestCase):
@@ -100,6 +74,7 @@ class KubernetesPod(unittest.TestCase):
         if getattr(cls, "logs", None):
             cls.logs.__exit__(None, None, None)
         pm.podman(ENV, "pod", "rm", "--force", "--time", "0", "--ignore", cls.pod, check=False, timeout=60)
+        pm.podman(ENV, "volume", "rm", "--force", volume_name(cls.pod), check=False, timeout=60)
         shutil.rmtree(cls.tmp, ignore_errors=True)
 
     def attach_through(self, command):

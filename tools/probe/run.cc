@@ -390,8 +390,9 @@ class Runner {
       if (!notice) return Say(target, "a malformed Probe.Notice: " + notice.error().detail);
       Write(NoticeLine(options_.format, target.spec->name, *notice, NowNs()));
       // Its max hits reached in the agent (lines dropped by the rate count there, not
-      // here): nothing more comes from this target.
-      if (notice->kind == Probe::NoticeKind::kDone) BeginEnd(target);
+      // here), or its CPU budget spent: the probe is out of the VM and nothing more comes
+      // from this target. A pause is the budget doing its job, not a failed target.
+      if (notice->kind == Probe::NoticeKind::kDone || notice->kind == Probe::NoticeKind::kPaused) BeginEnd(target);
     }
   }
 

@@ -324,6 +324,22 @@ TEST(ProbeRun, DoneInTheAgentEndsTheTarget) {
   EXPECT_EQ(agent.Wait().commands, kCleanEnd);
 }
 
+TEST(ProbeRun, APauseInTheAgentEndsTheTargetBeforeItsMax) {
+  AgentScript script;
+  script.after_set = {LogPacket(1), Packet<Probe::Notice>({.probe_id = 7, .kind = Probe::NoticeKind::kPaused,
+                                                          .message = "budget spent"})};
+  script.hits = script.matched = 1;
+  FakeAgentServer agent(script);
+  Tool tool({"--connect", agent.address(), "log", "demo.Main:12", "i={i}", "--max", "3", "--format", "json"});
+  ASSERT_EQ(tool.Wait(), 0) << tool.err();
+  const auto lines = tool.Lines();
+  ASSERT_EQ(lines.size(), 3u);
+  EXPECT_EQ(lines[0], LogJson(agent.address(), 1));
+  EXPECT_EQ(nlohmann::json::parse(lines[1])["notice"], "paused");
+  EXPECT_EQ(SummaryWithoutTime(lines[2]), SummaryJson(agent.address(), 1, 1, 0));
+  EXPECT_EQ(agent.Wait().commands, kCleanEnd);
+}
+
 TEST(ProbeRun, InterruptEndsTheRunAndClears) {
   AgentScript script;
   script.after_set = {LogPacket(1)};
