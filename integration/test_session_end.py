@@ -256,6 +256,12 @@ class SessionEndTest(unittest.TestCase):
         # Breakpoints on both threads, every hit suspending all, and the session
         # ends without reading one event: queued or half-applied suspensions of
         # the old session must not stop anything afterwards.
+        if self.cfg.agent == "stock":
+            # Stock breaks the spec here (Dispose resumes the VM), one run in many on a
+            # loaded machine: a SUSPEND_ALL hit in flight suspended every thread after
+            # the dispose, and nothing resumed them (the full suite, 2026-11-29: the
+            # second debugger saw no thread move for 20 s). The test stays on the spec.
+            self.skipTest("stock may leave the VM suspended when a SUSPEND_ALL event races Dispose")
         c = self.first_client()
         self.set_breakpoint(c, "tick", "// @bp-tick")
         self.set_breakpoint(c, "work", "// @bp-work")
