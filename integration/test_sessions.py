@@ -31,8 +31,8 @@ import unittest
 
 import harness
 from jdwp_client import (Client, Error, EventKind, EventRequest, Probe, ProbeKind, Reader,
-                         ReferenceType, StepDepth, StepSize, SuspendPolicy, SuspendStatus, ThreadReference,
-                         VirtualMachine, handshake, i32, i64)
+                         ReferenceType, StackFrame, StepDepth, StepSize, SuspendPolicy, SuspendStatus,
+                         ThreadReference, VirtualMachine, handshake, i32, i64)
 from test_probes import set_body
 
 SOURCE = "Sessions.java"
@@ -311,6 +311,34 @@ class SessionsTest(unittest.TestCase):
         self.clear(a, EventKind.SINGLE_STEP, step_a)
         a.ok(ThreadReference.Resume, a.object_id(self.worker))
         self.wait_until_running(b)
+
+    def test_a_session_pops_frames_of_a_thread_another_also_holds(self):
+        a, b = self.connect(), self.connect()
+        bp_a, bp_b = self.breakpoints_of_both(a, b, "tick", "@tick-line", SuspendPolicy.EVENT_THREAD)
+        self.next_event(a)
+        self.next_event(b)
+        before = b.frames(self.worker)
+        held = self.counter(a)
+        # A pops tick() (the thread runs to its next bytecode for that), as it would alone.
+        a.ok(StackFrame.PopFrames, a.object_id(self.worker) + a.frame_id(before[0][0]))
+        # B's hold stands: the thread is suspended where the pop left it, B reads the new top frame.
+        self.assertEqual((self.suspend_count(a, self.worker), self.suspend_count(b, self.worker)), (1, 1))
+        self.assertTrue(self.suspended(b, self.worker))
+        after = b.frames(self.worker)
+        self.assertEqual([location for _, location in after], [location for _, location in before[1:]])
+        self.assertEqual(self.counter(b), held)
+        # A lets go, B still holds it; once B lets go too, the call runs again and stops at both breakpoints.
+        a.ok(ThreadReference.Resume, a.object_id(self.worker))
+        self.assertEqual(b.frames(self.worker)[0][1], after[0][1])
+        b.ok(ThreadReference.Resume, b.object_id(self.worker))
+        line = harness.fixture_line(SOURCE, "@tick-line")
+        self.assertEqual(self.next_event(a)[1], [(EventKind.BREAKPOINT, bp_a, self.worker, line)])
+        self.assertEqual(self.next_event(b)[1], [(EventKind.BREAKPOINT, bp_b, self.worker, line)])
+        self.clear(a, EventKind.BREAKPOINT, bp_a)
+        self.clear(b, EventKind.BREAKPOINT, bp_b)
+        a.ok(ThreadReference.Resume, a.object_id(self.worker))
+        b.ok(ThreadReference.Resume, b.object_id(self.worker))
+        self.wait_until_running(a)
 
     def test_a_session_killed_mid_invoke_leaves_the_thread_to_the_other(self):
         a, b = self.connect(), self.connect()
