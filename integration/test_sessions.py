@@ -30,9 +30,9 @@ import time
 import unittest
 
 import harness
-from jdwp_client import (Client, Error, EventKind, EventRequest, Probe, ProbeKind, Reader,
+from jdwp_client import (ClassType, Client, Error, EventKind, EventRequest, Probe, ProbeKind, Reader,
                          ReferenceType, StackFrame, StepDepth, StepSize, SuspendPolicy, SuspendStatus,
-                         ThreadReference, VirtualMachine, handshake, i32, i64)
+                         ThreadReference, VirtualMachine, error_name, handshake, i32, i64)
 from test_probes import set_body
 
 SOURCE = "Sessions.java"
@@ -134,6 +134,25 @@ class SessionsTest(unittest.TestCase):
 
     def counter(self, c: Client) -> int:
         return c.static_values(self.fixture, [self.counter_field])[0][1]
+
+    def static(self, c: Client, name: str):
+        return c.static_values(self.fixture, [c.fields(self.fixture)[name].id])[0][1]
+
+    def wait_for_static(self, c: Client, name: str, value):
+        deadline = time.monotonic() + WAIT_S
+        while self.static(c, name) != value:
+            if time.monotonic() > deadline:
+                self.fail(f"{name} did not become {value} within {WAIT_S}s")
+
+    def reply_to(self, c: Client, packet_id: int) -> Reader:
+        """The reply to a command sent with send_command (events meanwhile are kept); it must succeed."""
+        while True:
+            packet = c.read_packet()
+            if not packet.is_reply:
+                c.keep_event(packet.data)
+                continue
+            self.assertEqual((packet.id, error_name(packet.kind)), (packet_id, error_name(Error.NONE)))
+            return Reader(packet.data, c.sizes)
 
     def wait_until_running(self, c: Client):
         """The worker runs: its counter changes (read until it does, bounded)."""
@@ -338,6 +357,44 @@ class SessionsTest(unittest.TestCase):
         self.clear(b, EventKind.BREAKPOINT, bp_b)
         a.ok(ThreadReference.Resume, a.object_id(self.worker))
         b.ok(ThreadReference.Resume, b.object_id(self.worker))
+        self.wait_until_running(a)
+
+    def test_a_resume_all_invoke_resumes_only_what_its_session_holds(self):
+        a, b = self.connect(), self.connect()
+        other = a.thread_named("other")
+        bp_a = self.breakpoint(a, "tick", "@tick-line", SuspendPolicy.EVENT_THREAD)
+        self.next_event(a)
+        self.clear(a, EventKind.BREAKPOINT, bp_a)
+        # A holds the worker by its event and "other" by command; B holds the VM on top.
+        a.ok(ThreadReference.Suspend, a.object_id(other))
+        b.ok(VirtualMachine.Suspend)
+
+        def counts():
+            return [self.suspend_count(c, t) for c in (a, b) for t in (self.worker, other)]
+
+        self.assertEqual(counts(), [1, 1, 1, 1])
+        others = self.static(b, "others")
+        # A calls hold() on the worker without INVOKE_SINGLE_THREADED: its resume lets go of
+        # A's suspensions only; B's hold on the worker is lent to the call, on "other" it stands.
+        body = (a.type_id(self.fixture) + a.object_id(self.worker) + a.method_id(self.method_ids["hold"])
+                + i32(0) + i32(0))
+        invoke = a.send_command(ClassType.InvokeMethod, body)
+        self.wait_for_static(b, "entered", 1)
+        self.assertTrue(self.suspended(b, other))
+        self.assertEqual([self.suspend_count(b, t) for t in (self.worker, other)], [1, 1])
+        self.assertEqual(self.static(b, "others"), others)
+        released = b.fields(self.fixture)["released"].id
+        b.ok(ClassType.SetValues, b.type_id(self.fixture) + i32(1) + b.field_id(released) + b"\x01")
+        r = self.reply_to(a, invoke)
+        self.assertEqual((r.value(), r.byte(), r.id()), (("I", 1), ord("L"), 0))  # returned 1, no exception
+        # Every thread suspended again for A (as stock, whatever each was before), B's as they were.
+        self.assertEqual(counts(), [1, 1, 1, 1])
+        counter = self.counter(b)
+        self.assertEqual(self.static(b, "others"), others)
+        a.ok(VirtualMachine.Resume)
+        self.assertEqual(counts(), [0, 0, 1, 1])
+        self.assertEqual((self.counter(a), self.static(a, "others")), (counter, others))
+        b.ok(VirtualMachine.Resume)
         self.wait_until_running(a)
 
     def test_a_session_killed_mid_invoke_leaves_the_thread_to_the_other(self):
