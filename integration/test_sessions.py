@@ -30,9 +30,9 @@ import time
 import unittest
 
 import harness
-from jdwp_client import (ClassType, Client, Error, EventKind, EventRequest, Probe, ProbeKind, Reader,
-                         ReferenceType, StackFrame, StepDepth, StepSize, SuspendPolicy, SuspendStatus,
-                         ThreadReference, VirtualMachine, error_name, handshake, i32, i64)
+from jdwp_client import (ArrayReference, ClassType, Client, Error, EventKind, EventRequest, Probe, ProbeKind,
+                         Reader, ReferenceType, StackFrame, StepDepth, StepSize, SuspendPolicy, SuspendStatus,
+                         ThreadReference, VirtualMachine, error_name, handshake, i32, i64, reply_header)
 from test_probes import set_body
 
 SOURCE = "Sessions.java"
@@ -439,6 +439,29 @@ class SessionsTest(unittest.TestCase):
         self.wait_until_running(b)
         self.assertEqual(self.suspend_count(b, self.worker), 0)
         self.assertGreater(len(b.ok(VirtualMachine.Version).string()), 0)
+
+    def test_a_session_killed_mid_streamed_reply_disturbs_no_other(self):
+        a, b = self.connect(), self.connect()
+        big = self.static(a, "big")
+        bp_b = self.breakpoint(b, "tock", "@tock-line", SuspendPolicy.NONE, count=1)
+        whole = ArrayReference.GetValues, i32(0) + i32(-1)
+        length = 11 + 1 + 4 + 4 * (8 << 20)  # header, tag, count, the ints
+        # A asks for the whole array and reads only the start of its reply: the agent
+        # makes the rest as A reads (streamed_reply.h), so the reply is in the middle.
+        packet_id = a.send_command(whole[0], a.object_id(big) + whole[1])
+        self.assertEqual(bytes(a.recv_exact(11)), reply_header(length, packet_id))
+        a.recv_exact(1 << 16)
+        version = b.send_command(VirtualMachine.Version)
+        a.close()
+        self.clients.remove(a)
+        # B's command, sent before A was gone, is answered; its event comes.
+        self.assertGreater(len(self.reply_to(b, version).string()), 0)
+        self.assertEqual(self.next_event(b)[1][0][:2], (EventKind.BREAKPOINT, bp_b))
+        # The stream ended with A: a new session reads the array whole.
+        c = self.connect()
+        r = c.ok(whole[0], c.object_id(big) + whole[1])
+        self.assertEqual((chr(r.byte()), r.int()), ("I", 8 << 20))
+        self.assertEqual(len(r.take(4 * (8 << 20))), 4 * (8 << 20))
 
     def test_vm_death_goes_to_every_session(self):
         a, b = self.connect(), self.connect()
