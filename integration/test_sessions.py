@@ -30,9 +30,9 @@ import time
 import unittest
 
 import harness
-from jdwp_client import (Client, Error, EventKind, EventRequest, Probe, ProbeKind, Reader,
-                         ReferenceType, StepDepth, StepSize, SuspendPolicy, SuspendStatus, ThreadReference,
-                         VirtualMachine, handshake, i32, i64)
+from jdwp_client import (ArrayReference, ClassType, Client, Error, EventKind, EventRequest, Probe, ProbeKind,
+                         Reader, ReferenceType, StackFrame, StepDepth, StepSize, SuspendPolicy, SuspendStatus,
+                         ThreadReference, VirtualMachine, error_name, handshake, i32, i64, reply_header)
 from test_probes import set_body
 
 SOURCE = "Sessions.java"
@@ -134,6 +134,25 @@ class SessionsTest(unittest.TestCase):
 
     def counter(self, c: Client) -> int:
         return c.static_values(self.fixture, [self.counter_field])[0][1]
+
+    def static(self, c: Client, name: str):
+        return c.static_values(self.fixture, [c.fields(self.fixture)[name].id])[0][1]
+
+    def wait_for_static(self, c: Client, name: str, value):
+        deadline = time.monotonic() + WAIT_S
+        while self.static(c, name) != value:
+            if time.monotonic() > deadline:
+                self.fail(f"{name} did not become {value} within {WAIT_S}s")
+
+    def reply_to(self, c: Client, packet_id: int) -> Reader:
+        """The reply to a command sent with send_command (events meanwhile are kept); it must succeed."""
+        while True:
+            packet = c.read_packet()
+            if not packet.is_reply:
+                c.keep_event(packet.data)
+                continue
+            self.assertEqual((packet.id, error_name(packet.kind)), (packet_id, error_name(Error.NONE)))
+            return Reader(packet.data, c.sizes)
 
     def wait_until_running(self, c: Client):
         """The worker runs: its counter changes (read until it does, bounded)."""
@@ -312,6 +331,72 @@ class SessionsTest(unittest.TestCase):
         a.ok(ThreadReference.Resume, a.object_id(self.worker))
         self.wait_until_running(b)
 
+    def test_a_session_pops_frames_of_a_thread_another_also_holds(self):
+        a, b = self.connect(), self.connect()
+        bp_a, bp_b = self.breakpoints_of_both(a, b, "tick", "@tick-line", SuspendPolicy.EVENT_THREAD)
+        self.next_event(a)
+        self.next_event(b)
+        before = b.frames(self.worker)
+        held = self.counter(a)
+        # A pops tick() (the thread runs to its next bytecode for that), as it would alone.
+        a.ok(StackFrame.PopFrames, a.object_id(self.worker) + a.frame_id(before[0][0]))
+        # B's hold stands: the thread is suspended where the pop left it, B reads the new top frame.
+        self.assertEqual((self.suspend_count(a, self.worker), self.suspend_count(b, self.worker)), (1, 1))
+        self.assertTrue(self.suspended(b, self.worker))
+        after = b.frames(self.worker)
+        self.assertEqual([location for _, location in after], [location for _, location in before[1:]])
+        self.assertEqual(self.counter(b), held)
+        # A lets go, B still holds it; once B lets go too, the call runs again and stops at both breakpoints.
+        a.ok(ThreadReference.Resume, a.object_id(self.worker))
+        self.assertEqual(b.frames(self.worker)[0][1], after[0][1])
+        b.ok(ThreadReference.Resume, b.object_id(self.worker))
+        line = harness.fixture_line(SOURCE, "@tick-line")
+        self.assertEqual(self.next_event(a)[1], [(EventKind.BREAKPOINT, bp_a, self.worker, line)])
+        self.assertEqual(self.next_event(b)[1], [(EventKind.BREAKPOINT, bp_b, self.worker, line)])
+        self.clear(a, EventKind.BREAKPOINT, bp_a)
+        self.clear(b, EventKind.BREAKPOINT, bp_b)
+        a.ok(ThreadReference.Resume, a.object_id(self.worker))
+        b.ok(ThreadReference.Resume, b.object_id(self.worker))
+        self.wait_until_running(a)
+
+    def test_a_resume_all_invoke_resumes_only_what_its_session_holds(self):
+        a, b = self.connect(), self.connect()
+        other = a.thread_named("other")
+        bp_a = self.breakpoint(a, "tick", "@tick-line", SuspendPolicy.EVENT_THREAD)
+        self.next_event(a)
+        self.clear(a, EventKind.BREAKPOINT, bp_a)
+        # A holds the worker by its event and "other" by command; B holds the VM on top.
+        a.ok(ThreadReference.Suspend, a.object_id(other))
+        b.ok(VirtualMachine.Suspend)
+
+        def counts():
+            return [self.suspend_count(c, t) for c in (a, b) for t in (self.worker, other)]
+
+        self.assertEqual(counts(), [1, 1, 1, 1])
+        others = self.static(b, "others")
+        # A calls hold() on the worker without INVOKE_SINGLE_THREADED: its resume lets go of
+        # A's suspensions only; B's hold on the worker is lent to the call, on "other" it stands.
+        body = (a.type_id(self.fixture) + a.object_id(self.worker) + a.method_id(self.method_ids["hold"])
+                + i32(0) + i32(0))
+        invoke = a.send_command(ClassType.InvokeMethod, body)
+        self.wait_for_static(b, "entered", 1)
+        self.assertTrue(self.suspended(b, other))
+        self.assertEqual([self.suspend_count(b, t) for t in (self.worker, other)], [1, 1])
+        self.assertEqual(self.static(b, "others"), others)
+        released = b.fields(self.fixture)["released"].id
+        b.ok(ClassType.SetValues, b.type_id(self.fixture) + i32(1) + b.field_id(released) + b"\x01")
+        r = self.reply_to(a, invoke)
+        self.assertEqual((r.value(), r.byte(), r.id()), (("I", 1), ord("L"), 0))  # returned 1, no exception
+        # Every thread suspended again for A (as stock, whatever each was before), B's as they were.
+        self.assertEqual(counts(), [1, 1, 1, 1])
+        counter = self.counter(b)
+        self.assertEqual(self.static(b, "others"), others)
+        a.ok(VirtualMachine.Resume)
+        self.assertEqual(counts(), [0, 0, 1, 1])
+        self.assertEqual((self.counter(a), self.static(a, "others")), (counter, others))
+        b.ok(VirtualMachine.Resume)
+        self.wait_until_running(a)
+
     def test_a_session_killed_mid_invoke_leaves_the_thread_to_the_other(self):
         a, b = self.connect(), self.connect()
         self.breakpoints_of_both(a, b, "tick", "@tick-line", SuspendPolicy.EVENT_THREAD)
@@ -354,6 +439,29 @@ class SessionsTest(unittest.TestCase):
         self.wait_until_running(b)
         self.assertEqual(self.suspend_count(b, self.worker), 0)
         self.assertGreater(len(b.ok(VirtualMachine.Version).string()), 0)
+
+    def test_a_session_killed_mid_streamed_reply_disturbs_no_other(self):
+        a, b = self.connect(), self.connect()
+        big = self.static(a, "big")
+        bp_b = self.breakpoint(b, "tock", "@tock-line", SuspendPolicy.NONE, count=1)
+        whole = ArrayReference.GetValues, i32(0) + i32(-1)
+        length = 11 + 1 + 4 + 4 * (8 << 20)  # header, tag, count, the ints
+        # A asks for the whole array and reads only the start of its reply: the agent
+        # makes the rest as A reads (streamed_reply.h), so the reply is in the middle.
+        packet_id = a.send_command(whole[0], a.object_id(big) + whole[1])
+        self.assertEqual(bytes(a.recv_exact(11)), reply_header(length, packet_id))
+        a.recv_exact(1 << 16)
+        version = b.send_command(VirtualMachine.Version)
+        a.close()
+        self.clients.remove(a)
+        # B's command, sent before A was gone, is answered; its event comes.
+        self.assertGreater(len(self.reply_to(b, version).string()), 0)
+        self.assertEqual(self.next_event(b)[1][0][:2], (EventKind.BREAKPOINT, bp_b))
+        # The stream ended with A: a new session reads the array whole.
+        c = self.connect()
+        r = c.ok(whole[0], c.object_id(big) + whole[1])
+        self.assertEqual((chr(r.byte()), r.int()), ("I", 8 << 20))
+        self.assertEqual(len(r.take(4 * (8 << 20))), 4 * (8 << 20))
 
     def test_vm_death_goes_to_every_session(self):
         a, b = self.connect(), self.connect()

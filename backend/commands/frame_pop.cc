@@ -33,7 +33,7 @@ bool FramePopper::OnSingleStep(JNIEnv* jni, jthread thread) {
   return true;
 }
 
-jdwp::Result<void> FramePopper::RunToNextBytecode(Context& c, JNIEnv* jni, jthread thread, SessionSlot slot) {
+jdwp::Result<void> FramePopper::RunToNextBytecode(Context& c, JNIEnv* jni, jthread thread) {
   {
     std::lock_guard lock(mu_);
     if (target_) jni->DeleteGlobalRef(target_);
@@ -42,21 +42,22 @@ jdwp::Result<void> FramePopper::RunToNextBytecode(Context& c, JNIEnv* jni, jthre
     proceed_ = false;
     armed_.store(true, std::memory_order_release);
   }
-  while (c.threads.SuspendCount(jni, thread, slot) > 0) RETURN_IF_ERROR(c.threads.Resume(jni, thread, slot));
-  bool arrived;
-  {
+  // Every session's counts, not only the popping one's: another's hold would keep it from running.
+  auto lent = c.threads.LendForPop(jni, thread);
+  bool arrived = false;
+  if (lent) {
     std::unique_lock lock(mu_);
     arrived = cv_.wait_for(lock, kArrivalTimeout, [&] { return arrived_; });
   }
-  // Counted while the thread is in our callback (arrived) or wherever it is.
-  auto suspended = c.threads.Suspend(jni, thread, slot);
+  // Back while the thread is in our callback (arrived) or wherever it is.
+  c.threads.ReturnAfterPop(jni, thread);
   {
     std::lock_guard lock(mu_);
     proceed_ = true;
     armed_.store(false, std::memory_order_release);
     cv_.notify_all();
   }
-  RETURN_IF_ERROR(suspended);
+  RETURN_IF_ERROR(lent);
   if (!arrived) return jdwp::Fail(ErrorCode::kInternal, "popped thread did not reach its next bytecode");
   // The reporter JVMTI-suspends it once its callback ends.
   if (!c.threads.WaitUntilSuspended(jni, thread, kArrivalTimeout))
@@ -66,8 +67,8 @@ jdwp::Result<void> FramePopper::RunToNextBytecode(Context& c, JNIEnv* jni, jthre
 
 jdwp::Result<void> FramePopper::PopFrames(Context& c, EventManager& events, JNIEnv* jni, jthread thread, int32_t depth,
                                           SessionSlot slot) {
-  int32_t count = c.threads.SuspendCount(jni, thread, slot);
-  if (count == 0) return jdwp::Fail(ErrorCode::kThreadNotSuspended, "thread not suspended");
+  if (c.threads.SuspendCount(jni, thread, slot) == 0)
+    return jdwp::Fail(ErrorCode::kThreadNotSuspended, "thread not suspended");
   VM_ASSIGN_OR_RETURN(jint frames, c.jvmti.GetFrameCount(thread));
   if (depth >= frames) return jdwp::Fail(ErrorCode::kInvalidFrameid, "no such frame");
   c.single_steps.Want(jni, thread, SingleStepModes::kPopFrames, true);
@@ -78,7 +79,7 @@ jdwp::Result<void> FramePopper::PopFrames(Context& c, EventManager& events, JNIE
       result = tl::unexpected(FromVm(popped.error()));
       break;
     }
-    result = RunToNextBytecode(c, jni, thread, slot);
+    result = RunToNextBytecode(c, jni, thread);
   }
   // A step request of the debugger on this thread goes on from the new top frame (as stock keeps its mode).
   events.AfterFramesPopped(jni, thread);
@@ -87,10 +88,6 @@ jdwp::Result<void> FramePopper::PopFrames(Context& c, EventManager& events, JNIE
     std::lock_guard lock(mu_);
     if (target_) jni->DeleteGlobalRef(target_);
     target_ = nullptr;
-  }
-  // The debugger's suspensions as they were (one is in place when a pop ran).
-  while (c.threads.SuspendCount(jni, thread, slot) < count) {
-    if (!c.threads.Suspend(jni, thread, slot)) break;
   }
   if (!result) Log().debug("PopFrames: {}", result.error().detail);
   return result;

@@ -5,14 +5,15 @@
 // and then the thread is let run to its next bytecode (a SingleStep on that
 // thread alone), where it is suspended again for the next pop.
 //
-// Within ThreadControl's rules: the command thread takes the thread's debugger
-// suspensions away (Resume until its count is 0), the thread runs, pops, and
-// reaches the SingleStep callback; there it waits (OnSingleStep) until the
-// command thread has counted one suspension again, which, the thread being in
-// our callback, is deferred and applied through the reporter when the callback
-// ends (GuardThread -> SuspendDeferred), and the thread parks. Once JVMTI
-// reports it suspended, the next frame is popped. At the end the thread's
-// suspend count is what it was, and its frame IDs are new (it resumed).
+// Within ThreadControl's rules: the command thread sets the thread's debugger
+// suspensions aside, every session's (LendForPop; SuspendCount unchanged), the
+// thread runs, pops, and reaches the SingleStep callback; there it waits
+// (OnSingleStep) until the command thread has brought the counts back
+// (ReturnAfterPop), which, the thread being in our callback, suspends it when
+// the callback ends (GuardThread -> SuspendDeferred), and the thread parks.
+// Once JVMTI reports it suspended, the next frame is popped. At the end every
+// session's suspend count is what it was, and the thread's frame IDs are new
+// (it resumed).
 //
 // Lock rank: mu_ is a leaf; the Java thread makes one JNI call (IsSameObject)
 // under it, never a call that may suspend it for the debugger (it is in our
@@ -35,7 +36,7 @@ class EventManager;
 class FramePopper {
  public:
   // Command thread: pops frames 0..depth of a thread session `slot` suspended
-  // (its counts are let go for each pop and restored).
+  // (whoever else holds it too).
   jdwp::Result<void> PopFrames(Context& c, EventManager& events, JNIEnv* jni, jthread thread, int32_t depth,
                                SessionSlot slot);
   // SingleStep callback (inside GuardThread): true when the step is the end of
@@ -43,7 +44,7 @@ class FramePopper {
   bool OnSingleStep(JNIEnv* jni, jthread thread);
 
  private:
-  jdwp::Result<void> RunToNextBytecode(Context& c, JNIEnv* jni, jthread thread, SessionSlot slot);
+  jdwp::Result<void> RunToNextBytecode(Context& c, JNIEnv* jni, jthread thread);
 
   std::atomic<bool> armed_{false};
   std::mutex mu_;

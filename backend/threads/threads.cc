@@ -256,6 +256,32 @@ void ThreadControl::ReturnLentLocked(State& s) {
   s.lent.reset();
 }
 
+jdwp::Result<void> ThreadControl::LendForPop(JNIEnv* jni, jthread thread) {
+  std::lock_guard lock(mu_);
+  State& s = StateOf(jni, thread);
+  s.lent_by_invoke = std::move(s.lent);
+  s.lent = std::make_unique<std::array<int32_t, kMaxSessions>>(s.held);
+  s.count = 0;
+  auto resumed = ResumeLocked(jni, s);
+  cv_.notify_all();  // Park waits for a count of 0
+  return resumed;
+}
+
+void ThreadControl::ReturnAfterPop(JNIEnv* jni, jthread thread) {
+  std::lock_guard lock(mu_);
+  State& s = StateOf(jni, thread);
+  // A resume meanwhile took its lent count back (ReleaseLocked); an invoke's
+  // lent counts are what that leaves, as ReleaseLocked would have taken them.
+  s.lent = std::move(s.lent_by_invoke);
+  s.count = 0;
+  for (size_t i = 0; i < s.held.size(); ++i) {
+    if (s.lent) (*s.lent)[i] = std::min((*s.lent)[i], s.held[i]);
+    s.count += s.held[i] - (s.lent ? (*s.lent)[i] : 0);
+  }
+  // In its callback, the suspension is deferred to the callback's end.
+  if (s.count > 0) (void)SuspendLocked(jni, s);
+}
+
 jdwp::Result<void> ThreadControl::SuspendLocked(JNIEnv* jni, State& s) {
   if (s.suspended || s.deferred || s.pending) return {};
   if (s.in_callback > 0) {

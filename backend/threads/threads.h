@@ -285,6 +285,15 @@ class ThreadControl {
   // suspension comes between the check and the resume (stock holds suspends up
   // meanwhile). The caller is in a callback bracket: we never JVMTI-suspend it.
   void HoldAppResume(JNIEnv* jni, jthread target, const std::function<void()>& resume);
+  // StackFrame.PopFrames (frame_pop.h): after each pop the thread runs to its
+  // next bytecode, whoever holds it (stock's count is one debugger's).
+  // LendForPop sets every session's counts aside, as an invoke lends the other
+  // sessions' (SuspendCount unchanged), and lets the thread run;
+  // ReturnAfterPop, the thread in its SingleStep callback, brings them back,
+  // which suspends it again as the callback ends. An invoke's own lent counts
+  // stand aside meanwhile (the thread stopped inside the call).
+  jdwp::Result<void> LendForPop(JNIEnv* jni, jthread thread);
+  void ReturnAfterPop(JNIEnv* jni, jthread thread);
   // Called by the reporter thread after an invoke: suspends the invoking thread
   // again, or every thread (whatever its state before) after a call that resumed
   // all, in the invoking session's share; the lent counts come back.
@@ -304,8 +313,11 @@ class ThreadControl {
     int32_t count = 0;  // the sum of `held`, less what is lent to an invoke
     std::array<int32_t, kMaxSessions> held{};  // each session's share
     // During an invoke: the counts of other sessions set aside for the call
-    // (held still has them); null otherwise.
+    // (held still has them); during a frame pop's run, every session's; null otherwise.
     std::unique_ptr<std::array<int32_t, kMaxSessions>> lent;
+    // Between LendForPop and ReturnAfterPop: an invoke's `lent`, while `lent`
+    // holds every session's count.
+    std::unique_ptr<std::array<int32_t, kMaxSessions>> lent_by_invoke;
     bool suspended = false;  // JVMTI-suspended by us
     int in_callback = 0;     // nesting depth of our callbacks on this thread
     uint64_t round = 0;      // last SuspendAll that counted this thread
