@@ -6,23 +6,6 @@
 namespace jdwpx::backend::probes {
 namespace {
 
-// The classes and methods of a walk, looked up once (global references kept
-// for the agent's life); `ok` is false when this JDK lacks any of them.
-struct Walk {
-  bool ok = false;
-  jobject walker = nullptr;  // LiveStackFrame.getStackWalker()
-  jmethodID for_each = nullptr;
-  jclass stream = nullptr;
-  jmethodID builder = nullptr;
-  jmethodID build = nullptr;
-  jmethodID to_array = nullptr;
-  jmethodID get_locals = nullptr;
-  jmethodID method_name = nullptr;
-  jmethodID bci = nullptr;
-  jclass primitive_slot = nullptr;
-  jmethodID long_value = nullptr;
-};
-
 bool Cleared(JNIEnv* jni) {
   if (!jni->ExceptionCheck()) return false;
   jni->ExceptionClear();
@@ -37,32 +20,131 @@ jclass GlobalClass(JNIEnv* jni, const char* name) {
   return global;
 }
 
+jobject GlobalObject(JNIEnv* jni, jobject local) {
+  if (!local || Cleared(jni)) return nullptr;
+  jobject global = jni->NewGlobalRef(local);
+  jni->DeleteLocalRef(local);
+  return global;
+}
+
+// The public route: LiveStackFrame.getStackWalker().forEach(builder). It fills
+// every frame of the stack, batch by batch, with its locals, operands and
+// monitors, and the first batch holds at least 6 frames (JDK 17) or 7 (JDK 25).
+struct PublicWalk {
+  bool ok = false;
+  jmethodID for_each = nullptr;
+  jclass stream = nullptr;
+  jmethodID builder = nullptr;
+  jmethodID build = nullptr;
+  jmethodID to_array = nullptr;
+};
+
+// The route that fills the top frame alone: StackStreamFactory's own private
+// native callStackWalk, called through JNI (which checks no access) with a batch
+// of one frame, on a LiveStackInfoTraverser whose function is
+// Function.identity(), so that nothing walks on. Worth it because filling a
+// frame is the walk's cost: on JDK 17 every interpreted frame filled costs two
+// abstract interpretations of its whole method (Method::mask_for computes the
+// oop map anew outside GC, without OopMapCache: GenerateOopMap), and on JDK 25
+// each primitive slot of each frame is a Java upcall (asPrimitive). Only the two
+// shapes of callStackWalk known (JDK 17's, and JDK 25's with its continuation
+// arguments) are used, matched by signature; any other JDK takes the public
+// route.
+struct DirectWalk {
+  enum class Shape : uint8_t { kNone, kJdk17, kJdk25 } shape = Shape::kNone;
+  jclass traverser = nullptr;  // StackStreamFactory$LiveStackInfoTraverser
+  jmethodID make = nullptr;    // (StackWalker, Function)
+  jmethodID init_buffer = nullptr;
+  jfieldID buffer = nullptr;  // AbstractStackWalker.frameBuffer
+  jmethodID frames = nullptr;  // FrameBuffer.frames()
+  jfieldID mode = nullptr;     // long on JDK 17, int on 25
+  jfieldID scope = nullptr;    // 25: the continuation scope and continuation
+  jfieldID continuation = nullptr;
+  jmethodID call = nullptr;  // callStackWalk
+  jint start = 0;            // FrameBuffer.START_POS: the slots before it are the VM's
+  jobject identity = nullptr;
+};
+
+// The classes and methods of a walk, looked up once (global references kept
+// for the agent's life); `ok` is false when this JDK lacks LiveStackFrame.
+struct Walk {
+  bool ok = false;
+  jobject walker = nullptr;  // LiveStackFrame.getStackWalker()
+  jmethodID method_name = nullptr;
+  jmethodID bci = nullptr;
+  jmethodID get_locals = nullptr;
+  jclass primitive_slot = nullptr;
+  jmethodID long_value = nullptr;
+  PublicWalk by_stream;
+  DirectWalk direct;
+};
+
+PublicWalk LookUpPublic(JNIEnv* jni) {
+  PublicWalk p;
+  jclass stack_walker = GlobalClass(jni, "java/lang/StackWalker");
+  jclass builder = GlobalClass(jni, "java/util/stream/Stream$Builder");
+  p.stream = GlobalClass(jni, "java/util/stream/Stream");
+  if (!stack_walker || !builder || !p.stream) return p;
+  p.for_each = jni->GetMethodID(stack_walker, "forEach", "(Ljava/util/function/Consumer;)V");
+  p.builder = jni->GetStaticMethodID(p.stream, "builder", "()Ljava/util/stream/Stream$Builder;");
+  p.build = jni->GetMethodID(builder, "build", "()Ljava/util/stream/Stream;");
+  p.to_array = jni->GetMethodID(p.stream, "toArray", "()[Ljava/lang/Object;");
+  p.ok = !Cleared(jni) && p.for_each && p.builder && p.build && p.to_array;
+  return p;
+}
+
+DirectWalk LookUpDirect(JNIEnv* jni) {
+  DirectWalk d;
+  d.traverser = GlobalClass(jni, "java/lang/StackStreamFactory$LiveStackInfoTraverser");
+  jclass buffer = GlobalClass(jni, "java/lang/StackStreamFactory$FrameBuffer");
+  jclass function = GlobalClass(jni, "java/util/function/Function");
+  if (!d.traverser || !buffer || !function) return d;
+  d.make = jni->GetMethodID(d.traverser, "<init>", "(Ljava/lang/StackWalker;Ljava/util/function/Function;)V");
+  d.init_buffer = jni->GetMethodID(d.traverser, "initFrameBuffer", "()V");
+  d.buffer = jni->GetFieldID(d.traverser, "frameBuffer", "Ljava/lang/StackStreamFactory$FrameBuffer;");
+  d.frames = jni->GetMethodID(buffer, "frames", "()[Ljava/lang/Object;");
+  jfieldID start = jni->GetStaticFieldID(buffer, "START_POS", "I");
+  jmethodID identity = jni->GetStaticMethodID(function, "identity", "()Ljava/util/function/Function;");
+  if (Cleared(jni) || !d.make || !d.init_buffer || !d.buffer || !d.frames || !start || !identity) return d;
+  d.start = jni->GetStaticIntField(buffer, start);
+  d.identity = GlobalObject(jni, jni->CallStaticObjectMethod(function, identity));
+  if (!d.identity || d.start < 1) return d;
+
+  d.call = jni->GetMethodID(d.traverser, "callStackWalk", "(JIII[Ljava/lang/Object;)Ljava/lang/Object;");
+  if (d.call && !Cleared(jni)) {
+    d.mode = jni->GetFieldID(d.traverser, "mode", "J");
+    if (d.mode && !Cleared(jni)) d.shape = DirectWalk::Shape::kJdk17;
+    return d;
+  }
+  Cleared(jni);
+  d.call = jni->GetMethodID(d.traverser, "callStackWalk",
+                            "(IILjdk/internal/vm/ContinuationScope;Ljdk/internal/vm/Continuation;II[Ljava/lang/Object;)"
+                            "Ljava/lang/Object;");
+  if (!d.call || Cleared(jni)) return d;
+  d.mode = jni->GetFieldID(d.traverser, "mode", "I");
+  d.scope = jni->GetFieldID(d.traverser, "contScope", "Ljdk/internal/vm/ContinuationScope;");
+  d.continuation = jni->GetFieldID(d.traverser, "continuation", "Ljdk/internal/vm/Continuation;");
+  if (!Cleared(jni) && d.mode && d.scope && d.continuation) d.shape = DirectWalk::Shape::kJdk25;
+  return d;
+}
+
 Walk LookUp(JNIEnv* jni) {
   Walk w;
   jclass live = GlobalClass(jni, "java/lang/LiveStackFrame");
-  jclass stack_walker = GlobalClass(jni, "java/lang/StackWalker");
   jclass frame = GlobalClass(jni, "java/lang/StackWalker$StackFrame");
-  jclass builder = GlobalClass(jni, "java/util/stream/Stream$Builder");
-  w.stream = GlobalClass(jni, "java/util/stream/Stream");
   w.primitive_slot = GlobalClass(jni, "java/lang/LiveStackFrame$PrimitiveSlot");
-  if (!live || !stack_walker || !frame || !builder || !w.stream || !w.primitive_slot) return w;
+  if (!live || !frame || !w.primitive_slot) return w;
   jmethodID get_walker = jni->GetStaticMethodID(live, "getStackWalker", "()Ljava/lang/StackWalker;");
-  w.for_each = jni->GetMethodID(stack_walker, "forEach", "(Ljava/util/function/Consumer;)V");
-  w.builder = jni->GetStaticMethodID(w.stream, "builder", "()Ljava/util/stream/Stream$Builder;");
-  w.build = jni->GetMethodID(builder, "build", "()Ljava/util/stream/Stream;");
-  w.to_array = jni->GetMethodID(w.stream, "toArray", "()[Ljava/lang/Object;");
   w.get_locals = jni->GetMethodID(live, "getLocals", "()[Ljava/lang/Object;");
   w.method_name = jni->GetMethodID(frame, "getMethodName", "()Ljava/lang/String;");
   w.bci = jni->GetMethodID(frame, "getByteCodeIndex", "()I");
   w.long_value = jni->GetMethodID(w.primitive_slot, "longValue", "()J");
-  if (Cleared(jni) || !get_walker || !w.for_each || !w.builder || !w.build || !w.to_array || !w.get_locals ||
-      !w.method_name || !w.bci || !w.long_value)
-    return w;
-  jobject walker = jni->CallStaticObjectMethod(live, get_walker);
-  if (!walker || Cleared(jni)) return w;
-  w.walker = jni->NewGlobalRef(walker);
-  jni->DeleteLocalRef(walker);
-  w.ok = w.walker != nullptr;
+  if (Cleared(jni) || !get_walker || !w.get_locals || !w.method_name || !w.bci || !w.long_value) return w;
+  w.walker = GlobalObject(jni, jni->CallStaticObjectMethod(live, get_walker));
+  if (!w.walker) return w;
+  w.by_stream = LookUpPublic(jni);
+  w.direct = LookUpDirect(jni);
+  w.ok = w.by_stream.ok || w.direct.shape != DirectWalk::Shape::kNone;
   return w;
 }
 
@@ -71,6 +153,62 @@ const Walk& TheWalk(JNIEnv* jni) {
   static Walk walk;
   std::call_once(once, [&] { walk = LookUp(jni); });
   return walk;
+}
+
+// The innermost Java frame filled alone, or null (an exception, a JDK whose
+// internals differ after all).
+jobject TopFrameDirect(JNIEnv* jni, const Walk& w) {
+  const DirectWalk& d = w.direct;
+  if (d.shape == DirectWalk::Shape::kNone) return nullptr;
+  jobject traverser = jni->NewObject(d.traverser, d.make, w.walker, d.identity);
+  if (!traverser || Cleared(jni)) return nullptr;
+  jni->CallVoidMethod(traverser, d.init_buffer);
+  jobject buffer = Cleared(jni) ? nullptr : jni->GetObjectField(traverser, d.buffer);
+  auto frames = static_cast<jobjectArray>(buffer ? jni->CallObjectMethod(buffer, d.frames) : nullptr);
+  if (!frames || Cleared(jni) || jni->GetArrayLength(frames) <= d.start + 1) return nullptr;
+  jvalue args[7];
+  jobject scope = nullptr;
+  jobject continuation = nullptr;
+  if (d.shape == DirectWalk::Shape::kJdk17) {
+    // (mode, skip, frame count, start index, frames)
+    args[0].j = jni->GetLongField(traverser, d.mode);
+    args[1].i = 0;
+    args[2].i = 1;
+    args[3].i = d.start;
+    args[4].l = frames;
+  } else {
+    // (mode, skip, scope, continuation, buffer size, start index, frames):
+    // the scope is a virtual thread's when the hit is in one.
+    scope = jni->GetObjectField(traverser, d.scope);
+    continuation = jni->GetObjectField(traverser, d.continuation);
+    args[0].i = jni->GetIntField(traverser, d.mode);
+    args[1].i = 0;
+    args[2].l = scope;
+    args[3].l = continuation;
+    args[4].i = d.start + 1;
+    args[5].i = d.start;
+    args[6].l = frames;
+  }
+  jobject result = jni->CallObjectMethodA(traverser, d.call, args);
+  jobject top = Cleared(jni) ? nullptr : jni->GetObjectArrayElement(frames, d.start);
+  for (jobject used : {result, scope, continuation, static_cast<jobject>(frames), buffer, traverser})
+    if (used) jni->DeleteLocalRef(used);
+  return top;
+}
+
+// The innermost Java frame through the public API, or null.
+jobject TopFramePublic(JNIEnv* jni, const Walk& w) {
+  const PublicWalk& p = w.by_stream;
+  if (!p.ok) return nullptr;
+  jobject builder = jni->CallStaticObjectMethod(p.stream, p.builder);
+  if (!builder || Cleared(jni)) return nullptr;
+  jni->CallVoidMethod(w.walker, p.for_each, builder);
+  if (Cleared(jni)) return nullptr;
+  jobject stream = jni->CallObjectMethod(builder, p.build);
+  if (!stream || Cleared(jni)) return nullptr;
+  auto frames = static_cast<jobjectArray>(jni->CallObjectMethod(stream, p.to_array));
+  if (!frames || Cleared(jni) || jni->GetArrayLength(frames) == 0) return nullptr;
+  return jni->GetObjectArrayElement(frames, 0);
 }
 
 }  // namespace
@@ -84,18 +222,12 @@ bool NotUsed(const char* /*why*/) { return false; }
 bool LiveLocals::Read(JNIEnv* jni, std::string_view method_name, int32_t bci) {
   const Walk& w = TheWalk(jni);
   if (!w.ok) return NotUsed("java.lang.LiveStackFrame is not there");
-  jobject builder = jni->CallStaticObjectMethod(w.stream, w.builder);
-  if (!builder || Cleared(jni)) return false;
-  jni->CallVoidMethod(w.walker, w.for_each, builder);
-  if (Cleared(jni)) return NotUsed("the walk threw");
-  jobject stream = jni->CallObjectMethod(builder, w.build);
-  if (!stream || Cleared(jni)) return false;
-  auto frames = static_cast<jobjectArray>(jni->CallObjectMethod(stream, w.to_array));
-  if (!frames || Cleared(jni) || jni->GetArrayLength(frames) == 0) return NotUsed("the walk found no frame");
   // The walk starts at the innermost Java frame: the native callback has none,
-  // and StackWalker leaves out its own. It must be the probe's place.
-  jobject top = jni->GetObjectArrayElement(frames, 0);
-  if (!top || Cleared(jni)) return false;
+  // and the walk leaves out its own. It must be the probe's place.
+  jobject top = TopFrameDirect(jni, w);
+  direct_ = top != nullptr;
+  if (!top) top = TopFramePublic(jni, w);
+  if (!top) return NotUsed("the walk threw or found no frame");
   if (jni->CallIntMethod(top, w.bci) != bci || Cleared(jni)) return NotUsed("the innermost frame is not at the probe's bci");
   auto name = static_cast<jstring>(jni->CallObjectMethod(top, w.method_name));
   if (!name || Cleared(jni)) return false;

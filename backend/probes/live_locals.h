@@ -3,13 +3,15 @@
 // of JVMTI's GetLocal*, which HotSpot runs as a VM operation at a safepoint for
 // every single read (docs/probes.md): tens of microseconds, and every other
 // Java thread stops. One walk reads all the frame's locals for a few
-// microseconds (it grows with the stack's depth) and stops no thread.
+// microseconds and stops no thread.
 //
-// It runs JDK code only (StackWalker, a Stream.Builder as the walk's consumer)
-// through JNI, which checks no access, so the package-private interface needs
-// no --add-opens. Anything unexpected (the class missing, an exception, the
-// innermost frame not the probe's) answers false, and the caller reads through
-// JVMTI as before.
+// It runs JDK code only, through JNI, which checks no access, so the
+// package-private interface needs no --add-opens. On JDK 17 and 25 it fills
+// the innermost frame alone, through StackStreamFactory's private
+// callStackWalk (live_locals.cc says why); elsewhere, or when that throws, it
+// walks with the public StackWalker.forEach. Anything unexpected (the class
+// missing, an exception, the innermost frame not the probe's) answers false,
+// and the caller reads through JVMTI as before.
 #pragma once
 
 #include <jni.h>
@@ -32,10 +34,13 @@ class LiveLocals {
   std::optional<int64_t> Primitive(JNIEnv* jni, int32_t slot, bool two_slots) const;
   // An object local (nullptr is Java's null); false when the slot is a primitive's.
   bool Object(JNIEnv* jni, int32_t slot, jobject& out) const;
+  // Whether the last Read filled the innermost frame alone (for tests).
+  bool direct() const { return direct_; }
 
  private:
   jobjectArray locals_ = nullptr;
   jsize count_ = 0;
+  bool direct_ = false;
 };
 
 }  // namespace jdwpx::backend::probes

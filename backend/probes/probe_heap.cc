@@ -59,8 +59,7 @@ expr::Result<expr::Value> JniHeap::Local(const expr::LocalInfo& local) try {
 std::optional<expr::Value> JniHeap::ReadLiveLocal(const expr::LocalInfo& local) {
   if (depth_ != 0) return std::nullopt;
   if (live_state_ == Live::kUntried) {
-    std::string name;
-    if (auto n = jvmti_.GetMethodName(scope_.method())) name = n->name;
+    const std::string& name = scope_.method_name();
     live_state_ = !name.empty() && live_.Read(jni_, name, static_cast<int32_t>(scope_.location())) ? Live::kRead
                                                                                                     : Live::kFailed;
   }

@@ -58,6 +58,10 @@ tl::expected<std::unique_ptr<JvmtiScope>, std::string> JvmtiScope::Build(const v
   if (size_t dot = scope->location_class_.rfind('.'); dot != std::string::npos)
     scope->package_ = scope->location_class_.substr(0, dot + 1);
 
+  auto name = jvmti.GetMethodName(method);
+  if (!name) return tl::unexpected(Describe(name.error()));
+  scope->method_name_ = name->name;
+
   auto modifiers = jvmti.GetMethodModifiers(method);
   if (!modifiers) return tl::unexpected(Describe(modifiers.error()));
   if (!(*modifiers & 0x0008 /* ACC_STATIC */)) scope->this_type_ = expr::Type::Reference(scope->location_class_);

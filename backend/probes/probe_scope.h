@@ -49,6 +49,8 @@ class JvmtiScope : public expr::Scope {
   // Bare static field names in a static method are the location class's.
   std::optional<std::string> LocationClass() const override { return location_class_; }
   jmethodID method() const { return method_; }
+  // The method's name, read once here rather than at each hit.
+  const std::string& method_name() const { return method_name_; }
   jlocation location() const { return location_; }
 
  private:
@@ -66,6 +68,7 @@ class JvmtiScope : public expr::Scope {
   JavaVM* vm_;
   jmethodID method_ = nullptr;
   jlocation location_ = 0;
+  std::string method_name_;
   std::string location_class_;
   std::string package_;  // "pkg.sub." or "" for the unnamed package
   bool has_locals_ = false;

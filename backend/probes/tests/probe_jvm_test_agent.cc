@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "backend/probes/java_names.h"
+#include "backend/probes/live_locals.h"
 #include "backend/probes/probe_heap.h"
 #include "backend/probes/probe_scope.h"
 #include "backend/probes/snapshot.h"
@@ -32,6 +33,7 @@ namespace {
 using jdwpx::backend::probes::CaptureSnapshot;
 using jdwpx::backend::probes::JniHeap;
 using jdwpx::backend::probes::JvmtiScope;
+using jdwpx::backend::probes::LiveLocals;
 using jdwpx::backend::probes::SnapshotLimits;
 using jdwpx::jdwp::Probe::NodeKind;
 using Node = jdwpx::jdwp::Probe::Snapshot::Node;
@@ -126,6 +128,24 @@ void PrimitivesCase(const jdwpx::vmcore::Jvmti& jvmti, JNIEnv* jni, jthread thre
         "primitives: Scope::Local types (boolean, char, long, String, int[], List)");
   Check(!scope.Local("this") && !scope.Local("nosuch"), "primitives: `this` and unknown names are no locals");
   Check(scope.This() == expr::Type::Reference("probefix.ProbeFixture"), "primitives: Scope::This");
+
+  // The walk that JniHeap reads locals from fills the innermost frame alone
+  // on the JDKs tested (17 and 25), and reads the real values there.
+  LiveLocals live;
+  Check(live.Read(jni, "primitives", static_cast<int32_t>(location)) && live.direct(),
+        "primitives: LiveLocals reads the frame through the one-frame walk");
+  auto slot = [&](const char* name) { return scope.Local(name) ? scope.Local(name)->slot : -1; };
+  Check(live.Primitive(jni, slot("i"), false) == std::optional<int64_t>(123456) &&
+            live.Primitive(jni, slot("j"), true) == std::optional<int64_t>(int64_t{1} << 40) &&
+            live.Primitive(jni, slot("s"), false) == std::optional<int64_t>(300),
+        "primitives: LiveLocals reads i == 123456, j == 1 << 40 (second slot), s == 300");
+  jobject text = nullptr;
+  Check(live.Object(jni, slot("text"), text) && text && jni->GetStringLength(static_cast<jstring>(text)) == 5 &&
+            !live.Object(jni, slot("i"), text),
+        "primitives: LiveLocals reads the String local text (5 chars); an int slot is no object");
+  Check(!live.Read(jni, "primitives", static_cast<int32_t>(location) + 1) &&
+            !live.Read(jni, "capture", static_cast<int32_t>(location)),
+        "primitives: LiveLocals refuses another bci or another method's name");
 
   JniHeap heap(jvmti, jni, thread, scope);
   Check(LocalValue(scope, heap, "z").prim.z == true, "primitives: boolean local z == true");
@@ -436,6 +456,10 @@ void VirtualCase(const jdwpx::vmcore::Jvmti& jvmti, JNIEnv* jni, jthread thread,
   auto made = JvmtiScope::Make(jvmti, jni, method, location);
   Check(made.has_value(), "virtual: JvmtiScope::Make");
   if (!made) return;
+  LiveLocals live;
+  Check(live.Read(jni, "virtualScene", static_cast<int32_t>(location)) && live.direct() &&
+            live.Primitive(jni, (*made)->Local("doubled")->slot, false) == std::optional<int64_t>(42),
+        "virtual: LiveLocals reads doubled == 42 through the one-frame walk in the virtual thread");
   JniHeap heap(jvmti, jni, thread, **made);
   Check(LocalValue(**made, heap, "doubled").prim.i == 42 && LocalValue(**made, heap, "n").prim.i == 21,
         "virtual: locals n == 21 and doubled == 42 read in the virtual thread");
