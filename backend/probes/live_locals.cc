@@ -219,6 +219,8 @@ namespace {
 bool NotUsed(const char* /*why*/) { return false; }
 }  // namespace
 
+void LiveLocals::Prepare(JNIEnv* jni) { TheWalk(jni); }
+
 bool LiveLocals::Read(JNIEnv* jni, std::string_view method_name, int32_t bci) {
   const Walk& w = TheWalk(jni);
   if (!w.ok) return NotUsed("java.lang.LiveStackFrame is not there");

@@ -24,6 +24,10 @@ namespace jdwpx::backend::probes {
 
 class LiveLocals {
  public:
+  // Looks up the walk's classes and methods, once for the agent's life. Called
+  // when a probe is set, on the command thread, so that the first hit neither
+  // waits for that class loading nor spends the probes' CPU budget on it.
+  static void Prepare(JNIEnv* jni);
   // Walks the current thread's stack; true when its innermost Java frame is
   // `method_name` at `bci`, whose locals are then held (JNI local references of
   // the caller's local frame).

@@ -6,6 +6,7 @@
 
 #include "backend/ids/class_names.h"
 #include "backend/log.h"
+#include "backend/probes/live_locals.h"
 #include "jdwp/packet.h"
 
 namespace jdwpx::backend::probes {
@@ -141,6 +142,7 @@ jdwp::Probe::Set::Reply Probes::Set(JNIEnv* jni, const jdwp::Probe::Set::Request
   if (request.rate > 0) settings.rate = request.rate;
   if (request.budget_ppm > 0) settings.budget_ppm = std::min(request.budget_ppm, 1'000'000);
 
+  LiveLocals::Prepare(jni);
   std::lock_guard lock(mu_);
   auto probe = std::make_shared<Probe>(next_id_, outbox_.connection(session), std::move(settings));
   const ProbeSettings& s = probe->settings();
