@@ -33,7 +33,12 @@ void ClassTracker::TagLoaded(JNIEnv* jni) {
   if (!env) return;
   jint count = 0;
   jclass* classes = nullptr;
-  if (env->GetLoadedClasses(&count, &classes) != JVMTI_ERROR_NONE) return;
+  // Before the VM's list: ClassPrepare going off during the scan is not overwritten.
+  complete_.store(true, std::memory_order_release);
+  if (env->GetLoadedClasses(&count, &classes) != JVMTI_ERROR_NONE) {
+    complete_.store(false, std::memory_order_release);
+    return;
+  }
   for (jint i = 0; i < count; ++i) {
     Track(classes[i]);
     jni->DeleteLocalRef(classes[i]);

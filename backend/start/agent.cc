@@ -232,6 +232,9 @@ bool Agent::Start(JNIEnv* jni, jthread thread, const StartingException* trigger)
   // Before the Listening line, as stock makes its own: a debugger that attaches
   // at once (suspend=y, server=n) does not wait for them.
   StartJavaThreads(jni);
+  // The VM waits for a debugger, and JDI asks for ClassUnload inside attach():
+  // the scan that tracking starts with is made now, off the debugger's time.
+  if (o.suspend && !StartsLate()) events_.requests().TrackUnloadsBeforeDebugger(jni);
   if (o.server) {
     if (std::string warning = transport_->exposure_warning(); !warning.empty()) {
       std::fprintf(stderr, "%s\n", warning.c_str());
@@ -291,6 +294,7 @@ bool Agent::Start(JNIEnv* jni, jthread thread, const StartingException* trigger)
                      static_cast<long long>(o.suspend_timeout_ms), where.c_str());
         std::fflush(stderr);
         suspend = false;
+        events_.requests().WaitForDebuggerEnded(jni);
       } else if (!accepted) {
         ExitWithTransportError(accepted.error());
       }
