@@ -20,6 +20,7 @@ between two sessions. EVENTS_DEBUG=1 prints every composite as it comes.
 from __future__ import annotations
 
 import os
+import socket
 import time
 import unittest
 
@@ -722,6 +723,27 @@ class EventsThroughJdiEdges(control_edges.ControlEdgesCase):
         for client in control_edges.CLIENTS:
             with self.subTest(client=client):
                 self.class_unload_between_sessions(client)
+
+    def test_class_unload_of_a_class_loaded_after_a_suspend_timeout(self):
+        # With suspend=y jdwpx tags the loaded classes before the Listening line
+        # and keeps ClassPrepare on while it waits; when suspendtimeout= runs out
+        # ClassPrepare goes off, so a class loaded then is tagged at the first
+        # debugger's handshake, and its unload is reported.
+        if self.cfg.agent != "ours":
+            self.skipTest("jdwpx extension (suspendtimeout=)")
+        options = "transport=dt_socket,server=y,suspend=y,suspendtimeout=500,address=127.0.0.1:0"
+        with harness.Debuggee(self.cfg, "ControlEdges", args=["unload"], options=options) as debuggee:
+            try:
+                debuggee.wait_for_output(r"no debugger attached within 500 ms", 30, stream="stderr")
+                control = int(debuggee.wait_for_output(r"(?m)^control (\d+)$", 30).group(1))
+                with socket.create_connection(("127.0.0.1", control), timeout=10) as s:
+                    s.sendall(b"\1")
+                debuggee.wait_for_output(r"(?m)^loaded ControlEdgesUnloadable$", 30)
+                self.drive("jdk", "unload-second", debuggee.port, control)
+                debuggee.wait_for_output(r"(?m)^unloaded=true$", 30)
+                self.assertEqual(debuggee.wait(30), 0)
+            finally:
+                self.reports.append(f"--- debuggee stdout:\n{debuggee.stdout}\n--- stderr:\n{debuggee.stderr}")
 
 
 if __name__ == "__main__":

@@ -33,7 +33,12 @@ void ClassTracker::TagLoaded(JNIEnv* jni) {
   if (!env) return;
   jint count = 0;
   jclass* classes = nullptr;
-  if (env->GetLoadedClasses(&count, &classes) != JVMTI_ERROR_NONE) return;
+  // Before the VM's list: ClassPrepare going off during the scan is not overwritten.
+  complete_.store(true, std::memory_order_release);
+  if (env->GetLoadedClasses(&count, &classes) != JVMTI_ERROR_NONE) {
+    complete_.store(false, std::memory_order_release);
+    return;
+  }
   for (jint i = 0; i < count; ++i) {
     Track(classes[i]);
     jni->DeleteLocalRef(classes[i]);
@@ -44,14 +49,16 @@ void ClassTracker::TagLoaded(JNIEnv* jni) {
 void ClassTracker::Track(jclass klass) {
   jvmtiEnv* env = env_.load(std::memory_order_acquire);
   if (!env || !klass) return;
+  // The tag first: a handshake's TagLoaded meets mostly classes tagged before,
+  // and each JVMTI call is a good part of a class's cost (GetClassStatus about a quarter).
+  jlong tag = 0;
+  if (env->GetTag(klass, &tag) != JVMTI_ERROR_NONE || tag != 0) return;
   jint status = 0;
   if (env->GetClassStatus(klass, &status) != JVMTI_ERROR_NONE) return;
   // Only prepared classes and interfaces, as stock: arrays and primitives have no ClassPrepare.
   if ((status & (JVMTI_CLASS_STATUS_ARRAY | JVMTI_CLASS_STATUS_PRIMITIVE)) != 0 ||
       (status & JVMTI_CLASS_STATUS_PREPARED) == 0)
     return;
-  jlong tag = 0;
-  if (env->GetTag(klass, &tag) != JVMTI_ERROR_NONE || tag != 0) return;
   char* signature = nullptr;
   if (env->GetClassSignature(klass, &signature, nullptr) != JVMTI_ERROR_NONE || !signature) return;
   std::string text(signature);

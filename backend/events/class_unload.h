@@ -31,8 +31,12 @@ class ClassTracker {
   bool Start(JavaVM* vm, JNIEnv* jni);
   bool started() const { return env_.load(std::memory_order_acquire) != nullptr; }
   // Tags every prepared class not tagged yet (those prepared while no debugger
-  // was attached, when ClassPrepare is off); no-op when not started.
+  // was attached, when ClassPrepare is off); no-op when not started. With
+  // ClassPrepare on from before it, every prepared class is tagged afterwards:
+  // complete() until MarkIncomplete (ClassPrepare went off).
   void TagLoaded(JNIEnv* jni);
+  bool complete() const { return complete_.load(std::memory_order_acquire); }
+  void MarkIncomplete() { complete_.store(false, std::memory_order_release); }
   // Tags one newly prepared class (no-op when not started or already tagged).
   void Track(jclass klass);
   bool HasUnloaded() const { return has_unloaded_.load(std::memory_order_acquire); }
@@ -50,6 +54,7 @@ class ClassTracker {
   jlong next_tag_ = 1;
   std::vector<std::string> unloaded_;
   std::atomic<bool> has_unloaded_{false};
+  std::atomic<bool> complete_{false};
 };
 
 }  // namespace jdwpx::backend

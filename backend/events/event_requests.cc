@@ -203,18 +203,7 @@ jdwp::Result<int32_t> EventRequests::Set(JNIEnv* jni, const jdwp::EventRequest::
     return jdwp::Fail(ErrorCode::kIllegalArgument, "field watch without FieldOnly");
   }
 
-  if (r->kind == EventKind::kClassUnload && !unloads_.started()) {
-    auto start = std::chrono::steady_clock::now();
-    // ClassPrepare first: a class prepared during the scan is tagged by one or the other.
-    {
-      std::lock_guard lock(mu_);
-      SetGlobalMode(JVMTI_EVENT_CLASS_PREPARE, true);
-    }
-    if (unloads_.Start(ctx_.vm, jni))
-      Log().debug("class unload tracking: {} classes tagged in {} us", unloads_.tracked(),
-                  std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::steady_clock::now() - start)
-                      .count());
-  }
+  if (r->kind == EventKind::kClassUnload && !unloads_.started()) StartUnloadTracking(jni);
   // A method request may change the method hooks: no debuggee thread runs Java
   // code until the frames threads are in are followed (method_hooks.h).
   const bool method_request = IsMethodEvent(r->kind);
@@ -409,6 +398,36 @@ void EventRequests::SetGlobalMode(jvmtiEvent event, bool on) {
   int8_t& applied = global_modes_.at(static_cast<size_t>(event - JVMTI_MIN_EVENT_TYPE_VAL));
   if (applied == static_cast<int8_t>(on)) return;
   if (ctx_.jvmti.SetEventMode(on, event)) applied = static_cast<int8_t>(on);
+  // Classes prepared from now on go untagged until the next TagLoaded.
+  if (event == JVMTI_EVENT_CLASS_PREPARE && applied == 0) unloads_.MarkIncomplete();
+}
+
+void EventRequests::StartUnloadTracking(JNIEnv* jni) {
+  auto start = std::chrono::steady_clock::now();
+  // ClassPrepare first: a class prepared during the scan is tagged by one or the other.
+  {
+    std::lock_guard lock(mu_);
+    SetGlobalMode(JVMTI_EVENT_CLASS_PREPARE, true);
+  }
+  if (unloads_.Start(ctx_.vm, jni))
+    Log().debug("class unload tracking: {} classes tagged in {} us", unloads_.tracked(),
+                std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::steady_clock::now() - start)
+                    .count());
+}
+
+void EventRequests::TrackUnloadsBeforeDebugger(JNIEnv* jni) {
+  {
+    std::lock_guard lock(mu_);
+    awaiting_debugger_ = true;  // keeps ClassPrepare on (UpdateEventModes)
+  }
+  StartUnloadTracking(jni);
+}
+
+void EventRequests::WaitForDebuggerEnded(JNIEnv* jni) {
+  std::lock_guard lock(mu_);
+  if (!awaiting_debugger_) return;
+  awaiting_debugger_ = false;
+  UpdateEventModes(jni);
 }
 
 void EventRequests::UpdateEventModes(JNIEnv*) {
@@ -416,7 +435,8 @@ void EventRequests::UpdateEventModes(JNIEnv*) {
   // lists it (class_table.h), and once tracking unloads it is tagged
   // (ActivateSession tags those prepared between sessions): a class loaded in
   // one session may unload in the next one.
-  bool exception = false, class_prepare = session_active_ || class_prepare_listener_.load(), entry = false, exit = false, access = false,
+  bool exception = false, class_prepare = session_active_ || awaiting_debugger_ || class_prepare_listener_.load(),
+       entry = false, exit = false, access = false,
        modification = false;
   bool contended_enter = false, contended_entered = false, wait = false, waited = false;
   for (auto& r : requests_.All()) {
@@ -482,11 +502,14 @@ void EventRequests::ActivateSession(JNIEnv* jni) {
   {
     std::lock_guard lock(mu_);
     session_active_ = true;
+    awaiting_debugger_ = false;  // the session keeps ClassPrepare on from here
     UpdateEventModes(jni);
   }
   // After ClassPrepare is on (a class prepared meanwhile is met at its
-  // ClassPrepare), and outside mu_, which ClassPrepare callbacks take.
-  unloads_.TagLoaded(jni);
+  // ClassPrepare), and outside mu_, which ClassPrepare callbacks take. Nothing
+  // to tag when ClassPrepare stayed on since the last scan (a debugger awaited
+  // at start-up, a probe's listener between sessions).
+  if (!unloads_.complete()) unloads_.TagLoaded(jni);
 }
 
 void EventRequests::DeactivateSession(JNIEnv* jni) {

@@ -63,6 +63,14 @@ class EventRequests {
   void EndSession(JNIEnv* jni, SessionSlot session);
   void ActivateSession(JNIEnv* jni);
   void DeactivateSession(JNIEnv* jni);
+  // While the VM waits for its first debugger (suspend=y at VMInit): unload
+  // tracking starts now, as stock's does at VMInit, not at the debugger's first
+  // ClassUnload request (which JDI sends inside attach()); ClassPrepare stays on
+  // from here, so the session's activation has no class left to tag.
+  // WaitForDebuggerEnded: no debugger came (suspendtimeout=); ClassPrepare goes
+  // off as when a session ends.
+  void TrackUnloadsBeforeDebugger(JNIEnv* jni);
+  void WaitForDebuggerEnded(JNIEnv* jni);
 
   // For the callbacks: the table and its lock.
   std::mutex& mu() { return mu_; }
@@ -116,6 +124,9 @@ class EventRequests {
   jdwp::Result<void> AddWatch(EventKind kind, jclass klass, jfieldID field);
   void RemoveWatch(EventKind kind, jclass klass, jfieldID field);
   void UpdateEventModes(JNIEnv* jni);  // mu_ held
+  // The first ClassUnload request's (or TrackUnloadsBeforeDebugger's) start of
+  // unload tracking, ClassPrepare on first.
+  void StartUnloadTracking(JNIEnv* jni);
   // A global JVMTI event mode, set only when it changes (mu_ held).
   void SetGlobalMode(jvmtiEvent event, bool on);
   void DeleteRequest(JNIEnv* jni, Request& r);  // mu_ held; the caller removes it from the table
@@ -128,6 +139,7 @@ class EventRequests {
   RequestTable requests_;  // mu_
   ClassTracker unloads_;  // started by the first ClassUnload request
   bool session_active_ = false;  // mu_; between ActivateSession and DeactivateSession
+  bool awaiting_debugger_ = false;  // mu_; TrackUnloadsBeforeDebugger until the session activates
   MethodHooks hooks_;
   // The global mode last applied per JVMTI event (-1: not yet); mu_.
   using EventModes = std::array<int8_t, JVMTI_MAX_EVENT_TYPE_VAL - JVMTI_MIN_EVENT_TYPE_VAL + 1>;

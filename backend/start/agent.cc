@@ -229,6 +229,12 @@ bool Agent::Start(JNIEnv* jni, jthread thread, const StartingException* trigger)
     return false;
   }
   transport_ = std::move(*opened);
+  // Before the Listening line, as stock makes its own: a debugger that attaches
+  // at once (suspend=y, server=n) does not wait for them.
+  StartJavaThreads(jni);
+  // The VM waits for a debugger, and JDI asks for ClassUnload inside attach():
+  // the scan that tracking starts with is made now, off the debugger's time.
+  if (o.suspend && !StartsLate()) events_.requests().TrackUnloadsBeforeDebugger(jni);
   if (o.server) {
     if (std::string warning = transport_->exposure_warning(); !warning.empty()) {
       std::fprintf(stderr, "%s\n", warning.c_str());
@@ -288,6 +294,7 @@ bool Agent::Start(JNIEnv* jni, jthread thread, const StartingException* trigger)
                      static_cast<long long>(o.suspend_timeout_ms), where.c_str());
         std::fflush(stderr);
         suspend = false;
+        events_.requests().WaitForDebuggerEnded(jni);
       } else if (!accepted) {
         ExitWithTransportError(accepted.error());
       }
@@ -303,7 +310,7 @@ bool Agent::Start(JNIEnv* jni, jthread thread, const StartingException* trigger)
       return false;
     }
   }
-  StartThreads(jni);
+  StartIoThread();
   if (!o.server || suspend) {
     // A debugger is attached now: report the start; with suspend=y this parks the
     // initial thread (and suspends all others) until the debugger resumes.
@@ -404,13 +411,15 @@ bool Agent::StartAgentThread(JNIEnv* jni, const char* name, jvmtiStartFunction f
   return true;
 }
 
-void Agent::StartThreads(JNIEnv* jni) {
-  // A start after going dormant again (jcmd) needs a new I/O thread only.
-  if (!threads_started_) {
-    StartAgentThread(jni, "jdwpx events", ReporterThreadMain);
-    StartAgentThread(jni, "jdwpx commands", CommandThreadMain);
-    threads_started_ = true;
-  }
+void Agent::StartJavaThreads(JNIEnv* jni) {
+  // A start after going dormant again (jcmd) has them already.
+  if (threads_started_) return;
+  StartAgentThread(jni, "jdwpx events", ReporterThreadMain);
+  StartAgentThread(jni, "jdwpx commands", CommandThreadMain);
+  threads_started_ = true;
+}
+
+void Agent::StartIoThread() {
   {
     std::lock_guard lock(threads_mu_);
     io_running_ = true;

@@ -132,7 +132,10 @@ class Agent : private SessionHost {
   // VM death, no debugger attached: ends the command and reporter threads and
   // waits (bounded) for them.
   void EndIdleThreads();
-  void StartThreads(JNIEnv* jni);
+  // The command and reporter threads (Java threads, each a Thread object made by
+  // Java code: the costly part of a start), once; then the I/O thread, at each start.
+  void StartJavaThreads(JNIEnv* jni);
+  void StartIoThread();
   static void JNICALL IoThreadMain(jvmtiEnv*, JNIEnv*, void* arg);
   static void JNICALL CommandThreadMain(jvmtiEnv*, JNIEnv*, void* arg);
   static void JNICALL ReporterThreadMain(jvmtiEnv*, JNIEnv*, void* arg);
