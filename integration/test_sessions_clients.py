@@ -320,7 +320,10 @@ class SessionsClients(unittest.TestCase):
         notices = [log for log in logs if log["kind"] == "notice"]
         self.assertNotIn("paused", [n["notice"] for n in notices], notices)
         logs = [log for log in logs if log["kind"] != "notice"]
-        self.assertEqual(summary["matched"], len(logs) + summary["suppressed"], summary)
+        # The summary's counts are the agent's answer to the tool's List at Ctrl-C; a hit in
+        # flight then (one thread: at most one) is counted without its line read, or read
+        # after the counts were taken.
+        self.assertLessEqual(abs(summary["matched"] - len(logs) - summary["suppressed"]), 1, summary)
         values = []
         for log in logs:
             self.assertEqual((log["kind"], log["thread"], log["location"]), ("log", "other", f"Sessions.tock:{TOCK}"))
