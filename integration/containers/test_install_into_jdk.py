@@ -32,7 +32,7 @@ import tempfile
 import unittest
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from debian_jdk import agent_diversions, file_sums, jdk_package  # noqa: E402
+from debian_root import SHARED, OverlayRoot, agent_diversions, file_sums, jdk_package  # noqa: E402
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 SCRIPT = os.path.join(HERE, "..", "..", "scripts", "install-into-jdk.sh")
@@ -42,7 +42,6 @@ JDK = "/usr/lib/jvm/java-17-openjdk-amd64"
 JDK_LINK = "/usr/lib/jvm/java-1.17.0-openjdk-amd64"  # a symlink to JDK, as Debian ships it
 LIB = f"{JDK}/lib/libjdwp.so"
 STOCK = f"{LIB}.stock"
-SHARED = "/jdwpx"  # the host's files for the test, bind-mounted into the root
 INSTALL = ["bash", f"{SHARED}/jdwpx-install-into-jdk"]
 OURS = f"{SHARED}/libjdwpx.so"
 PROG = "jdwpx-install-into-jdk: "
@@ -59,43 +58,14 @@ def skip(reason):
     sys.exit(SKIP_EXIT)
 
 
-class Overlay:
-    """The bullseye root with a writable layer of its own; each run() mounts it afresh."""
-
-    def __init__(self, state_dir):
-        self.dir = tempfile.mkdtemp(prefix="install-into-jdk-", dir=state_dir)
-        for d in ("upper", "work", "merged"):
-            os.mkdir(os.path.join(self.dir, d))
-        os.mkdir(os.path.join(self.dir, "upper", SHARED.lstrip("/")))
-
-    def close(self):
-        shutil.rmtree(self.dir)
-
-    def run(self, *command, user=None, check=True, timeout=120):
-        """Runs command in the root (as root, or as uid:gid `user`); returns the CompletedProcess."""
-        if user is not None:
-            command = ("setpriv", f"--reuid={user}", f"--regid={user}", "--clear-groups", *command)
-        # $1 the root, $2 this overlay's directory, $3 the shared files, $4 the .deb cache.
-        mounts = ('mount -t overlay overlay -o "lowerdir=$1,upperdir=$2/upper,workdir=$2/work" "$2/merged" && '
-                  'mount -t proc proc "$2/merged/proc" && '
-                  f'mount --bind "$3" "$2/merged{SHARED}" && '
-                  f'mount --bind "$4" "$2/merged{SHARED}/debs" && '
-                  'root="$2/merged" && shift 4 && exec chroot "$root" "$@"')
-        proc = subprocess.run(["unshare", "--mount", "--fork", "--kill-child", "--", "sh", "-c", mounts, "sh",
-                               ROOT, self.dir, CFG.shared, CFG.debs, *command],
-                              capture_output=True, text=True, timeout=timeout)
-        if check and proc.returncode != 0:
-            raise AssertionError(f"{' '.join(command)}: exit {proc.returncode}\n"
-                                 f"--- stdout:\n{proc.stdout}--- stderr:\n{proc.stderr}")
-        return proc
-
-    def out(self, *command):
-        return self.run(*command).stdout
+def overlay_root(state_dir):
+    """The bullseye root with a writable layer of its own."""
+    return OverlayRoot(ROOT, state_dir, CFG.shared, CFG.debs, "install-into-jdk-")
 
 
 class InstallIntoDebianJdk(unittest.TestCase):
     def setUp(self):
-        self.root = Overlay(CFG.state_dir)
+        self.root = overlay_root(CFG.state_dir)
         self.addCleanup(self.root.close)
 
     # --- what the root holds ---------------------------------------------------------
@@ -285,7 +255,7 @@ def prepare(args):
     with open(os.path.join(CFG.shared, "libjdwpx.so"), "rb") as f:
         CFG.ours_md5 = hashlib.md5(f.read()).hexdigest()
 
-    probe = Overlay(containers)
+    probe = overlay_root(containers)
     try:
         found = jdk_package(probe, LIB, CFG.debs, f"{SHARED}/debs")
     finally:

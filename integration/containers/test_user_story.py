@@ -36,7 +36,7 @@ import unittest
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 import podman as pm  # noqa: E402
-from debian_jdk import agent_diversions, file_sums, jdk_package  # noqa: E402
+from debian_root import SHARED, OverlayRoot, agent_diversions, file_sums, jdk_package  # noqa: E402
 from session import FIXTURE, debug_session  # noqa: E402
 
 harness = pm.harness
@@ -45,7 +45,6 @@ JDK = "/usr/lib/jvm/java-17-openjdk-amd64"
 LIB = f"{JDK}/lib/libjdwp.so"
 STOCK = f"{LIB}.stock"
 AGENT = "/usr/lib/jdwpx/libjdwpx.so"
-SHARED = "/jdwpx"  # the test's files (the packages, the fixture), bind-mounted into the root
 OPTIONS = "transport=dt_socket,server=y"
 # loglevel= is jdwpx's alone (stock refuses it): its info line says the JVM loaded jdwpx.
 JDWPX_LINE = r"\[info\] jdwpx \S+: transport=dt_socket server=y"
@@ -63,64 +62,14 @@ def md5(path):
         return hashlib.md5(f.read()).hexdigest()
 
 
-class Root:
-    """The bookworm root behind an overlay, mounted once in a private mount namespace that
-    a holder process keeps; every command enters it (nsenter) and chroots, so a JVM and jdb
-    run in it at once. close() ends the holder, and the mounts with it."""
-
-    def __init__(self):
-        self.dir = tempfile.mkdtemp(prefix="user-story-", dir=CFG.state_dir)
-        for d in ("upper", "work", "merged"):
-            os.mkdir(os.path.join(self.dir, d))
-        os.mkdir(os.path.join(self.dir, "upper", SHARED.lstrip("/")))
-        self.merged = os.path.join(self.dir, "merged")
-        mounts = ('mount -t overlay overlay -o "lowerdir=$1,upperdir=$2/upper,workdir=$2/work" "$2/merged" && '
-                  'mount -t proc proc "$2/merged/proc" && '
-                  f'mount --bind "$3" "$2/merged{SHARED}" && '
-                  f'mount --bind "$4" "$2/merged{SHARED}/debs" && '
-                  'echo "ready $$" && exec cat')
-        self.holder = subprocess.Popen(
-            ["unshare", "--mount", "--fork", "--kill-child", "--", "sh", "-c", mounts, "sh",
-             CFG.root, self.dir, CFG.shared, CFG.debs],
-            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-        line = self.holder.stdout.readline()
-        if not line.startswith("ready "):
-            self.holder.kill()
-            raise AssertionError(f"the root's mounts failed: {line}{self.holder.stderr.read()}")
-        self.pid = line.split()[1]
-
-    def argv(self, *command):
-        return ["nsenter", f"--target={self.pid}", "--mount", "--", "chroot", self.merged, *command]
-
-    def run(self, *command, check=True, timeout=300):
-        env = {"PATH": "/usr/sbin:/usr/bin:/sbin:/bin", "LANG": "C.UTF-8", "DEBIAN_FRONTEND": "noninteractive"}
-        proc = subprocess.run(self.argv(*command), capture_output=True, text=True, timeout=timeout, env=env)
-        if check and proc.returncode != 0:
-            raise AssertionError(f"{' '.join(command)}: exit {proc.returncode}\n"
-                                 f"--- stdout:\n{proc.stdout}--- stderr:\n{proc.stderr}")
-        return proc
-
-    def out(self, *command):
-        return self.run(*command).stdout
-
-    def exists(self, path):
-        return self.run("test", "-e", path, check=False).returncode == 0
-
-    def close(self):
-        self.holder.stdin.close()
-        try:
-            self.holder.wait(30)
-        except subprocess.TimeoutExpired:
-            self.holder.kill()
-            self.holder.wait(30)
-        self.holder.stdout.close()
-        self.holder.stderr.close()
-        shutil.rmtree(self.dir, ignore_errors=True)
+def overlay_root():
+    """The bookworm root with a writable layer of its own."""
+    return OverlayRoot(CFG.root, CFG.state_dir, CFG.shared, CFG.debs, "user-story-")
 
 
 class UserStory(unittest.TestCase):
     def setUp(self):
-        self.root = Root()
+        self.root = overlay_root()
         self.addCleanup(self.root.close)
 
     # --- what the root holds ---------------------------------------------------------
@@ -305,7 +254,7 @@ def prepare(args):
         shutil.copy2(cls, app)
     make_packages(args)
 
-    probe = Root()
+    probe = overlay_root()
     try:
         found = jdk_package(probe, LIB, CFG.debs, f"{SHARED}/debs")
     finally:
