@@ -63,8 +63,10 @@ final class ProbeScenarios extends Scenarios {
   static final int NOTICE = 102;
   static final int NOTICE_PAUSED = 2;
   static final int STATE_PAUSED = 3;
-  /** budget_ppm and rate "lifted": a whole core, a million lines a second. */
+  /** rate "lifted": a million lines a second. */
   static final int LIFTED = 1_000_000;
+  /** budget_ppm "lifted": the agent's most, 64 cores (a single hot thread can be charged more than one). */
+  static final int BUDGET_LIFTED = 64_000_000;
   static final String CONDITION = "i < 0";
   static final String TEMPLATE = "{i} {label}";
 
@@ -132,7 +134,7 @@ final class ProbeScenarios extends Scenarios {
       }
     }
     try (ProbeClient ours = new ProbeClient(debuggee)) {
-      int probe = ours.set(KIND_LOG, probeLocation(), "{i}", CONDITION, 0, 0, LIFTED);
+      int probe = ours.set(KIND_LOG, probeLocation(), "{i}", CONDITION, 0, 0, BUDGET_LIFTED);
       ours.loopWithEnd(warmMs(), probe);
       Loop phase = ours.loopWithEnd(phaseMs(), probe);
       ours.checkHits(probe, "condition false");
@@ -144,12 +146,12 @@ final class ProbeScenarios extends Scenarios {
   Map<Metric, Double> costPerHit(Debuggee debuggee) throws Exception {
     try (ProbeClient ours = new ProbeClient(debuggee)) {
       Loop none = ours.loop(phaseMs(), false);
-      int never = ours.set(KIND_LOG, probeLocation(), "{i}", "false", 0, 0, LIFTED);
+      int never = ours.set(KIND_LOG, probeLocation(), "{i}", "false", 0, 0, BUDGET_LIFTED);
       ours.loop(warmMs(), false);
       Loop constant = ours.loop(phaseMs(), false);
       ours.checkHits(never, "--if false");
       ours.clear(never);
-      int condition = ours.set(KIND_LOG, probeLocation(), "{i}", CONDITION, 0, 0, LIFTED);
+      int condition = ours.set(KIND_LOG, probeLocation(), "{i}", CONDITION, 0, 0, BUDGET_LIFTED);
       ours.loopWithEnd(warmMs(), condition);
       Loop tested = ours.loopWithEnd(phaseMs(), condition);
       ours.checkHits(condition, "--if i < 0");
@@ -182,7 +184,7 @@ final class ProbeScenarios extends Scenarios {
       }
     }
     try (ProbeClient ours = new ProbeClient(debuggee)) {
-      int probe = ours.set(KIND_LOG, probeLocation(), TEMPLATE, "", 0, LIFTED, LIFTED);
+      int probe = ours.set(KIND_LOG, probeLocation(), TEMPLATE, "", 0, LIFTED, BUDGET_LIFTED);
       ours.tell("loop " + warmMs());
       ours.readLogsUntilEnd(probe);
       debuggee.awaitReport("the warm-up loop");
@@ -219,14 +221,14 @@ final class ProbeScenarios extends Scenarios {
   Map<Metric, Double> otherThreads(Debuggee debuggee) throws Exception {
     try (ProbeClient ours = new ProbeClient(debuggee)) {
       Loop before = ours.loop(phaseMs(), true);
-      int probe = ours.set(KIND_LOG, probeLocation(), TEMPLATE, "", 0, 0, LIFTED);
+      int probe = ours.set(KIND_LOG, probeLocation(), TEMPLATE, "", 0, 0, BUDGET_LIFTED);
       ours.loop(warmMs(), true);
       Loop with = ours.loop(phaseMs(), true);
       ours.checkNotPaused(probe, "log probe");
       ours.clear(probe);
       // The same with the output rate lifted too: every line's values are read (a JVMTI
       // GetLocal* each), so this shows what those reads cost the other threads.
-      int unlimited = ours.set(KIND_LOG, probeLocation(), TEMPLATE, "", 0, LIFTED, LIFTED);
+      int unlimited = ours.set(KIND_LOG, probeLocation(), TEMPLATE, "", 0, LIFTED, BUDGET_LIFTED);
       ours.tell("loop " + phaseMs() + " other");
       ours.readLogsUntilEnd(unlimited);
       Loop lifted = Loop.of(debuggee.awaitReport("a loop with a second thread"));
@@ -249,7 +251,7 @@ final class ProbeScenarios extends Scenarios {
       ours.tell("snap " + k);
       double without = Long.parseLong(debuggee.awaitReport("the leaf calls without a probe")[1]);
       String location = Debuggee.TARGET_CLASS + ":" + lines.get("snapshot-line");
-      int probe = ours.set(KIND_SNAPSHOT, location, "", "", k, LIFTED, LIFTED);
+      int probe = ours.set(KIND_SNAPSHOT, location, "", "", k, LIFTED, BUDGET_LIFTED);
       ours.tell("snap " + k);
       int frames = ours.readSnapshots(probe, k);
       if (frames != BenchTarget.SNAPSHOT_DEPTH) {

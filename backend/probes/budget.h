@@ -44,6 +44,10 @@ class TokenBucket {
 class CpuBudget {
  public:
   static constexpr int32_t kDefaultPpm = 10000;
+  // 64 cores, jdwpx-probe's largest --budget. One core is no ceiling: a hit
+  // is charged a guess for JVMTI's dispatch on top of its own time, so one
+  // thread that does nearly nothing but hit can be charged more than a core.
+  static constexpr int32_t kMaxPpm = 64'000'000;
   explicit CpuBudget(int32_t ppm = kDefaultPpm) : bucket_(0, 0) { SetPpm(ppm); }
   void SetPpm(int32_t ppm);
   int32_t ppm() const { return ppm_.load(std::memory_order_relaxed); }

@@ -140,7 +140,7 @@ jdwp::Probe::Set::Reply Probes::Set(JNIEnv* jni, const jdwp::Probe::Set::Request
   if (request.max_frames > 0) settings.max_frames = std::min(request.max_frames, 1000);
   if (request.max_depth > 0) settings.max_depth = std::min(request.max_depth, 16);
   if (request.rate > 0) settings.rate = request.rate;
-  if (request.budget_ppm > 0) settings.budget_ppm = std::min(request.budget_ppm, 1'000'000);
+  if (request.budget_ppm > 0) settings.budget_ppm = std::min(request.budget_ppm, CpuBudget::kMaxPpm);
 
   LiveLocals::Prepare(jni);
   std::lock_guard lock(mu_);

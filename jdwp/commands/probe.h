@@ -71,7 +71,8 @@ struct Set {
     int32_t max_frames{};
     int32_t max_depth{};
     // Output lines a second (0: the default, 100) and the VM's CPU budget for all
-    // probes, in millionths of one core (0: the default, 10000 = 1%).
+    // probes, in millionths of one core (0: the default, 10000 = 1%; at most
+    // 64 cores, 64,000,000).
     int32_t rate{};
     int32_t budget_ppm{};
     JDWP_FIELDS(kind, location, message_template, condition, max_hits, max_frames, max_depth, rate, budget_ppm)
