@@ -1,5 +1,6 @@
 #include "backend/probes/live_locals.h"
 
+#include <algorithm>
 #include <mutex>
 #include <string>
 
@@ -63,6 +64,11 @@ struct DirectWalk {
   jmethodID call = nullptr;  // callStackWalk
   jint start = 0;            // FrameBuffer.START_POS: the slots before it are the VM's
   jobject identity = nullptr;
+  // For more than the frame buffer's first batch (7 frames or so): a larger
+  // array of LiveStackFrameInfo put in place of the buffer's own before the walk,
+  // since the walk's Java side reads the frames back from the buffer.
+  jclass frame_info = nullptr;  // java.lang.LiveStackFrameInfo
+  jmethodID make_frame_info = nullptr;
 };
 
 // The classes and methods of a walk, looked up once (global references kept
@@ -107,6 +113,9 @@ DirectWalk LookUpDirect(JNIEnv* jni) {
   jmethodID identity = jni->GetStaticMethodID(function, "identity", "()Ljava/util/function/Function;");
   if (Cleared(jni) || !d.make || !d.init_buffer || !d.buffer || !d.frames || !start || !identity) return d;
   d.start = jni->GetStaticIntField(buffer, start);
+  d.frame_info = GlobalClass(jni, "java/lang/LiveStackFrameInfo");
+  if (d.frame_info) d.make_frame_info = jni->GetMethodID(d.frame_info, "<init>", "(Ljava/lang/StackWalker;)V");
+  if (Cleared(jni)) d.make_frame_info = nullptr;
   d.identity = GlobalObject(jni, jni->CallStaticObjectMethod(function, identity));
   if (!d.identity || d.start < 1) return d;
 
@@ -155,17 +164,67 @@ const Walk& TheWalk(JNIEnv* jni) {
   return walk;
 }
 
-// The innermost Java frame filled alone, or null (an exception, a JDK whose
-// internals differ after all).
-jobject TopFrameDirect(JNIEnv* jni, const Walk& w) {
+// The buffer's array field: LiveStackFrameBuffer.stackFrames on JDK 17,
+// StackFrameBuffer.stackFrames (erased to ClassFrameInfo[]) on 25.
+jfieldID BufferArrayField(JNIEnv* jni, jobject buffer) {
+  jclass type = jni->GetObjectClass(buffer);
+  jfieldID field = nullptr;
+  for (const char* signature : {"[Ljava/lang/LiveStackFrameInfo;", "[Ljava/lang/ClassFrameInfo;"}) {
+    field = jni->GetFieldID(type, "stackFrames", signature);
+    if (field && !Cleared(jni)) break;
+    Cleared(jni);
+    field = nullptr;
+  }
+  jni->DeleteLocalRef(type);
+  return field;
+}
+
+// `count` new LiveStackFrameInfo after the buffer's reserved slots, in place of
+// the buffer's own array; null when anything fails.
+jobjectArray LargerBuffer(JNIEnv* jni, const Walk& w, jobject buffer, jint count) {
   const DirectWalk& d = w.direct;
-  if (d.shape == DirectWalk::Shape::kNone) return nullptr;
+  if (!d.make_frame_info) return nullptr;
+  jfieldID field = BufferArrayField(jni, buffer);
+  if (!field) return nullptr;
+  jobjectArray frames = jni->NewObjectArray(d.start + count, d.frame_info, nullptr);
+  if (!frames || Cleared(jni)) return nullptr;
+  for (jint i = d.start; i < d.start + count; ++i) {
+    jobject info = jni->NewObject(d.frame_info, d.make_frame_info, w.walker);
+    if (!info || Cleared(jni)) {
+      jni->DeleteLocalRef(frames);
+      return nullptr;
+    }
+    jni->SetObjectArrayElement(frames, i, info);
+    jni->DeleteLocalRef(info);
+  }
+  jni->SetObjectField(buffer, field, frames);
+  if (Cleared(jni)) {
+    jni->DeleteLocalRef(frames);
+    return nullptr;
+  }
+  return frames;
+}
+
+// The `count` innermost Java frames filled alone, in an array from index
+// d.start (its length bounds them; unfilled ones have no method), or null (an
+// exception, a JDK whose internals differ after all).
+jobjectArray FramesDirect(JNIEnv* jni, const Walk& w, jint count) {
+  const DirectWalk& d = w.direct;
+  if (d.shape == DirectWalk::Shape::kNone || count < 1) return nullptr;
   jobject traverser = jni->NewObject(d.traverser, d.make, w.walker, d.identity);
   if (!traverser || Cleared(jni)) return nullptr;
   jni->CallVoidMethod(traverser, d.init_buffer);
   jobject buffer = Cleared(jni) ? nullptr : jni->GetObjectField(traverser, d.buffer);
   auto frames = static_cast<jobjectArray>(buffer ? jni->CallObjectMethod(buffer, d.frames) : nullptr);
-  if (!frames || Cleared(jni) || jni->GetArrayLength(frames) <= d.start + 1) return nullptr;
+  if (frames && !Cleared(jni) && jni->GetArrayLength(frames) < d.start + count) {
+    jni->DeleteLocalRef(frames);
+    frames = LargerBuffer(jni, w, buffer, count);
+  }
+  if (!frames || Cleared(jni) || jni->GetArrayLength(frames) < d.start + count) {
+    for (jobject used : {static_cast<jobject>(frames), buffer, traverser})
+      if (used) jni->DeleteLocalRef(used);
+    return nullptr;
+  }
   jvalue args[7];
   jobject scope = nullptr;
   jobject continuation = nullptr;
@@ -173,7 +232,7 @@ jobject TopFrameDirect(JNIEnv* jni, const Walk& w) {
     // (mode, skip, frame count, start index, frames)
     args[0].j = jni->GetLongField(traverser, d.mode);
     args[1].i = 0;
-    args[2].i = 1;
+    args[2].i = count;
     args[3].i = d.start;
     args[4].l = frames;
   } else {
@@ -185,19 +244,23 @@ jobject TopFrameDirect(JNIEnv* jni, const Walk& w) {
     args[1].i = 0;
     args[2].l = scope;
     args[3].l = continuation;
-    args[4].i = d.start + 1;
+    args[4].i = d.start + count;
     args[5].i = d.start;
     args[6].l = frames;
   }
   jobject result = jni->CallObjectMethodA(traverser, d.call, args);
-  jobject top = Cleared(jni) ? nullptr : jni->GetObjectArrayElement(frames, d.start);
-  for (jobject used : {result, scope, continuation, static_cast<jobject>(frames), buffer, traverser})
+  const bool threw = Cleared(jni);
+  for (jobject used : {result, scope, continuation, buffer, traverser})
     if (used) jni->DeleteLocalRef(used);
-  return top;
+  if (threw) {
+    jni->DeleteLocalRef(frames);
+    return nullptr;
+  }
+  return frames;
 }
 
-// The innermost Java frame through the public API, or null.
-jobject TopFramePublic(JNIEnv* jni, const Walk& w) {
+// Every Java frame of the stack through the public API, from index 0, or null.
+jobjectArray FramesPublic(JNIEnv* jni, const Walk& w) {
   const PublicWalk& p = w.by_stream;
   if (!p.ok) return nullptr;
   jobject builder = jni->CallStaticObjectMethod(p.stream, p.builder);
@@ -207,8 +270,8 @@ jobject TopFramePublic(JNIEnv* jni, const Walk& w) {
   jobject stream = jni->CallObjectMethod(builder, p.build);
   if (!stream || Cleared(jni)) return nullptr;
   auto frames = static_cast<jobjectArray>(jni->CallObjectMethod(stream, p.to_array));
-  if (!frames || Cleared(jni) || jni->GetArrayLength(frames) == 0) return nullptr;
-  return jni->GetObjectArrayElement(frames, 0);
+  if (!frames || Cleared(jni)) return nullptr;
+  return frames;
 }
 
 }  // namespace
@@ -217,31 +280,58 @@ namespace {
 // The walk is not used for this hit (the caller reads through JVMTI); `why`
 // documents the case.
 bool NotUsed(const char* /*why*/) { return false; }
+
+// Whether a walked frame is `method_name` at `bci`.
+bool Is(JNIEnv* jni, const Walk& w, jobject frame, std::string_view method_name, int32_t bci) {
+  const jint frame_bci = jni->CallIntMethod(frame, w.bci);
+  if (Cleared(jni) || frame_bci != bci) return false;
+  auto name = static_cast<jstring>(jni->CallObjectMethod(frame, w.method_name));
+  if (!name || Cleared(jni)) return false;
+  const char* chars = jni->GetStringUTFChars(name, nullptr);
+  const bool same = chars && method_name == chars;
+  if (chars) jni->ReleaseStringUTFChars(name, chars);
+  else Cleared(jni);
+  jni->DeleteLocalRef(name);
+  return same;
+}
 }  // namespace
 
 void LiveLocals::Prepare(JNIEnv* jni) { TheWalk(jni); }
 
-bool LiveLocals::Read(JNIEnv* jni, std::string_view method_name, int32_t bci) {
-  const Walk& w = TheWalk(jni);
-  if (!w.ok) return NotUsed("java.lang.LiveStackFrame is not there");
+int LiveLocals::Walk(JNIEnv* jni, int count) {
+  frames_ = nullptr;
+  first_ = filled_ = 0;
+  locals_ = nullptr;
+  count_ = 0;
+  const struct Walk& w = TheWalk(jni);
+  if (!w.ok || count < 1) return 0;
   // The walk starts at the innermost Java frame: the native callback has none,
-  // and the walk leaves out its own. It must be the probe's place.
-  jobject top = TopFrameDirect(jni, w);
-  direct_ = top != nullptr;
-  if (!top) top = TopFramePublic(jni, w);
-  if (!top) return NotUsed("the walk threw or found no frame");
-  if (jni->CallIntMethod(top, w.bci) != bci || Cleared(jni)) return NotUsed("the innermost frame is not at the probe's bci");
-  auto name = static_cast<jstring>(jni->CallObjectMethod(top, w.method_name));
-  if (!name || Cleared(jni)) return false;
-  const char* chars = jni->GetStringUTFChars(name, nullptr);
-  if (!chars) {
-    Cleared(jni);
-    return false;
+  // and the walk leaves out its own.
+  frames_ = FramesDirect(jni, w, count);
+  direct_ = frames_ != nullptr;
+  if (frames_) {
+    first_ = w.direct.start;
+  } else {
+    frames_ = FramesPublic(jni, w);
+    if (!frames_) return 0;
   }
-  const bool same = method_name == chars;
-  jni->ReleaseStringUTFChars(name, chars);
-  if (!same) return NotUsed("the innermost frame is not the probe's method");
-  locals_ = static_cast<jobjectArray>(jni->CallObjectMethod(top, w.get_locals));
+  filled_ = std::min<jsize>(jni->GetArrayLength(frames_) - first_, count);
+  return filled_;
+}
+
+bool LiveLocals::Select(JNIEnv* jni, int index, std::string_view method_name, int32_t bci) {
+  locals_ = nullptr;
+  count_ = 0;
+  if (!frames_ || index < 0 || index >= filled_) return false;
+  const struct Walk& w = TheWalk(jni);
+  jobject frame = jni->GetObjectArrayElement(frames_, first_ + index);
+  if (!frame || Cleared(jni)) return false;
+  // A frame the walk did not fill (the stack is shallower) has no method: its
+  // getters throw or answer nothing, and it is not selected.
+  const bool same = Is(jni, w, frame, method_name, bci);
+  if (same) locals_ = static_cast<jobjectArray>(jni->CallObjectMethod(frame, w.get_locals));
+  jni->DeleteLocalRef(frame);
+  if (!same) return NotUsed("the frame is not the probe's method at its bci");
   if (!locals_ || Cleared(jni)) {
     locals_ = nullptr;
     return false;
@@ -250,10 +340,15 @@ bool LiveLocals::Read(JNIEnv* jni, std::string_view method_name, int32_t bci) {
   return true;
 }
 
+bool LiveLocals::Read(JNIEnv* jni, std::string_view method_name, int32_t bci) {
+  if (Walk(jni, 1) < 1) return NotUsed("the walk threw or found no frame");
+  return Select(jni, 0, method_name, bci);
+}
+
 std::optional<int64_t> LiveLocals::Primitive(JNIEnv* jni, int32_t slot, bool two_slots) const {
   const int32_t at = two_slots ? slot + 1 : slot;
   if (!locals_ || at < 0 || at >= count_) return std::nullopt;
-  const Walk& w = TheWalk(jni);
+  const struct Walk& w = TheWalk(jni);
   jobject value = jni->GetObjectArrayElement(locals_, at);
   if (Cleared(jni) || !value || !jni->IsInstanceOf(value, w.primitive_slot)) return std::nullopt;
   const jlong bits = jni->CallLongMethod(value, w.long_value);

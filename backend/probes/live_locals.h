@@ -32,16 +32,29 @@ class LiveLocals {
   // `method_name` at `bci`, whose locals are then held (JNI local references of
   // the caller's local frame).
   bool Read(JNIEnv* jni, std::string_view method_name, int32_t bci);
+  // Walks the current thread's stack once, filling its `count` innermost Java
+  // frames (a snapshot's); how many were filled (0: no walk, the caller reads
+  // through JVMTI). The frames are JNI local references of the caller's local
+  // frame. The walk leaves out hidden frames (lambda forms, reflection's), so
+  // frame i of the walk need not be JVMTI's frame i: Select checks each.
+  int Walk(JNIEnv* jni, int count);
+  // Holds the locals of the walked frame `index` when it is `method_name` at
+  // `bci` (false otherwise, and none are held). They are local references of
+  // the caller's local frame at the time of the call.
+  bool Select(JNIEnv* jni, int index, std::string_view method_name, int32_t bci);
   // A primitive local's bits: an int-sized one in the low 32 bits; a long or a
   // double (two slots) is read from its second slot, where HotSpot keeps it on
   // a 64-bit VM. None when the slot holds no primitive.
   std::optional<int64_t> Primitive(JNIEnv* jni, int32_t slot, bool two_slots) const;
   // An object local (nullptr is Java's null); false when the slot is a primitive's.
   bool Object(JNIEnv* jni, int32_t slot, jobject& out) const;
-  // Whether the last Read filled the innermost frame alone (for tests).
+  // Whether the last Read or Walk filled the frames asked for alone (for tests).
   bool direct() const { return direct_; }
 
  private:
+  jobjectArray frames_ = nullptr;  // of the last Walk, from first_
+  jsize first_ = 0;
+  jsize filled_ = 0;
   jobjectArray locals_ = nullptr;
   jsize count_ = 0;
   bool direct_ = false;

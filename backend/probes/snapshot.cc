@@ -1,10 +1,12 @@
 #include "backend/probes/snapshot.h"
 
 #include <algorithm>
+#include <bit>
 #include <charconv>
 #include <string_view>
 
 #include "backend/probes/java_names.h"
+#include "backend/probes/live_locals.h"
 #include "expr/expr.h"
 #include "expr/java_string.h"
 #include "vmcore/refs.h"
@@ -119,6 +121,10 @@ class Capture {
       frames.push_back(std::move(frame));
       return frames;
     }
+    // One walk in this thread reads every frame's locals for a few JNI calls;
+    // JVMTI's GetLocal* is a VM operation per value (live_locals.h). Its
+    // frames outlive the per-frame local frames below.
+    walked_ = live_.Walk(jni_, static_cast<int>(trace->size()));
     for (size_t i = 0; i < trace->size(); ++i) {
       vmcore::LocalFrame local_frame(jni_, 64);
       frames.push_back(ReadFrame(thread, static_cast<jint>(i), (*trace)[i]));
@@ -136,6 +142,11 @@ class Capture {
       jni_->DeleteLocalRef(*klass);
     }
     if (auto name = jvmti_.GetMethodName(place.method)) frame.method = name->name;
+    // The walk leaves out hidden frames that JVMTI shows: a JVMTI frame that is
+    // not the next walked one is read through JVMTI, and the walk waits.
+    live_frame_ = next_walked_ < walked_ &&
+                  live_.Select(jni_, next_walked_, frame.method, static_cast<int32_t>(place.location));
+    if (live_frame_) ++next_walked_;
     if (place.location < 0) {
       Add(Error(0, "", "native method"));
       return frame;
@@ -151,9 +162,14 @@ class Capture {
     }
     auto modifiers = jvmti_.GetMethodModifiers(place.method);
     if (modifiers && !(*modifiers & kAccStatic)) {
-      auto self = jvmti_.GetLocalInstance(thread, depth);
-      if (self) Reference(0, "this", frame.class_name, *self);
-      else Add(Error(0, "this", Describe(self.error())));
+      jobject self = nullptr;
+      if (live_frame_ && live_.Object(jni_, 0, self)) {
+        Reference(0, "this", frame.class_name, self);
+      } else if (auto read = jvmti_.GetLocalInstance(thread, depth)) {
+        Reference(0, "this", frame.class_name, *read);
+      } else {
+        Add(Error(0, "this", Describe(read.error())));
+      }
     }
     auto table = jvmti_.GetLocalVariableTable(place.method);
     if (!table) {
@@ -178,6 +194,7 @@ class Capture {
   void ReadLocal(jthread thread, jint depth, const vmcore::LocalVariable& variable) {
     char code = variable.signature.empty() ? 'V' : variable.signature[0];
     std::string type = JavaName(variable.signature);
+    if (live_frame_ && ReadWalkedLocal(variable, code, type)) return;
     if (code == 'L' || code == '[') {
       auto ref = jvmti_.GetLocalObject(thread, depth, variable.slot);
       if (ref) Reference(0, variable.name, type, *ref);
@@ -210,6 +227,33 @@ class Capture {
     }
     if (ok) Add(PrimitiveNode(0, variable.name, type, p));
     else Add(Error(0, variable.name, Describe(error)));
+  }
+
+  // The local from the walked frame; false when the walk has no such value
+  // there (the slot holds the other kind), and JVMTI is asked instead.
+  bool ReadWalkedLocal(const vmcore::LocalVariable& variable, char code, const std::string& type) {
+    if (code == 'L' || code == '[') {
+      jobject ref = nullptr;
+      if (!live_.Object(jni_, variable.slot, ref)) return false;
+      Reference(0, variable.name, type, ref);
+      return true;
+    }
+    const auto bits = live_.Primitive(jni_, variable.slot, code == 'J' || code == 'D');
+    if (!bits) return false;
+    const auto low = static_cast<int32_t>(static_cast<uint64_t>(*bits) & 0xffffffffu);
+    Primitive p{code, {}};
+    switch (code) {
+      case 'J': p.value.j = *bits; break;
+      case 'D': p.value.d = std::bit_cast<double>(*bits); break;
+      case 'F': p.value.f = std::bit_cast<float>(low); break;
+      case 'Z': p.value.z = static_cast<jboolean>(low != 0); break;
+      case 'B': p.value.b = static_cast<jbyte>(low); break;
+      case 'C': p.value.c = static_cast<jchar>(low); break;
+      case 'S': p.value.s = static_cast<jshort>(low); break;
+      default: p.value.i = low; break;
+    }
+    Add(PrimitiveNode(0, variable.name, type, p));
+    return true;
   }
 
   static Node Error(int depth, std::string name, std::string why) {
@@ -484,6 +528,10 @@ class Capture {
   SnapshotLimits limits_;
   int64_t* budget_;
   Frame* out_ = nullptr;
+  LiveLocals live_;
+  int walked_ = 0;       // frames the walk filled
+  int next_walked_ = 0;  // the walked frame the next JVMTI frame should be
+  bool live_frame_ = false;  // the frame being read is the walk's
   std::vector<jobject> path_;  // the objects from the root to the one being expanded
   int32_t nodes_ = 0;
   bool stopped_ = false;

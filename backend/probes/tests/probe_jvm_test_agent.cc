@@ -147,6 +147,30 @@ void PrimitivesCase(const jdwpx::vmcore::Jvmti& jvmti, JNIEnv* jni, jthread thre
             !live.Read(jni, "capture", static_cast<int32_t>(location)),
         "primitives: LiveLocals refuses another bci or another method's name");
 
+  // A snapshot's walk fills several frames at once (more than the walk's
+  // first batch of 7) and each is checked against JVMTI's frame.
+  Check(live.Walk(jni, 12) >= 2 && live.direct() && live.Select(jni, 0, "primitives", static_cast<int32_t>(location)) &&
+            !live.Select(jni, 1, "primitives", static_cast<int32_t>(location)),
+        "primitives: LiveLocals walks several frames at once and selects the one asked for");
+
+  // A snapshot reads every kind of primitive local through that walk.
+  auto snapshot = CaptureSnapshot(jvmti, jni, thread, SnapshotLimits{});
+  auto text_of = [&](size_t frame, const std::string& name) -> std::string {
+    if (frame >= snapshot.size()) return "<no frame>";
+    for (const auto& n : snapshot[frame].values)
+      if (n.depth == 0 && n.name == name) return n.text;
+    return "<none>";
+  };
+  Check(text_of(0, "z") == "true" && text_of(0, "b") == "-5" && text_of(0, "c") == "x" && text_of(0, "s") == "300" &&
+            text_of(0, "i") == "123456" && text_of(0, "j") == "1099511627776" && text_of(0, "f") == "1.5" &&
+            text_of(0, "d") == "2.25" && text_of(0, "text") == "h\xc3\xa9llo",
+        "primitives: the snapshot's frame 0 reads z b c s i j f d text: " + text_of(0, "z") + " " + text_of(0, "b") + " " +
+            text_of(0, "c") + " " + text_of(0, "s") + " " + text_of(0, "i") + " " + text_of(0, "j") + " " +
+            text_of(0, "f") + " " + text_of(0, "d") + " " + text_of(0, "text"));
+  Check(snapshot.size() >= 2 && snapshot[1].method == "run" &&
+            (text_of(1, "withVirtualThread") == "true" || text_of(1, "withVirtualThread") == "false"),
+        "primitives: the snapshot's frame 1 (run) reads its boolean parameter: " + text_of(1, "withVirtualThread"));
+
   JniHeap heap(jvmti, jni, thread, scope);
   Check(LocalValue(scope, heap, "z").prim.z == true, "primitives: boolean local z == true");
   Check(LocalValue(scope, heap, "b").prim.i == -5, "primitives: byte local b == -5");
