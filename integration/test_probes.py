@@ -25,8 +25,8 @@ import tempfile
 import unittest
 
 import harness
-from jdwp_client import (Client, Error, NoticeKind, Probe, ProbeKind, ProbeState, Reader, VirtualMachine, i32,
-                         jdwp_string)
+from jdwp_client import (Client, Error, EventKind, EventRequest, ModKind, NoticeKind, Probe, ProbeKind, ProbeState,
+                         Reader, SuspendPolicy, TypeTag, VirtualMachine, i32, i64, jdwp_string)
 
 LINE = harness.fixture_line("ProbeTarget.java", "@probe-line")
 HOT = harness.fixture_line("ProbeTarget.java", "@hot-line")
@@ -359,6 +359,33 @@ class Probes(unittest.TestCase):
         self.assertEqual((info["state"], info["places"], info["matched"]), (ProbeState.PAUSED, 0, 0))
         self.assertLess(info["hits"], 3000000)
         self.assertGreater(info["hits"], 0)
+
+    def test_a_debuggers_breakpoint_at_the_callers_first_instruction_outlives_the_probe_taken_out(self):
+        # A probe taken out has its callers' compiled code discarded with a
+        # breakpoint of the agent's own, set and cleared at their first
+        # instruction (backend/probes/caller_sample.h): never where a debugger has one.
+        self.skip_on_stock()
+        c = self.conn.client
+        klass = c.class_by_signature("LProbeTarget;")
+        outer = c.method_named(klass, "outer")
+        at_entry = bytes([ModKind.LocationOnly, TypeTag.CLASS]) + c.type_id(klass) + c.method_id(outer) + i64(0)
+        request = c.ok(EventRequest.Set, bytes([EventKind.BREAKPOINT, SuspendPolicy.NONE]) + i32(1) + at_entry).int()
+        probe = self.conn.set_ok(ProbeKind.LOG, f"ProbeTarget:{HOT}", "{k}", condition="k < 0", budget_ppm=1)
+        self.tell("outer 3000000")
+        self.app.wait_for_output(r"(?m)^outer -?\d+$")
+        notice = self.conn.next_notice()
+        self.assertEqual((notice["probe"], notice["kind"]), (probe, NoticeKind.PAUSED))
+        [info] = self.conn.list()
+        self.assertEqual((info["state"], info["places"]), (ProbeState.PAUSED, 0))
+
+        def breakpoint_request(event: bytes) -> int:
+            # suspendPolicy, count, then the first event's kind and request ID.
+            self.assertEqual(event[5], EventKind.BREAKPOINT)
+            return int.from_bytes(event[6:10], "big")
+
+        self.assertEqual(breakpoint_request(c.read_event()), request)
+        self.tell("outer 10")
+        self.assertEqual(breakpoint_request(c.read_event()), request)
 
     # -- the session's end --
 

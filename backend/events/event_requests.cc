@@ -594,6 +594,16 @@ void EventRequests::RemoveProbePlace(jmethodID method, jlocation location, const
     (void)ctx_.jvmti.ClearBreakpoint(method, location);
 }
 
+void EventRequests::DiscardCompiledCode(jmethodID method) {
+  constexpr jlocation kFirst = 0;
+  std::lock_guard lock(mu_);
+  if (requests_.HasBreakpointAt(method, kFirst) || probe_places_.Has(method, kFirst) ||
+      hooks_.BreakpointAt(method, kFirst))
+    return;
+  // Native and abstract methods take no breakpoint (and have no code to discard).
+  if (ctx_.jvmti.SetBreakpoint(method, kFirst)) (void)ctx_.jvmti.ClearBreakpoint(method, kFirst);
+}
+
 ProbePlaces::Hooks EventRequests::ProbesAt(jmethodID method, jlocation location) {
   if (!any_probes_.load(std::memory_order_relaxed)) return {};
   std::lock_guard lock(mu_);

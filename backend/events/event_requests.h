@@ -100,6 +100,14 @@ class EventRequests {
   // nothing else holds the place.
   jdwp::Result<void> AddProbePlace(jmethodID method, jlocation location, std::shared_ptr<ProbeHook> hook);
   void RemoveProbePlace(jmethodID method, jlocation location, const ProbeHook* hook);
+  // Has HotSpot discard the compiled code of `method` and of every method that
+  // inlined it (a JVMTI breakpoint set at its first instruction and cleared at
+  // once; HotSpot deoptimizes a method's dependents when a breakpoint is set
+  // in it), unless a breakpoint of anyone is there already. For callers of a
+  // probe's place, compiled without inlining it while its breakpoint was set.
+  // A thread that reaches the place meanwhile gets a breakpoint callback that
+  // matches nothing.
+  void DiscardCompiledCode(jmethodID method);
   // The probes at a place, for the breakpoint callback (takes mu(); a cheap
   // read without it when no probe is set anywhere).
   ProbePlaces::Hooks ProbesAt(jmethodID method, jlocation location);

@@ -55,7 +55,10 @@ void ProbeAtPlace::OnHit(JNIEnv* jni, jthread thread, jmethodID, jlocation) {
   }
   t_in_probe = true;
   try {
-    probe_->hits.fetch_add(1, std::memory_order_relaxed);
+    const int64_t hit = probe_->hits.fetch_add(1, std::memory_order_relaxed) + 1;
+    if (CallerSample::Due(hit)) {
+      if (auto caller = owner_.ctx().jvmti.GetFrameLocation(thread, 1)) callers_.Add(caller->first);
+    }
     // One heap for the condition and the message: the frame's locals are
     // read once a hit (one stack walk, probe_heap.h), whoever asks first.
     std::optional<JniHeap> heap;

@@ -21,6 +21,7 @@
 #include "backend/events/outbox.h"
 #include "backend/events/probe_places.h"
 #include "backend/probes/budget.h"
+#include "backend/probes/caller_sample.h"
 #include "backend/probes/probe_heap.h"
 #include "backend/probes/probe_location.h"
 #include "backend/probes/probe_scope.h"
@@ -83,6 +84,8 @@ class ProbeAtPlace : public ProbeHook {
   // "pkg.Class.method:line", as output names the place.
   void set_location_text(std::string text) { location_text_ = std::move(text); }
   const std::shared_ptr<Probe>& probe() const { return probe_; }
+  // Methods seen calling this place's method (caller_sample.h).
+  std::vector<jmethodID> Callers() const { return callers_.Callers(); }
 
  private:
   // Whether the condition holds (an error: a notice, and no output).
@@ -98,6 +101,7 @@ class ProbeAtPlace : public ProbeHook {
   std::optional<expr::Expression> condition_;
   std::optional<expr::Template> message_;
   std::string location_text_;
+  CallerSample callers_;
 };
 
 }  // namespace jdwpx::backend::probes

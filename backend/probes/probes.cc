@@ -101,6 +101,10 @@ int32_t Probes::Arm(Entry& entry, std::vector<std::shared_ptr<ProbeAtPlace>> at)
 void Probes::Disarm(Entry& entry) {
   for (auto& place : entry.places)
     requests_.RemoveProbePlace(place->place().method, place->place().location, place.get());
+  // Code compiled while the breakpoints were set calls the probed methods
+  // instead of inlining them, and would stay so (caller_sample.h).
+  for (auto& place : entry.places)
+    for (jmethodID caller : place->Callers()) requests_.DiscardCompiledCode(caller);
   entry.places.clear();
   entry.probe->places = 0;
 }
