@@ -360,6 +360,24 @@ class Probes(unittest.TestCase):
         self.assertLess(info["hits"], 3000000)
         self.assertGreater(info["hits"], 0)
 
+    def test_a_probe_and_a_breakpoint_request_at_one_line_both_see_every_hit(self):
+        # The breakpoint callback skips the requests' matching where only
+        # probes are (event_callbacks.cc): not where a request is too.
+        self.skip_on_stock()
+        c = self.conn.client
+        klass = c.class_by_signature("LProbeTarget;")
+        work = c.method_named(klass, "work")
+        index = c.code_index(klass, work, LINE)
+        at_line = bytes([ModKind.LocationOnly, TypeTag.CLASS]) + c.type_id(klass) + c.method_id(work) + i64(index)
+        request = c.ok(EventRequest.Set, bytes([EventKind.BREAKPOINT, SuspendPolicy.NONE]) + i32(1) + at_line).int()
+        probe = self.conn.set_ok(ProbeKind.LOG, f"ProbeTarget:{LINE}", "{i}")
+        self.round(3)
+        self.assertEqual([line["message"] for line in self.conn.logs(3)], ["0", "1", "2"])
+        for _ in range(3):
+            event = c.read_event()
+            self.assertEqual((event[5], int.from_bytes(event[6:10], "big")), (EventKind.BREAKPOINT, request))
+        self.assertEqual(self.conn.list()[0]["probe"], probe)
+
     def test_a_debuggers_breakpoint_at_the_callers_first_instruction_outlives_the_probe_taken_out(self):
         # A probe taken out has its callers' compiled code discarded with a
         # breakpoint of the agent's own, set and cleared at their first

@@ -604,11 +604,13 @@ void EventRequests::DiscardCompiledCode(jmethodID method) {
   if (ctx_.jvmti.SetBreakpoint(method, kFirst)) (void)ctx_.jvmti.ClearBreakpoint(method, kFirst);
 }
 
-ProbePlaces::Hooks EventRequests::ProbesAt(jmethodID method, jlocation location) {
+ProbePlaces::Hooks EventRequests::ProbesAt(jmethodID method, jlocation location, bool* requests_here) {
   if (!any_probes_.load(std::memory_order_relaxed)) return {};
   std::lock_guard lock(mu_);
   const ProbePlaces::Hooks* hooks = probe_places_.At(method, location);
-  return hooks ? *hooks : ProbePlaces::Hooks{};
+  if (!hooks) return {};
+  if (requests_here) *requests_here = requests_.HasBreakpointAt(method, location);
+  return *hooks;
 }
 
 void EventRequests::SetClassPrepareListener(JNIEnv* jni, ClassPrepareListener* listener) {

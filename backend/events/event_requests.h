@@ -109,8 +109,10 @@ class EventRequests {
   // matches nothing.
   void DiscardCompiledCode(jmethodID method);
   // The probes at a place, for the breakpoint callback (takes mu(); a cheap
-  // read without it when no probe is set anywhere).
-  ProbePlaces::Hooks ProbesAt(jmethodID method, jlocation location);
+  // read without it when no probe is set anywhere). `requests_here`, when
+  // there are probes: whether a breakpoint request is at the place too
+  // (otherwise left as it was).
+  ProbePlaces::Hooks ProbesAt(jmethodID method, jlocation location, bool* requests_here = nullptr);
   // While set, every prepared class is told to `listener` (ClassPrepare on).
   void SetClassPrepareListener(JNIEnv* jni, ClassPrepareListener* listener);
   ClassPrepareListener* class_prepare_listener() const { return class_prepare_listener_.load(); }
