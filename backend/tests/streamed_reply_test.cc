@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <functional>
 #include <memory>
 #include <new>
 #include <stdexcept>
@@ -49,7 +50,8 @@ class RecordingTransport final : public transport::Transport {
   tl::expected<void, transport::TransportError> Accept() override { return {}; }
   void Run() override {}
   void Send(uint64_t, std::vector<uint8_t> packet) override { sent.push_back(std::move(packet)); }
-  std::unique_ptr<transport::PacketWriter> SendInParts(uint64_t session, size_t length) override {
+  std::unique_ptr<transport::PacketWriter> SendInParts(uint64_t session, size_t length,
+                                                       std::function<void()>) override {
     in_parts.push_back(std::make_unique<InParts>(InParts{session, length, {}, false}));
     return std::make_unique<Writer>(*this, *in_parts.back());
   }
