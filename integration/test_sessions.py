@@ -34,8 +34,8 @@ import unittest
 
 import harness
 from jdwp_client import (ArrayReference, ClassType, Client, Error, EventKind, EventRequest, Probe, ProbeKind,
-                         Reader, ReferenceType, StackFrame, StepDepth, StepSize, SuspendPolicy, SuspendStatus,
-                         ThreadReference, VirtualMachine, error_name, handshake, i32, i64, reply_header)
+                         Reader, ReferenceType, StackFrame, StepDepth, StepSize, StringReference, SuspendPolicy,
+                         SuspendStatus, ThreadReference, VirtualMachine, error_name, handshake, i32, i64, reply_header)
 from test_probes import set_body
 
 SOURCE = "Sessions.java"
@@ -45,6 +45,10 @@ WAIT_S = 30
 PROMPT_S = 5.0
 # The reply to GetValues of the whole of Sessions.big: header, tag, count, the ints.
 BIG_REPLY = 11 + 1 + 4 + 4 * (8 << 20)
+
+
+# Sessions.text: 24 MiB of ASCII, its reply streamed.
+TEXT = b"0123456789abcdef" * (3 << 19)
 
 
 def big_value(i: int) -> int:
@@ -517,6 +521,23 @@ class SessionsTest(unittest.TestCase):
         self.assertEqual((chr(body[0]), int.from_bytes(body[1:5], "big")), ("I", 8 << 20))
         self.assertEqual(body[5:], big_bytes())
         self.assertGreater(len(self.reply_to(a, version_a).string()), 0)
+        self.assertGreater(len(a.ok(VirtualMachine.Version).string()), 0)
+
+    def test_a_session_that_stops_reading_a_streamed_string_holds_back_no_other(self):
+        a, b = self.connect(), self.connect()
+        text = self.static(a, "text")
+        big = self.static(b, "big")
+        packet_id = a.send_command(StringReference.Value, a.object_id(text))
+        length = 11 + 4 + len(TEXT)
+        self.assertEqual(bytes(a.recv_exact(11)), reply_header(length, packet_id))
+        start = bytes(a.recv_exact(1 << 16))
+        b.sock.settimeout(PROMPT_S)
+        self.answered_promptly(b, big, rounds=3)
+        # The string's parts are read on from where they stopped (a global
+        # reference of the reply's own: the command's local frame is long gone).
+        body = start + bytes(a.recv_exact(length - 11 - len(start)))
+        self.assertEqual(int.from_bytes(body[:4], "big"), len(TEXT))
+        self.assertEqual(body[4:], TEXT)
         self.assertGreater(len(a.ok(VirtualMachine.Version).string()), 0)
 
     def test_a_session_killed_while_its_streamed_reply_is_parked_disturbs_no_other(self):
