@@ -25,18 +25,43 @@ it changes, with a timeout.
 
 from __future__ import annotations
 
+import array
 import socket
+import struct
+import sys
 import time
 import unittest
 
 import harness
 from jdwp_client import (ArrayReference, ClassType, Client, Error, EventKind, EventRequest, Probe, ProbeKind,
-                         Reader, ReferenceType, StackFrame, StepDepth, StepSize, SuspendPolicy, SuspendStatus,
-                         ThreadReference, VirtualMachine, error_name, handshake, i32, i64, reply_header)
+                         Reader, ReferenceType, StackFrame, StepDepth, StepSize, StringReference, SuspendPolicy,
+                         SuspendStatus, ThreadReference, VirtualMachine, error_name, handshake, i32, i64, reply_header)
 from test_probes import set_body
 
 SOURCE = "Sessions.java"
 WAIT_S = 30
+# A command answered while another session's streamed reply is parked: well
+# within this (held behind it, it would wait for as long as that debugger reads nothing).
+PROMPT_S = 5.0
+# The reply to GetValues of the whole of Sessions.big: header, tag, count, the ints.
+BIG_REPLY = 11 + 1 + 4 + 4 * (8 << 20)
+
+
+# Sessions.text: 24 MiB of ASCII, its reply streamed.
+TEXT = b"0123456789abcdef" * (3 << 19)
+
+
+def big_value(i: int) -> int:
+    """Sessions.big[i]."""
+    return i * 31 + 7
+
+
+def big_bytes() -> bytes:
+    """Sessions.big's ints on the wire (big-endian)."""
+    values = array.array("i", range(7, 7 + 31 * (8 << 20), 31))
+    if sys.byteorder == "little":
+        values.byteswap()
+    return values.tobytes()
 
 
 def options(sessions: int) -> str:
@@ -445,11 +470,10 @@ class SessionsTest(unittest.TestCase):
         big = self.static(a, "big")
         bp_b = self.breakpoint(b, "tock", "@tock-line", SuspendPolicy.NONE, count=1)
         whole = ArrayReference.GetValues, i32(0) + i32(-1)
-        length = 11 + 1 + 4 + 4 * (8 << 20)  # header, tag, count, the ints
         # A asks for the whole array and reads only the start of its reply: the agent
         # makes the rest as A reads (streamed_reply.h), so the reply is in the middle.
         packet_id = a.send_command(whole[0], a.object_id(big) + whole[1])
-        self.assertEqual(bytes(a.recv_exact(11)), reply_header(length, packet_id))
+        self.assertEqual(bytes(a.recv_exact(11)), reply_header(BIG_REPLY, packet_id))
         a.recv_exact(1 << 16)
         version = b.send_command(VirtualMachine.Version)
         a.close()
@@ -462,6 +486,79 @@ class SessionsTest(unittest.TestCase):
         r = c.ok(whole[0], c.object_id(big) + whole[1])
         self.assertEqual((chr(r.byte()), r.int()), ("I", 8 << 20))
         self.assertEqual(len(r.take(4 * (8 << 20))), 4 * (8 << 20))
+
+    def start_big_reply(self, a: Client, big: int) -> tuple:
+        """A asks for the whole of `big` (32 MB, streamed) and reads its header and a
+        little more, then stops reading -> (packet id, the bytes of the body read)."""
+        packet_id = a.send_command(ArrayReference.GetValues, a.object_id(big) + i32(0) + i32(-1))
+        self.assertEqual(bytes(a.recv_exact(11)), reply_header(BIG_REPLY, packet_id))
+        return packet_id, bytes(a.recv_exact(1 << 16))
+
+    def answered_promptly(self, b: Client, big: int, rounds: int = 5):
+        """B's commands, each answered well within PROMPT_S (a command thread held
+        by another session's reply would answer none), with the right values."""
+        for i in range(rounds):
+            first = 1000 * i + 3
+            start = time.monotonic()
+            r = b.ok(ArrayReference.GetValues, b.object_id(big) + i32(first) + i32(4))
+            self.assertEqual((chr(r.byte()), r.int()), ("I", 4))
+            self.assertEqual([r.int() for _ in range(4)], [big_value(first + k) for k in range(4)])
+            self.assertGreater(len(b.ok(VirtualMachine.Version).string()), 0)
+            self.assertLess(time.monotonic() - start, PROMPT_S, f"round {i}")
+
+    def test_a_session_that_stops_reading_a_streamed_reply_holds_back_no_other(self):
+        a, b = self.connect(), self.connect()
+        big = self.static(a, "big")
+        packet_id, start = self.start_big_reply(a, big)
+        # A's next command waits behind its reply, as if A were alone.
+        version_a = a.send_command(VirtualMachine.Version)
+        # Far below what a command thread held by A would show: B would wait for ever.
+        b.sock.settimeout(PROMPT_S)
+        self.answered_promptly(b, big)
+        # A reads on: the whole reply, every value right; then its next reply.
+        rest = a.recv_exact(BIG_REPLY - 11 - len(start))
+        body = start + bytes(rest)
+        self.assertEqual((chr(body[0]), int.from_bytes(body[1:5], "big")), ("I", 8 << 20))
+        self.assertEqual(body[5:], big_bytes())
+        self.assertGreater(len(self.reply_to(a, version_a).string()), 0)
+        self.assertGreater(len(a.ok(VirtualMachine.Version).string()), 0)
+
+    def test_a_session_that_stops_reading_a_streamed_string_holds_back_no_other(self):
+        a, b = self.connect(), self.connect()
+        text = self.static(a, "text")
+        big = self.static(b, "big")
+        packet_id = a.send_command(StringReference.Value, a.object_id(text))
+        length = 11 + 4 + len(TEXT)
+        self.assertEqual(bytes(a.recv_exact(11)), reply_header(length, packet_id))
+        start = bytes(a.recv_exact(1 << 16))
+        b.sock.settimeout(PROMPT_S)
+        self.answered_promptly(b, big, rounds=3)
+        # The string's parts are read on from where they stopped (a global
+        # reference of the reply's own: the command's local frame is long gone).
+        body = start + bytes(a.recv_exact(length - 11 - len(start)))
+        self.assertEqual(int.from_bytes(body[:4], "big"), len(TEXT))
+        self.assertEqual(body[4:], TEXT)
+        self.assertGreater(len(a.ok(VirtualMachine.Version).string()), 0)
+
+    def test_a_session_killed_while_its_streamed_reply_is_parked_disturbs_no_other(self):
+        a, b = self.connect(), self.connect()
+        big = self.static(a, "big")
+        self.start_big_reply(a, big)
+        # Commands queued behind the parked reply, never answered: A goes.
+        for _ in range(3):
+            a.send_command(ArrayReference.GetValues, a.object_id(big) + i32(0) + i32(-1))
+        b.sock.settimeout(PROMPT_S)
+        self.answered_promptly(b, big, rounds=2)
+        a.sock.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))  # a reset, as a kill
+        a.close()
+        self.clients.remove(a)
+        self.answered_promptly(b, big, rounds=2)
+        # A's slot is free again (sessions=3: B and two more), and the VM runs on.
+        c, d = self.connect(), self.connect()
+        r = c.ok(ArrayReference.GetValues, c.object_id(big) + i32(0) + i32(-1))
+        self.assertEqual((chr(r.byte()), r.int()), ("I", 8 << 20))
+        self.assertEqual(bytes(r.take(4 * (8 << 20))), big_bytes())
+        self.wait_until_running(d)
 
     def test_vm_death_goes_to_every_session(self):
         a, b = self.connect(), self.connect()

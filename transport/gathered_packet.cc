@@ -41,7 +41,8 @@ class GatheredPacket final : public PacketWriter {
 
 }  // namespace
 
-std::unique_ptr<PacketWriter> Transport::SendInParts(uint64_t session, size_t length) {
+std::unique_ptr<PacketWriter> Transport::SendInParts(uint64_t session, size_t length, std::function<void()>) {
+  // Write() never waits here: no call back is needed.
   return std::make_unique<GatheredPacket>(*this, session, length);
 }
 

@@ -603,11 +603,13 @@ void SocketTransport::EndSession(const std::shared_ptr<Session>& which, const st
     sessions_.erase(session->epoch);
   }
   size_t dropped = 0;
+  std::function<void()> on_room;
   {
     // Closed under the write lock: no direct write is on the descriptor now,
     // and none comes after.
     std::lock_guard lock(session->write_mu);
     session->closed = true;
+    on_room = TakeRoomWaiterLocked(*session);
     for (const Outgoing& out : session->queue) dropped += out.kind != Outgoing::Kind::kPart ? 1 : 0;
     dropped += session->held.size();
     if (session->in_parts) ++dropped;  // its last part never came (counted by SendInParts)
@@ -621,6 +623,7 @@ void SocketTransport::EndSession(const std::shared_ptr<Session>& which, const st
     session->socket.close(ignored);
   }
   session->parts_cv.notify_all();  // a parts maker waits no more
+  if (on_room) Notify(on_room);     // nor one told to stop (its next Write fails)
   PacketsDone(dropped);
   if (log_) log_->debug("debugger detached: {}", reason);
   Notify([&] { listener_->OnDetached(session->epoch, reason); });

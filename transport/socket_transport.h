@@ -98,6 +98,10 @@ struct Session {
   // given, and when the session closes: a parts maker, and a Send() beyond
   // kSendWindow, wait on it.
   std::condition_variable parts_cv;
+  // The parts maker that was told its writer is Full() (PacketWriter::Full):
+  // called once, and cleared, when queued_bytes is back within kPartsWindow
+  // or the session ends (TakeRoomWaiter).
+  std::function<void()> room_waiter;
   bool writing = false;      // the I/O thread's writer owns the socket's write side
   bool direct_ok = false;    // Run() serves the session: Send() may write directly
   bool close_when_drained = false;
@@ -141,7 +145,8 @@ class SocketTransport final : public Transport {
                                                   const std::function<void()>& waiting) override;
   void Run() override;
   void Send(uint64_t session, std::vector<uint8_t> packet) override;
-  std::unique_ptr<PacketWriter> SendInParts(uint64_t session, size_t length) override;
+  using Transport::SendInParts;
+  std::unique_ptr<PacketWriter> SendInParts(uint64_t session, size_t length, std::function<void()> on_room) override;
   bool Flush(std::chrono::milliseconds timeout) override;
   void StopHoldingBack() override;
   void CloseConnection(uint64_t session) override;
@@ -189,6 +194,10 @@ class SocketTransport final : public Transport {
   void WakeWaitingWriters();
   // A queued packet was written or dropped.
   void PacketsDone(size_t n);
+  // `session` locked: its parts maker's call back, if one waits and may go on
+  // now (within kPartsWindow, or the session ended or the transport stops);
+  // the caller calls it once the lock is released.
+  std::function<void()> TakeRoomWaiterLocked(Session& session);
 
   // Listener calls never throw into asio.
   template <typename F>

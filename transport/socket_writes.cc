@@ -9,8 +9,11 @@
 // the same way, part by part: a part is written directly when the writer is
 // idle, else queued; its maker waits (PartsWriter::Write) while more than
 // kPartsWindow bytes are queued, until the writer drains them or the session
-// ends. While its parts come, Send()'s packets wait in `held` and follow its
-// last part, so nothing gets between its bytes on the wire. Beyond kSendWindow
+// ends; or, given an on_room call back, never waits: it asks Full(), and is
+// called back (room_waiter) when the writer has drained the queue to within
+// kPartsWindow, the session ended or the transport stops. While its parts
+// come, Send()'s packets wait in `held` and follow its last part, so nothing
+// gets between its bytes on the wire. Beyond kSendWindow
 // bytes queued and held, Send() holds its caller back too (for a while: see
 // transport.h).
 #include "transport/socket_transport.h"
@@ -55,6 +58,7 @@ void SocketTransport::WriteNext(const std::shared_ptr<Session>& session) {
       return;
     }
     bool packet_done = false;
+    std::function<void()> on_room;
     {
       std::lock_guard lock(session->write_mu);
       // The last byte is written: the moment a protocol trace times a reply by.
@@ -68,8 +72,10 @@ void SocketTransport::WriteNext(const std::shared_ptr<Session>& session) {
       session->queued_bytes -= std::min(size, session->queued_bytes);
       session->queue.pop_front();
       session->front_written = 0;
+      on_room = TakeRoomWaiterLocked(*session);
     }
     session->parts_cv.notify_all();
+    if (on_room) Notify(on_room);
     if (packet_done) PacketsDone(1);
     WriteNext(session);
   });
@@ -197,17 +203,31 @@ void SocketTransport::Send(uint64_t epoch, std::vector<uint8_t> packet) {
   }
 }
 
+std::function<void()> SocketTransport::TakeRoomWaiterLocked(Session& session) {
+  if (!session.room_waiter) return {};
+  if (!session.closed && !session.broken && !stopping_ && session.queued_bytes > kPartsWindow) return {};
+  return std::exchange(session.room_waiter, {});
+}
+
 // SendInParts' writer. Its maker (the command thread) waits in Write() while
 // the writer has more than kPartsWindow bytes queued; the session's end and
-// Shutdown() wake it.
+// Shutdown() wake it. Given an on_room, it never waits: Full() tells the
+// maker to stop, and on_room (room_waiter) when to go on.
 class PartsWriter final : public PacketWriter {
  public:
   // Without a session: nowhere to write (Write() says so).
-  PartsWriter(SocketTransport* transport, std::shared_ptr<Session> session, size_t length)
-      : transport_(transport), session_(std::move(session)), length_(length) {}
+  PartsWriter(SocketTransport* transport, std::shared_ptr<Session> session, size_t length,
+              std::function<void()> on_room)
+      : transport_(transport), session_(std::move(session)), length_(length), on_room_(std::move(on_room)) {}
 
   ~PartsWriter() override {
-    if (!session_ || given_ == length_) return;
+    if (!session_) return;
+    if (on_room_) {
+      // Nobody to call back any more.
+      std::lock_guard lock(session_->write_mu);
+      session_->room_waiter = nullptr;
+    }
+    if (given_ == length_) return;
     try {
       std::lock_guard lock(session_->write_mu);
       if (session_->closed) return;
@@ -243,27 +263,40 @@ class PartsWriter final : public PacketWriter {
       transport_->EndPartsLocked(session_);
       return !session_->closed && !session_->broken;
     }
+    if (on_room_) return !session_->closed && !session_->broken && !transport_->stopping_;
     session_->parts_cv.wait(lock, [&] {
       return session_->closed || session_->broken || transport_->stopping_ || session_->queued_bytes <= kPartsWindow;
     });
     return !session_->closed && !session_->broken && !transport_->stopping_;
   }
 
+  bool Full() override {
+    if (!session_ || !on_room_) return false;
+    std::lock_guard lock(session_->write_mu);
+    // Ended: the next Write() says so.
+    if (session_->closed || session_->broken || transport_->stopping_) return false;
+    if (session_->queued_bytes <= kPartsWindow) return false;
+    session_->room_waiter = on_room_;
+    return true;
+  }
+
  private:
   SocketTransport* const transport_;
   const std::shared_ptr<Session> session_;
   const size_t length_;
+  const std::function<void()> on_room_;
   size_t given_ = 0;
   std::array<uint8_t, jdwp::kHeaderSize> header_{};
 };
 
-std::unique_ptr<PacketWriter> SocketTransport::SendInParts(uint64_t epoch, size_t length) {
+std::unique_ptr<PacketWriter> SocketTransport::SendInParts(uint64_t epoch, size_t length,
+                                                          std::function<void()> on_room) {
   std::shared_ptr<Session> session = length < jdwp::kHeaderSize ? nullptr : AttachedSession(epoch);
-  if (!session) return std::make_unique<PartsWriter>(this, nullptr, length);
+  if (!session) return std::make_unique<PartsWriter>(this, nullptr, length, nullptr);
   std::unique_lock lock(session->write_mu);
   session->parts_cv.wait(lock, [&] { return !session->in_parts || session->closed || stopping_; });
   if (session->closed || session->close_when_drained || session->broken || stopping_) {
-    return std::make_unique<PartsWriter>(this, nullptr, length);
+    return std::make_unique<PartsWriter>(this, nullptr, length, nullptr);
   }
   session->in_parts = true;
   {
@@ -271,15 +304,20 @@ std::unique_ptr<PacketWriter> SocketTransport::SendInParts(uint64_t epoch, size_
     std::lock_guard count(unwritten_mu_);
     ++unwritten_;
   }
-  return std::make_unique<PartsWriter>(this, std::move(session), length);
+  return std::make_unique<PartsWriter>(this, std::move(session), length, std::move(on_room));
 }
 
 void SocketTransport::WakeWaitingWriters() {
-  std::lock_guard lock(direct_mu_);
-  for (const auto& [epoch, session] : sessions_) {
-    std::lock_guard write(session->write_mu);
-    session->parts_cv.notify_all();
+  std::vector<std::function<void()>> on_room;
+  {
+    std::lock_guard lock(direct_mu_);
+    for (const auto& [epoch, session] : sessions_) {
+      std::lock_guard write(session->write_mu);
+      session->parts_cv.notify_all();
+      if (auto call = TakeRoomWaiterLocked(*session)) on_room.push_back(std::move(call));
+    }
   }
+  for (auto& call : on_room) Notify(call);
 }
 
 void SocketTransport::StopHoldingBack() {

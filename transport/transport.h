@@ -135,11 +135,18 @@ class PacketWriter {
  public:
   virtual ~PacketWriter() = default;
   // The packet's next bytes, in order; the first part starts with its header.
-  // May wait while more than kPartsWindow bytes of the connection are
-  // unwritten (a debugger reading slower than the parts are made). False once
-  // the connection has ended (or was gone before): the rest would be dropped,
-  // so stop making it.
+  // Without an `on_room` (SendInParts), may wait while more than kPartsWindow
+  // bytes of the connection are unwritten (a debugger reading slower than the
+  // parts are made); with one, never waits. False once the connection has
+  // ended (or was gone before): the rest would be dropped, so stop making it.
   [[nodiscard]] virtual bool Write(std::vector<uint8_t> part) = 0;
+  // With an `on_room`: whether more than kPartsWindow bytes of the connection
+  // are unwritten, so that the maker should make no part now. When true,
+  // `on_room` is called once, on whatever thread drains or ends the connection
+  // (the I/O thread, Shutdown's), as soon as no more than kPartsWindow are
+  // unwritten or the connection has ended; it must not block. Always false
+  // without an `on_room`, and where Write() never waits.
+  [[nodiscard]] virtual bool Full() { return false; }
 };
 
 // dt_socket: the most bytes of a connection waiting to be written before
@@ -239,10 +246,15 @@ class Transport {
   // the connection (the debugger would wait forever for the rest). dt_socket
   // writes parts as they come, on the calling thread when the writer is idle,
   // and holds back the maker (PacketWriter::Write) beyond kPartsWindow; the
-  // connection's end or Shutdown() releases it. This default, for transport
-  // libraries (jdwpTransport's WritePacket takes whole packets), gathers the
-  // parts and Send()s the whole packet after its last one.
-  virtual std::unique_ptr<PacketWriter> SendInParts(uint64_t session, size_t length);
+  // connection's end or Shutdown() releases it. With `on_room`, the maker is
+  // never held back: it asks PacketWriter::Full() before each part and, told
+  // to stop, is called back (`on_room`) when it may go on; meanwhile its
+  // thread is free for other connections' work (the command thread serving
+  // several debuggers). This default, for transport libraries
+  // (jdwpTransport's WritePacket takes whole packets), gathers the parts and
+  // Send()s the whole packet after its last one (never Full()).
+  std::unique_ptr<PacketWriter> SendInParts(uint64_t session, size_t length) { return SendInParts(session, length, {}); }
+  virtual std::unique_ptr<PacketWriter> SendInParts(uint64_t session, size_t length, std::function<void()> on_room);
 
   // Waits until every packet queued so far, on every connection, is written (or
   // dropped because its connection ended), at most `timeout`. False on timeout. For VM death: the

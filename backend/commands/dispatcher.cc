@@ -2,11 +2,12 @@
 
 namespace jdwpx::backend {
 
-void Responder::Stream(ReplySource& body) const {
+void Responder::Stream(std::unique_ptr<ReplySource> source) const {
   if (streamed) {
-    streamed(body);
+    streamed(std::move(source));
     return;
   }
+  ReplySource& body = *source;
   std::vector<uint8_t> room_and_body(jdwp::kHeaderSize);
   room_and_body.reserve(jdwp::kHeaderSize + body.size());
   while (room_and_body.size() < jdwp::kHeaderSize + body.size()) {

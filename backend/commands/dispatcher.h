@@ -41,11 +41,13 @@ constexpr jdwp::ErrorCode MalformedBodyError(bool negative_count) {
 //    for the packet header (jdwp::MakeReplyPacketIn writes it there: a huge
 //    body is never moved); empty: no body (errors);
 //  - respond.Stream(source): a successful reply whose body is made while it is
-//    sent (reply_source.h); without a `streamed` sender (tests), the body is
-//    made whole and sent the first way.
+//    sent (reply_source.h), the source handed over (its sender may keep it
+//    past the handler: a reply parked while its debugger does not read);
+//    without a `streamed` sender (tests), the body is made whole and sent the
+//    first way.
 struct Responder {
   using Whole = std::function<void(jdwp::ErrorCode, std::vector<uint8_t> room_and_body)>;
-  using Streamed = std::function<void(ReplySource& body)>;
+  using Streamed = std::function<void(std::unique_ptr<ReplySource> body)>;
 
   Responder() = default;
   template <class F>
@@ -57,7 +59,7 @@ struct Responder {
   void operator()(jdwp::ErrorCode error, std::vector<uint8_t> room_and_body) const {
     whole(error, std::move(room_and_body));
   }
-  void Stream(ReplySource& body) const;
+  void Stream(std::unique_ptr<ReplySource> body) const;
 
   Whole whole;
   Streamed streamed;
@@ -110,7 +112,7 @@ class Dispatcher {
           return;
         }
         if (auto* source = std::get_if<std::unique_ptr<ReplySource>>(&*reply)) {
-          respond.Stream(**source);
+          respond.Stream(std::move(*source));
           return;
         }
         // Freed once encoded, as in Bind.

@@ -244,46 +244,47 @@ void Session::RunCommands(JNIEnv* jni) {
                   [] { return CommandSpin::Clock::now(); });
     }
     Message message;
+    bool taken = false;
+    std::bitset<kMaxSessions> room;
     {
       std::unique_lock lock(mu_);
-      doorbell_.Wait(lock, [&] { return stopping_ || (commands_open_ && !inbox_.empty()); });
-      if (inbox_.empty()) return;
-      message = std::move(inbox_.front());
-      inbox_.pop_front();
-      inbox_size_.store(inbox_.size(), std::memory_order_relaxed);
+      doorbell_.Wait(lock, [&] { return stopping_ || room_.any() || (commands_open_ && !inbox_.empty()); });
+      room = std::exchange(room_, {});
+      // A message with every round of parked parts: a debugger that reads
+      // fast starves no other.
+      if (!inbox_.empty() && (commands_open_ || stopping_)) {
+        message = std::move(inbox_.front());
+        inbox_.pop_front();
+        inbox_size_.store(inbox_.size(), std::memory_order_relaxed);
+        taken = true;
+      } else if (room.none()) {
+        lock.unlock();
+        // On this thread: a parked reply may hold JNI references.
+        for (int s = 0; s < kMaxSessions; ++s) (void)DropParked(static_cast<SessionSlot>(s));
+        return;
+      }
       command_busy_ = true;
     }
-    if (message.kind == Message::kPacket) {
+    for (int s = 0; s < kMaxSessions; ++s) {
+      if (room.test(s)) ContinueParked(jni, static_cast<SessionSlot>(s));
+    }
+    if (!taken) {
+      // Parts made only.
+    } else if (auto slot = ParkedBehind(message); slot && message.kind == Message::kPacket) {
+      parked_[*slot].waiting.push_back(std::move(message));
+    } else if (slot) {
+      // Detached: its reply will never be read. What waited runs now (the
+      // replies go nowhere, as with one debugger), the detach last.
+      std::deque<Message> waiting = DropParked(*slot);
+      waiting.push_back(std::move(message));
+      for (Message& m : waiting) Handle(jni, m);
+    } else if (message.kind == Message::kPacket) {
       spin_.PacketTaken(CommandSpin::Clock::now());
+      Handle(jni, message);
+      spin_.PacketDone(CommandSpin::Clock::now());
     } else {
       spin_.OtherTaken();
-    }
-    switch (message.kind) {
-      case Message::kAttached:
-        // Before any of the session's commands (they follow in the inbox).
-        if (!host_.EnableSessionEvents(jni)) Log().error("cannot enable the JVMTI events a debugger needs");
-        BeginServing(message.connection);
-        break;
-      case Message::kPacket:
-        // A packet of a connection no longer served (sent after Dispose) is not run.
-        if (auto slot = SlotOf(message.connection)) {
-          HandlePacket(jni, message.bytes, *slot);
-        } else {
-          Log().debug("dropping a packet of an ended session");
-        }
-        spin_.PacketDone(CommandSpin::Clock::now());
-        break;
-      case Message::kDetached:
-        // Not served any more when Dispose ended it already.
-        if (auto slot = SlotOf(message.connection)) EndSession(jni, *slot);
-        if (!message.to_dormant) AnnounceListeningAgain();
-        break;
-      case Message::kTask: {
-        vmcore::LocalFrame frame(jni, 64);
-        ctx_.threads.ApplyPendingSuspensions();  // as before a command (HandlePacket)
-        message.task(jni);
-        break;
-      }
+      Handle(jni, message);
     }
     {
       std::lock_guard lock(mu_);
@@ -291,6 +292,105 @@ void Session::RunCommands(JNIEnv* jni) {
     }
     idle_cv_.notify_all();
   }
+}
+
+void Session::Handle(JNIEnv* jni, Message& message) {
+  switch (message.kind) {
+    case Message::kAttached:
+      // Before any of the session's commands (they follow in the inbox).
+      if (!host_.EnableSessionEvents(jni)) Log().error("cannot enable the JVMTI events a debugger needs");
+      BeginServing(message.connection);
+      break;
+    case Message::kPacket:
+      // A packet of a connection no longer served (sent after Dispose) is not run.
+      if (auto slot = SlotOf(message.connection)) {
+        HandlePacket(jni, message.bytes, *slot);
+      } else {
+        Log().debug("dropping a packet of an ended session");
+      }
+      break;
+    case Message::kDetached:
+      // Not served any more when Dispose ended it already.
+      if (auto slot = SlotOf(message.connection)) EndSession(jni, *slot);
+      if (!message.to_dormant) AnnounceListeningAgain();
+      break;
+    case Message::kTask: {
+      vmcore::LocalFrame frame(jni, 64);
+      ctx_.threads.ApplyPendingSuspensions();  // as before a command (HandlePacket)
+      message.task(jni);
+      break;
+    }
+  }
+}
+
+std::optional<SessionSlot> Session::ParkedBehind(const Message& message) const {
+  if (message.kind != Message::kPacket && message.kind != Message::kDetached) return std::nullopt;
+  auto slot = SlotOf(message.connection);
+  if (!slot || !parked_[*slot].reply) return std::nullopt;
+  return slot;
+}
+
+void Session::SendStreamed(uint64_t connection, SessionSlot slot, uint32_t id, std::unique_ptr<ReplySource> body) {
+  transport::Transport* transport = host_.transport();
+  if (!transport) return;
+  if (ctx_.options.sessions == 1) {
+    // One debugger: nothing else to serve while it reads; stock's behaviour.
+    // Its first part failed, nothing sent: an error reply instead.
+    if (auto error = SendStreamedReply(*transport, connection, id, *body)) {
+      SendTo(connection, jdwp::MakeReplyPacketIn(id, *error, {}));
+    }
+    return;
+  }
+  auto reply = std::make_unique<StreamedReply>(id, std::move(body));
+  // Rung by the transport (I/O thread) once the window has room, or the connection ended.
+  auto on_room = [this, slot] {
+    {
+      std::lock_guard lock(mu_);
+      room_.set(slot);
+    }
+    doorbell_.Ring();
+  };
+  if (auto error = reply->Start(*transport, connection, std::move(on_room))) {
+    SendTo(connection, jdwp::MakeReplyPacketIn(id, *error, {}));
+    return;
+  }
+  if (!reply->Continue()) return;
+  parked_[slot].reply = std::move(reply);
+  std::lock_guard lock(mu_);
+  ++parked_count_;
+}
+
+void Session::ContinueParked(JNIEnv* jni, SessionSlot slot) {
+  Parked& parked = parked_[slot];
+  if (!parked.reply) return;  // a late ring, its reply done or dropped
+  {
+    vmcore::LocalFrame frame(jni, 64);
+    if (parked.reply->Continue()) return;
+  }
+  // Done: its debugger's messages that waited run now, in order, until one
+  // parks a reply again.
+  std::deque<Message> waiting = DropParked(slot);
+  while (!waiting.empty()) {
+    Message message = std::move(waiting.front());
+    waiting.pop_front();
+    Handle(jni, message);
+    if (parked_[slot].reply) {
+      // Parked again: the rest waits behind the new reply.
+      for (Message& m : waiting) parked_[slot].waiting.push_back(std::move(m));
+      return;
+    }
+  }
+}
+
+std::deque<Session::Message> Session::DropParked(SessionSlot slot) {
+  Parked& parked = parked_[slot];
+  if (parked.reply) {
+    // Unfinished, its writer ends the connection (streamed_reply.h).
+    parked.reply.reset();
+    std::lock_guard lock(mu_);
+    --parked_count_;
+  }
+  return std::exchange(parked.waiting, {});
 }
 
 void Session::AnnounceListeningAgain() {
@@ -377,15 +477,8 @@ void Session::HandlePacket(JNIEnv* jni, const std::vector<uint8_t>& bytes, Sessi
                            [this, id, connection](jdwp::ErrorCode error, std::vector<uint8_t> body) {
                              SendTo(connection, jdwp::MakeReplyPacketIn(id, error, std::move(body)));
                            },
-                           [this, id, connection](ReplySource& body) {
-                             transport::Transport* transport = host_.transport();
-                             if (!transport) return;
-                             // Its first part failed, nothing sent: an error reply instead.
-                             if (auto error = SendStreamedReply(*transport, connection, id, body)) {
-                               SendTo(connection, jdwp::MakeReplyPacketIn(id, *error, {}));
-                             } else if (auto* log = PacketTraceLog()) {
-                               log->trace("-> reply id={} NONE len={} (in parts)", id, jdwp::kHeaderSize + body.size());
-                             }
+                           [this, id, connection, slot](std::unique_ptr<ReplySource> body) {
+                             SendStreamed(connection, slot, id, std::move(body));
                            }));
   if (exit_code_) {
     CloseConnectionAndWait(connection);
@@ -412,6 +505,8 @@ void Session::CloseConnectionAndWait(uint64_t connection) {
 
 void Session::EndSession(JNIEnv* jni, SessionSlot slot) {
   const uint64_t connection = served_[slot].load();
+  // A reply still parked goes nowhere now (its connection is closed or closing).
+  (void)DropParked(slot);
   probes_.EndSession(jni, connection);  // before the requests: no probe hit is in the way of their end
   events_.EndSession(jni, slot);
   // The reporter may have found an event current just before the new epoch and
@@ -443,7 +538,7 @@ void Session::EndAtVmDeath() {
   {
     std::unique_lock lock(mu_);
     idle_cv_.wait_for(lock, std::chrono::seconds(2),
-                      [&] { return !commands_open_ || stopping_ || (inbox_.empty() && !command_busy_); });
+                      [&] { return !commands_open_ || stopping_ || (inbox_.empty() && !command_busy_ && parked_count_ == 0); });
   }
   host_.transport()->Flush(std::chrono::seconds(2));
   if (trace_) {

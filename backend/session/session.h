@@ -9,6 +9,12 @@
 // are counted in; the command thread runs the commands of all of them, one at
 // a time in arrival order, each in its own slot (CommandEnv), and each reply
 // goes to the connection its command came from.
+// A streamed reply (streamed_reply.h) that its debugger does not read on is
+// parked (sessions > 1): the command thread serves the other debuggers, and
+// that debugger's later messages wait behind the reply, in order, until the
+// transport has room for its next parts (or the connection ends). So a
+// debugger that stops reading holds back nobody's commands but its own, as
+// if it were alone.
 //
 // Threading:
 //   I/O thread      the transport::Listener callbacks (OnAttached, OnPacket,
@@ -32,6 +38,7 @@
 
 #include <array>
 #include <atomic>
+#include <bitset>
 #include <chrono>
 #include <condition_variable>
 #include <deque>
@@ -48,6 +55,7 @@
 #include "backend/context.h"
 #include "backend/commands/dispatcher.h"
 #include "backend/session/doorbell.h"
+#include "backend/session/streamed_reply.h"
 #include "backend/events/events.h"
 #include "backend/events/outbox.h"
 #include "backend/probes/probes.h"
@@ -146,7 +154,19 @@ class Session : public transport::Listener, public Outbox, public SessionControl
   // Flushes and closes one debugger connection, waiting (bounded) for its detach.
   void CloseConnectionAndWait(uint64_t connection);
   void Post(Message message);
+  // One message from the inbox (or from behind a parked reply).
+  void Handle(JNIEnv* jni, Message& message);
   void HandlePacket(JNIEnv* jni, const std::vector<uint8_t>& bytes, SessionSlot slot);
+  // The streamed reply `id` to `connection`, served in `slot`: given whole
+  // (sessions=1), or parked there when its window fills.
+  void SendStreamed(uint64_t connection, SessionSlot slot, uint32_t id, std::unique_ptr<ReplySource> body);
+  // The slot whose parked reply holds `message` back, if any.
+  std::optional<SessionSlot> ParkedBehind(const Message& message) const;
+  // `slot`'s parked reply goes on (its transport has room, or its connection
+  // ended); once it is done, the messages that waited behind it are handled.
+  void ContinueParked(JNIEnv* jni, SessionSlot slot);
+  // Drops `slot`'s parked reply, if any, and hands back what waited behind it.
+  std::deque<Message> DropParked(SessionSlot slot);
   // Server mode, after a session ended: the Listening line or launch= again.
   void AnnounceListeningAgain();
 
@@ -190,6 +210,17 @@ class Session : public transport::Listener, public Outbox, public SessionControl
   // what the debugger sent before, as stock does, so no reply is lost).
   bool command_busy_ = false;
   std::condition_variable idle_cv_;
+
+  // Parked streamed replies, one slot at most each (sessions > 1).
+  struct Parked {
+    std::unique_ptr<StreamedReply> reply;  // null: none parked
+    std::deque<Message> waiting;           // its connection's messages since, in order
+  };
+  std::array<Parked, kMaxSessions> parked_;  // the command thread's alone
+  // Slots whose parked reply may go on (the transport's on_room; mu_).
+  std::bitset<kMaxSessions> room_;
+  // Replies parked now (mu_): VM death waits for them as for the inbox.
+  size_t parked_count_ = 0;
 };
 
 }  // namespace jdwpx::backend

@@ -26,7 +26,8 @@
 //                   the VM's exit never waits for it
 //   jdwpx commands  the Session's command loop: executes commands in arrival
 //                   order, one at a time, and the session transitions (attach,
-//                   detach, dispose) in order with them
+//                   detach, dispose) in order with them (a debugger's commands
+//                   wait behind its own streamed reply while that is parked)
 //   jdwpx events    the reporter: applies suspend policies and sends events
 // Java threads enter only through JVMTI callbacks (vm_callbacks.h, then EventManager).
 // At VM death with no debugger attached, the command and reporter threads end

@@ -222,7 +222,7 @@ TEST_F(DispatcherTest, StreamedHandlersGiveTheirSourceOrAWholeReply) {
   size_t streamed_size = 0;
   dispatcher_.Dispatch(*packet, false,
                        Responder([&](ErrorCode, std::vector<uint8_t>) { ++whole_calls; },
-                                 [&](ReplySource& source) { streamed_size = source.size(); }));
+                                 [&](std::unique_ptr<ReplySource> source) { streamed_size = source->size(); }));
   EXPECT_EQ(whole_calls, 0);
   EXPECT_EQ(streamed_size, 5000u);
 }

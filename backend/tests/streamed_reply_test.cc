@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <functional>
 #include <memory>
 #include <new>
 #include <stdexcept>
@@ -31,17 +32,23 @@ class RecordingTransport final : public transport::Transport {
   };
   class Writer final : public transport::PacketWriter {
    public:
-    Writer(RecordingTransport& t, InParts& p) : t_(t), p_(p) {}
+    Writer(RecordingTransport& t, InParts& p, bool resumable) : t_(t), p_(p), resumable_(resumable) {}
     ~Writer() override { p_.finished = p_.bytes.size() == p_.length; }
     bool Write(std::vector<uint8_t> part) override {
       p_.bytes.insert(p_.bytes.end(), part.begin(), part.end());
       ++t_.parts_written;
       return t_.parts_written < t_.session_ends_after_parts;
     }
+    // Full after every `full_every` parts given, until the test makes room.
+    bool Full() override {
+      return resumable_ && t_.full_every > 0 && t_.parts_written > 0 && t_.parts_written % t_.full_every == 0 &&
+             t_.parts_written != t_.room_at;
+    }
 
    private:
     RecordingTransport& t_;
     InParts& p_;
+    const bool resumable_;
   };
 
   uint16_t port() const override { return 0; }
@@ -49,9 +56,10 @@ class RecordingTransport final : public transport::Transport {
   tl::expected<void, transport::TransportError> Accept() override { return {}; }
   void Run() override {}
   void Send(uint64_t, std::vector<uint8_t> packet) override { sent.push_back(std::move(packet)); }
-  std::unique_ptr<transport::PacketWriter> SendInParts(uint64_t session, size_t length) override {
+  std::unique_ptr<transport::PacketWriter> SendInParts(uint64_t session, size_t length,
+                                                       std::function<void()> on_room) override {
     in_parts.push_back(std::make_unique<InParts>(InParts{session, length, {}, false}));
-    return std::make_unique<Writer>(*this, *in_parts.back());
+    return std::make_unique<Writer>(*this, *in_parts.back(), on_room != nullptr);
   }
   bool Flush(std::chrono::milliseconds) override { return true; }
   void CloseConnection(uint64_t) override {}
@@ -61,6 +69,8 @@ class RecordingTransport final : public transport::Transport {
   std::vector<std::unique_ptr<InParts>> in_parts;
   size_t parts_written = 0;
   size_t session_ends_after_parts = SIZE_MAX;
+  size_t full_every = 0;  // 0: never Full()
+  size_t room_at = 0;     // Full() no longer after this many parts (room made)
 };
 
 // A body of `size` bytes, byte i = uint8_t(i * 7), made as the transport asks;
@@ -147,6 +157,40 @@ TEST(StreamedReply, StopsMakingPartsWhenTheSessionEnds) {
   EXPECT_EQ(SendStreamedReply(t, 5, 42, body), std::nullopt);
   EXPECT_EQ(t.parts_written, 2u);
   EXPECT_EQ(body.calls(), 2u);
+}
+
+// With an on_room the reply parks when the writer is Full(), making no part
+// meanwhile, and goes on where it stopped when called again: the same bytes.
+TEST(StreamedReply, ParksWhenTheWindowIsFullAndGoesOnWhereItStopped) {
+  RecordingTransport t;
+  t.full_every = 2;
+  PatternSource body(kBody);
+  StreamedReply reply(42, body);
+  bool rung = false;
+  ASSERT_EQ(reply.Start(t, 5, [&] { rung = true; }), std::nullopt);
+  EXPECT_TRUE(reply.Continue()) << "parked after two parts";
+  EXPECT_EQ(t.parts_written, 2u);
+  EXPECT_EQ(body.calls(), 2u) << "no part made ahead while parked";
+  EXPECT_TRUE(reply.Continue()) << "still full: parked again, nothing given";
+  EXPECT_EQ(t.parts_written, 2u);
+  t.room_at = 2;
+  EXPECT_FALSE(reply.Continue()) << "the last two parts given";
+  EXPECT_EQ(t.parts_written, 4u);
+  EXPECT_FALSE(rung) << "the transport calls back, the reply does not";
+  ASSERT_EQ(t.in_parts.size(), 1u);
+  const auto& p = *t.in_parts[0];
+  ASSERT_EQ(p.bytes.size(), jdwp::kHeaderSize + kBody);
+  for (size_t i = 0; i < kBody; ++i) ASSERT_EQ(p.bytes[jdwp::kHeaderSize + i], static_cast<uint8_t>(i * 7)) << i;
+}
+
+// Without an on_room (one debugger) the reply never parks, whatever the writer says.
+TEST(StreamedReply, WithoutACallBackItGivesEveryPart) {
+  RecordingTransport t;
+  t.full_every = 1;
+  PatternSource body(kBody);
+  EXPECT_EQ(SendStreamedReply(t, 5, 42, body), std::nullopt);
+  EXPECT_EQ(t.parts_written, 4u);
+  EXPECT_TRUE(t.in_parts[0]->finished);
 }
 
 TEST(StreamedReply, AnEmptyBodyIsItsHeader) {

@@ -5,6 +5,7 @@
 
 #include "jdwp/byte_order.h"
 #include "jdwp/packet.h"
+#include "vmcore/refs.h"
 
 namespace jdwpx::backend {
 namespace {
@@ -16,9 +17,12 @@ void PutLength(uint8_t* out, size_t size) { jdwp::PutBigEndian(out, static_cast<
 
 // The body of a StringReference.Value reply made in parts: the length, then
 // as many bytes as fit.
+// It holds the string by a global reference of its own: a parked reply
+// outlives the command's local frame (streamed_reply.h).
 class StringValueSource final : public ReplySource {
  public:
-  explicit StringValueSource(std::unique_ptr<StringBytes> bytes) : bytes_(std::move(bytes)) {}
+  StringValueSource(std::unique_ptr<StringBytes> bytes, vmcore::GlobalRef string)
+      : bytes_(std::move(bytes)), string_(std::move(string)) {}
   size_t size() const override { return StringValueReader::kHeadSize + bytes_->size(); }
   bool Next(size_t room, std::vector<uint8_t>& out) override {
     if (!head_done_) {
@@ -33,7 +37,8 @@ class StringValueSource final : public ReplySource {
   }
 
  private:
-  std::unique_ptr<StringBytes> bytes_;
+  std::unique_ptr<StringBytes> bytes_;  // reads string_
+  vmcore::GlobalRef string_;
   bool head_done_ = false;
 };
 
@@ -42,8 +47,10 @@ class StringValueSource final : public ReplySource {
 jdwp::Result<StringValueReader> StringValueReader::Open(JNIEnv* jni, jstring s, bool modified_utf8) {
   // GetStringRegion copies (and for a Latin-1 string inflates) only the slice
   // asked for; GetStringCritical would copy a Latin-1 string whole.
-  auto read = [jni, s](size_t from, size_t n, uint16_t* out) {
-    jni->GetStringRegion(s, static_cast<jsize>(from), static_cast<jsize>(n), reinterpret_cast<jchar*>(out));
+  // Read through `target`: ReadInParts points it at a global reference.
+  auto target = std::make_shared<jstring>(s);
+  auto read = [jni, target](size_t from, size_t n, uint16_t* out) {
+    jni->GetStringRegion(*target, static_cast<jsize>(from), static_cast<jsize>(n), reinterpret_cast<jchar*>(out));
     if (!jni->ExceptionCheck()) return true;
     jni->ExceptionClear();
     return false;
@@ -54,7 +61,7 @@ jdwp::Result<StringValueReader> StringValueReader::Open(JNIEnv* jni, jstring s, 
   if (kHeadSize + bytes->size() > kMaxReplyBody) {
     return jdwp::Fail(ErrorCode::kOutOfMemory, "string larger than a packet can hold");
   }
-  return StringValueReader(std::move(bytes));
+  return StringValueReader(std::move(bytes), jni, std::move(target));
 }
 
 jdwp::Result<jdwp::WireString> StringValueReader::ReadWhole() && {
@@ -76,7 +83,9 @@ jdwp::Result<jdwp::WireString> StringValueReader::ReadWhole() && {
 }
 
 std::unique_ptr<ReplySource> StringValueReader::ReadInParts() && {
-  return std::make_unique<StringValueSource>(std::move(bytes_));
+  vmcore::GlobalRef string(jni_, *target_);
+  *target_ = static_cast<jstring>(string.get());
+  return std::make_unique<StringValueSource>(std::move(bytes_), std::move(string));
 }
 
 }  // namespace jdwpx::backend

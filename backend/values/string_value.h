@@ -20,7 +20,8 @@ class StringValueReader {
   static constexpr size_t kHeadSize = 4;  // the string's length in bytes
   // Measures `s` (one pass over its characters, read in slices): OUT_OF_MEMORY
   // when it would not fit in a packet, INTERNAL when the VM fails. Holds `jni`
-  // and `s` (a local reference) as given.
+  // and `s` (a local reference) as given; a source from ReadInParts holds a
+  // global reference of the string (it may outlive the local one).
   static jdwp::Result<StringValueReader> Open(JNIEnv* jni, jstring s, bool modified_utf8);
 
   // The value in wire form, in bytes.
@@ -32,8 +33,11 @@ class StringValueReader {
   std::unique_ptr<ReplySource> ReadInParts() &&;
 
  private:
-  explicit StringValueReader(std::unique_ptr<StringBytes> bytes) : bytes_(std::move(bytes)) {}
+  StringValueReader(std::unique_ptr<StringBytes> bytes, JNIEnv* jni, std::shared_ptr<jstring> target)
+      : bytes_(std::move(bytes)), jni_(jni), target_(std::move(target)) {}
   std::unique_ptr<StringBytes> bytes_;
+  JNIEnv* jni_;
+  std::shared_ptr<jstring> target_;  // the string bytes_ reads
 };
 
 }  // namespace jdwpx::backend

@@ -13,6 +13,7 @@
 #include "jdwp/codec.h"
 #include "jdwp/byte_order.h"
 #include "jdwp/packet.h"
+#include "vmcore/refs.h"
 
 namespace jdwpx::backend {
 
@@ -217,10 +218,13 @@ bool EncodeObjects(Context& ctx, JNIEnv* jni, jobjectArray array, jint first, ji
 }
 
 // The body of an ArrayReference.GetValues reply made in pieces while it is
-// sent: the region's tag and count, then as many whole items as fit.
+// sent: the region's tag and count, then as many whole items as fit. It holds
+// the array by a global reference of its own: a parked reply outlives the
+// command's local frame (streamed_reply.h).
 class ArrayRegionSource final : public ReplySource {
  public:
-  explicit ArrayRegionSource(ArrayRegionReader reader) : reader_(std::move(reader)) {}
+  ArrayRegionSource(ArrayRegionReader reader, vmcore::GlobalRef array)
+      : reader_(std::move(reader)), array_(std::move(array)) {}
   size_t size() const override { return reader_.wire_size(); }
   bool Next(size_t room, std::vector<uint8_t>& out) override {
     if (!head_done_) {
@@ -241,7 +245,8 @@ class ArrayRegionSource final : public ReplySource {
   }
 
  private:
-  ArrayRegionReader reader_;
+  ArrayRegionReader reader_;  // reads array_
+  vmcore::GlobalRef array_;
   bool head_done_ = false;
   jint done_ = 0;  // items made
 };
@@ -326,7 +331,9 @@ jdwp::Result<jdwp::ArrayRegion> ArrayRegionReader::ReadWhole() {
 }
 
 std::unique_ptr<ReplySource> ArrayRegionReader::ReadInParts() && {
-  return std::make_unique<ArrayRegionSource>(std::move(*this));
+  vmcore::GlobalRef array(jni_, array_);
+  array_ = static_cast<jarray>(array.get());
+  return std::make_unique<ArrayRegionSource>(std::move(*this), std::move(array));
 }
 
 jdwp::Result<jdwp::ArrayRegion> ReadArray(Context& ctx, JNIEnv* jni, jarray array, jint first, jint length) {

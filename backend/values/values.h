@@ -26,7 +26,9 @@ jdwp::Result<jvalue> ToJValue(Context& ctx, JNIEnv* jni, const jdwp::Value& valu
 // Elements [first, first+length) of an array (length -1: to the end), checked
 // with stock's INVALID_INDEX / INVALID_LENGTH / INVALID_ARRAY edges before a
 // byte is made, then read in wire form (tag, count, items), whole or in parts.
-// Holds `array` (a local reference), `ctx` and `jni` as given.
+// Holds `array` (a local reference), `ctx` and `jni` as given; a source from
+// ReadInParts holds a global reference of the array (it may outlive the
+// local one).
 class ArrayRegionReader {
  public:
   static constexpr size_t kHeadSize = 5;  // the region's tag and count

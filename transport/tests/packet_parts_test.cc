@@ -4,9 +4,12 @@
 // loopback (loopback.h); no sleeps.
 #include <algorithm>
 #include <atomic>
+#include <condition_variable>
 #include <fstream>
+#include <functional>
 #include <future>
 #include <memory>
+#include <mutex>
 #include <string>
 
 #include <gtest/gtest.h>
@@ -39,6 +42,24 @@ size_t KernelBufferMax(const char* file) {
   return max > 0 ? max : size_t{16} << 20;
 }
 
+// Bytes [at, at + size) of a PatternPacket whose first kHeader bytes are `header`.
+std::vector<uint8_t> PatternPart(const std::vector<uint8_t>& header, size_t at, size_t size) {
+  std::vector<uint8_t> bytes(size);
+  for (size_t k = 0; k < size; ++k) bytes[k] = at + k < kHeader ? header[at + k] : Pattern(at + k);
+  return bytes;
+}
+
+// Caps the debugger's receive buffer (autotuning may grow it to 32 MiB) ->
+// how far at most a maker may be ahead of what it has read: the window, one
+// part, the kernel's socket buffers.
+size_t CapReceiveBuffer(Peer& peer) {
+  int rcvbuf = 128 * 1024;
+  EXPECT_EQ(setsockopt(peer.fd(), SOL_SOCKET, SO_RCVBUF, &rcvbuf, sizeof(rcvbuf)), 0);
+  socklen_t size = sizeof(rcvbuf);
+  EXPECT_EQ(getsockopt(peer.fd(), SOL_SOCKET, SO_RCVBUF, &rcvbuf, &size), 0);
+  return kPartsWindow + kPart + KernelBufferMax("/proc/sys/net/ipv4/tcp_wmem") + static_cast<size_t>(rcvbuf);
+}
+
 // Gives a PatternPacket to a writer in parts of `part` bytes on a thread of
 // its own, as the agent's command thread does; stops when Write says false.
 class Maker {
@@ -48,8 +69,7 @@ class Maker {
       auto writer = transport.SendInParts(session, length);
       const auto header = MakePacket(id, length - kHeader);
       for (size_t at = 0; at < length; at += part) {
-        std::vector<uint8_t> bytes(std::min(part, length - at));
-        for (size_t k = 0; k < bytes.size(); ++k) bytes[k] = at + k < kHeader ? header[at + k] : Pattern(at + k);
+        std::vector<uint8_t> bytes = PatternPart(header, at, std::min(part, length - at));
         given += bytes.size();
         if (!writer->Write(std::move(bytes))) return false;
       }
@@ -142,14 +162,8 @@ TEST(PacketParts, TheMakerWaitsWhileTheDebuggerReadsSlowly) {
   ASSERT_TRUE(h.transport);
   h.StartRun();
   Peer peer = h.AttachDebugger();
-  // The debugger's receive buffer capped (autotuning may grow it to 32 MiB).
-  int rcvbuf = 128 * 1024;
-  ASSERT_EQ(setsockopt(peer.fd(), SOL_SOCKET, SO_RCVBUF, &rcvbuf, sizeof(rcvbuf)), 0);
-  socklen_t size = sizeof(rcvbuf);
-  ASSERT_EQ(getsockopt(peer.fd(), SOL_SOCKET, SO_RCVBUF, &rcvbuf, &size), 0);
+  const size_t bound = CapReceiveBuffer(peer);
   const size_t length = kHeader + (size_t{64} << 20);
-  const size_t bound = kPartsWindow + kPart + KernelBufferMax("/proc/sys/net/ipv4/tcp_wmem") +
-                       static_cast<size_t>(rcvbuf);
   ASSERT_LT(bound, length / 2) << "the packet must dwarf what may be ahead";
   Maker maker(*h.transport, h.LastSession(), 4, length);
   size_t received = 0;
@@ -249,6 +263,152 @@ TEST(PacketParts, WithoutTheSessionNothingIsWritten) {
   EXPECT_EQ(PacketId(*packet), 2u);
 }
 
+// What an on_room call back has been called, and a bounded wait for the next.
+class Bell {
+ public:
+  std::function<void()> Callback() {
+    return [this] {
+      std::lock_guard lock(mu_);
+      ++rings_;
+      cv_.notify_all();
+    };
+  }
+  // True once rung `n` times in all, within kWait.
+  bool WaitRung(int n) {
+    std::unique_lock lock(mu_);
+    return cv_.wait_for(lock, kWait, [&] { return rings_ >= n; });
+  }
+  int rings() {
+    std::lock_guard lock(mu_);
+    return rings_;
+  }
+
+ private:
+  std::mutex mu_;
+  std::condition_variable cv_;
+  int rings_ = 0;
+};
+
+// Given an on_room, the maker is never held: Write() returns at once, Full()
+// says when to stop (the same window as the waiting maker's), and on_room
+// when to go on. Every part is made on the test's thread; only the debugger
+// reads on one of its own.
+TEST(PacketParts, AMakerWithACallBackIsNeverHeldAndIsCalledBackWhenThereIsRoom) {
+  Harness h(Harness::Server());
+  ASSERT_TRUE(h.transport);
+  h.StartRun();
+  Peer peer = h.AttachDebugger();
+  const size_t bound = CapReceiveBuffer(peer);
+  const size_t length = kHeader + (size_t{64} << 20);
+  ASSERT_LT(bound, length / 2);
+  Bell bell;
+  auto writer = h.transport->SendInParts(h.LastSession(), length, bell.Callback());
+  const auto header = MakePacket(4, length - kHeader);
+  auto part_at = [&](size_t at) { return PatternPart(header, at, std::min(kPart, length - at)); };
+  // Nobody reads yet: the maker is told to stop within the window.
+  size_t given = 0;
+  while (given < length && !writer->Full()) {
+    auto part = part_at(given);
+    given += part.size();
+    ASSERT_TRUE(writer->Write(std::move(part)));
+  }
+  ASSERT_LT(given, length) << "told to stop";
+  EXPECT_GE(given, kPartsWindow);
+  EXPECT_LE(given, bound);
+  EXPECT_EQ(bell.rings(), 0) << "nothing was read";
+  // The debugger reads it all; each call back lets the maker go on.
+  auto read = std::async(std::launch::async, [&] {
+    size_t received = 0;
+    bool pattern_ok = true;
+    while (received < length) {
+      auto chunk = peer.Read(std::min<size_t>(64 * 1024, length - received));
+      if (!chunk) return false;
+      for (size_t k = 0; k < chunk->size(); ++k) {
+        const size_t i = received + k;
+        if (i >= kHeader && (*chunk)[k] != Pattern(i)) pattern_ok = false;
+      }
+      received += chunk->size();
+    }
+    return pattern_ok;
+  });
+  int waits = 0;
+  while (given < length) {
+    ASSERT_TRUE(bell.WaitRung(++waits)) << "no call back after " << given << " bytes";
+    while (given < length && !writer->Full()) {
+      auto part = part_at(given);
+      given += part.size();
+      ASSERT_TRUE(writer->Write(std::move(part)));
+    }
+  }
+  ASSERT_EQ(read.wait_for(kWait), std::future_status::ready);
+  EXPECT_TRUE(read.get()) << "every byte in place";
+  EXPECT_GT(waits, 1) << "the maker stopped more than once on 64 MiB";
+  EXPECT_FALSE(writer->Full()) << "its last part given";
+  EXPECT_TRUE(h.transport->Flush(kWait));
+}
+
+// A maker told to stop is called back when its debugger leaves, or the
+// transport shuts down, and learns from Write() that the connection is gone.
+TEST(PacketParts, AStoppedMakerIsCalledBackWhenTheDebuggerLeavesOrTheTransportStops) {
+  for (bool shutdown : {false, true}) {
+    Harness h(Harness::Server());
+    ASSERT_TRUE(h.transport);
+    h.StartRun();
+    Peer peer = h.AttachDebugger();
+    const size_t length = kHeader + (size_t{64} << 20);
+    Bell bell;
+    auto writer = h.transport->SendInParts(h.LastSession(), length, bell.Callback());
+    std::vector<uint8_t> part = MakePacket(4, length - kHeader);
+    part.resize(kPart);
+    size_t given = 0;
+    while (!writer->Full()) {
+      given += part.size();
+      ASSERT_TRUE(writer->Write(part));
+      ASSERT_LT(given, length / 2);
+    }
+    if (shutdown) {
+      h.transport->Shutdown();
+    } else {
+      peer.Close();
+    }
+    EXPECT_TRUE(bell.WaitRung(1)) << (shutdown ? "shutdown" : "peer closed");
+    EXPECT_FALSE(writer->Full());
+    EXPECT_FALSE(writer->Write(part)) << "the connection is gone";
+    writer.reset();
+    EXPECT_EQ(bell.rings(), 1) << "called once";
+    if (!shutdown) ASSERT_TRUE(h.recorder.WaitDetached(1));
+  }
+}
+
+// sessions=2: one debugger's maker stopped (it reads nothing) holds back
+// nothing sent to the other, whole or in parts.
+TEST(PacketParts, AStoppedMakerHoldsBackNoOtherConnection) {
+  Harness h(Harness::Sessions(2));
+  ASSERT_TRUE(h.transport);
+  h.StartRun();
+  Peer idle = h.AttachDebugger();
+  const uint64_t idle_session = h.LastSession();
+  Peer reading = h.AttachDebugger();
+  const uint64_t reading_session = h.LastSession();
+  ASSERT_NE(idle_session, reading_session);
+  Bell bell;
+  auto stopped = h.transport->SendInParts(idle_session, kHeader + (size_t{64} << 20), bell.Callback());
+  std::vector<uint8_t> part = MakePacket(4, size_t{64} << 20);
+  part.resize(kPart);
+  while (!stopped->Full()) ASSERT_TRUE(stopped->Write(part));
+  h.transport->Send(reading_session, MakePacket(5, 3));
+  auto whole = reading.ReadPacket();
+  ASSERT_TRUE(whole);
+  EXPECT_EQ(*whole, MakePacket(5, 3));
+  const size_t length = kHeader + 2 * kPart;
+  Maker maker(*h.transport, reading_session, 7, length);
+  auto in_parts = reading.ReadPacket();
+  ASSERT_TRUE(in_parts);
+  EXPECT_TRUE(*in_parts == PatternPacket(7, length));
+  EXPECT_EQ(maker.Result(), std::optional<bool>(true));
+  EXPECT_EQ(bell.rings(), 0) << "the idle debugger read nothing";
+}
+
 // Transport libraries take whole packets: the default SendInParts gathers.
 class WholePacketsOnly final : public Transport {
  public:
@@ -283,6 +443,12 @@ TEST(PacketParts, GatheredIntoOneSendWhereOnlyWholePacketsGo) {
   }
   EXPECT_EQ(t.sent.size(), 1u) << "a packet cut short is never sent";
   EXPECT_EQ(t.closed, std::vector<uint64_t>{6}) << "and its connection ends";
+  // Its Write() never waits: a call back is never needed.
+  Bell bell;
+  auto writer = t.SendInParts(7, expected.size(), bell.Callback());
+  ASSERT_TRUE(writer->Write(std::vector<uint8_t>(expected.begin(), expected.end())));
+  EXPECT_FALSE(writer->Full());
+  EXPECT_EQ(bell.rings(), 0);
 }
 
 }  // namespace
