@@ -398,10 +398,8 @@ void EventRequests::SetGlobalMode(jvmtiEvent event, bool on) {
   int8_t& applied = global_modes_.at(static_cast<size_t>(event - JVMTI_MIN_EVENT_TYPE_VAL));
   if (applied == static_cast<int8_t>(on)) return;
   if (ctx_.jvmti.SetEventMode(on, event)) applied = static_cast<int8_t>(on);
-  if (event != JVMTI_EVENT_CLASS_PREPARE) return;
-  ctx_.classes.ClassPrepareSwitched(applied == 1);
   // Classes prepared from now on go untagged until the next TagLoaded.
-  if (applied == 0) unloads_.MarkIncomplete();
+  if (event == JVMTI_EVENT_CLASS_PREPARE && applied == 0) unloads_.MarkIncomplete();
 }
 
 void EventRequests::StartUnloadTracking(JNIEnv* jni) {
@@ -436,11 +434,8 @@ void EventRequests::UpdateEventModes(JNIEnv*) {
   // While a session is active every prepared class is met: the class table
   // lists it (class_table.h), and once tracking unloads it is tagged
   // (ActivateSession tags those prepared between sessions): a class loaded in
-  // one session may unload in the next one. Once a session has ended with the
-  // agent listening on, it stays on (between_sessions_), as stock's class
-  // tracking does for the VM's life: the next handshake has nothing to tag.
-  bool exception = false,
-       class_prepare = session_active_ || awaiting_debugger_ || between_sessions_ || class_prepare_listener_.load(),
+  // one session may unload in the next one.
+  bool exception = false, class_prepare = session_active_ || awaiting_debugger_ || class_prepare_listener_.load(),
        entry = false, exit = false, access = false,
        modification = false;
   bool contended_enter = false, contended_entered = false, wait = false, waited = false;
@@ -508,7 +503,6 @@ void EventRequests::ActivateSession(JNIEnv* jni) {
     std::lock_guard lock(mu_);
     session_active_ = true;
     awaiting_debugger_ = false;  // the session keeps ClassPrepare on from here
-    between_sessions_ = false;
     UpdateEventModes(jni);
   }
   // After ClassPrepare is on (a class prepared meanwhile is met at its
@@ -518,10 +512,9 @@ void EventRequests::ActivateSession(JNIEnv* jni) {
   if (!unloads_.complete()) unloads_.TagLoaded(jni);
 }
 
-void EventRequests::DeactivateSession(JNIEnv* jni, bool listening_on) {
+void EventRequests::DeactivateSession(JNIEnv* jni) {
   std::lock_guard lock(mu_);
   session_active_ = false;
-  between_sessions_ = listening_on;
   UpdateEventModes(jni);
 }
 

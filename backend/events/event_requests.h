@@ -57,16 +57,12 @@ class EventRequests {
   // Sessions. Begin (the first debugger attached): unloads before it are of no
   // concern. End: every request of that session deleted. Activate / Deactivate:
   // events are on (Agent::EnableSessionEvents, first debugger) / off (last one
-  // gone). The class prepares that unload tracking and the class table need
-  // are on from the activation; `listening_on` (the agent listens for the
-  // next debugger) keeps them on after it, as stock's class tracking is on
-  // for the VM's life, so that the next handshake has no class to tag nor
-  // list; otherwise (dormant again, server=n) they go off, and the classes
-  // prepared meanwhile are tagged when the next session activates.
+  // gone): the class prepares that unload tracking needs are on only in between
+  // (classes prepared meanwhile are tagged when the next session activates).
   void BeginSession();
   void EndSession(JNIEnv* jni, SessionSlot session);
   void ActivateSession(JNIEnv* jni);
-  void DeactivateSession(JNIEnv* jni, bool listening_on);
+  void DeactivateSession(JNIEnv* jni);
   // While the VM waits for its first debugger (suspend=y at VMInit): unload
   // tracking starts now, as stock's does at VMInit, not at the debugger's first
   // ClassUnload request (which JDI sends inside attach()); ClassPrepare stays on
@@ -154,7 +150,6 @@ class EventRequests {
   ClassTracker unloads_;  // started by the first ClassUnload request
   bool session_active_ = false;  // mu_; between ActivateSession and DeactivateSession
   bool awaiting_debugger_ = false;  // mu_; TrackUnloadsBeforeDebugger until the session activates
-  bool between_sessions_ = false;  // mu_; DeactivateSession's listening_on until the next activation
   MethodHooks hooks_;
   // The global mode last applied per JVMTI event (-1: not yet); mu_.
   using EventModes = std::array<int8_t, JVMTI_MAX_EVENT_TYPE_VAL - JVMTI_MIN_EVENT_TYPE_VAL + 1>;

@@ -97,8 +97,6 @@ bool ClassTable::Sync(JNIEnv* jni, bool build) {
     }
     env_ = env;
   }
-  const uint64_t period = prepare_period_.load(std::memory_order_acquire);
-  if (period % 2 == 1 && listed_in_ == period) return true;  // ClassPrepare on since the last scan
   auto start = std::chrono::steady_clock::now();
   size_t before = entries_.size() - free_.size();
   bool ok = SyncLocked(jni, env_);
@@ -108,9 +106,6 @@ bool ClassTable::Sync(JNIEnv* jni, bool build) {
 }
 
 bool ClassTable::SyncLocked(JNIEnv* jni, jvmtiEnv* env) {
-  // Read before the VM's list: a class prepared after it is met by Prepared
-  // while this period lasts.
-  const uint64_t period = prepare_period_.load(std::memory_order_acquire);
   LoadedClasses loaded(env, jni);
   if (loaded.Get() != JVMTI_ERROR_NONE) return false;
   const uint64_t scan = ++scan_;
@@ -127,13 +122,7 @@ bool ClassTable::SyncLocked(JNIEnv* jni, jvmtiEnv* env) {
   }
   EndScan(at);
   if (listed != entries_.size() - free_.size()) FreeUnmet(jni, env, scan);
-  listed_in_ = period % 2 == 1 ? period : 0;
   return true;
-}
-
-void ClassTable::ClassPrepareSwitched(bool on) {
-  const uint64_t period = prepare_period_.load(std::memory_order_relaxed);
-  if ((period % 2 == 1) != on) prepare_period_.store(period + 1, std::memory_order_release);
 }
 
 ClassTable::Entry* ClassTable::MeetInScan(JNIEnv* jni, jvmtiEnv* env, jclass klass, Cursor& at, bool* met) {

@@ -37,7 +37,6 @@
 #include <jni.h>
 #include <jvmti.h>
 
-#include <atomic>
 #include <cstdint>
 #include <functional>
 #include <mutex>
@@ -79,16 +78,8 @@ class ClassTable {
   // classes), so it is kept off the debugger's path: the first scan of the
   // first session that asks asks the VM directly, and the build is posted
   // to run after it (TakeBuild). Each later session's start only re-syncs
-  // (one tag lookup per class: ~1 ms for 10,000), and not even that when
-  // ClassPrepare has stayed on since the last scan (the agent listened on
-  // after a session: EventRequests::DeactivateSession): every class prepared
-  // since is listed then, and an unloaded one is dropped when a scan meets
-  // its cleared reference.
+  // (one tag lookup per class: ~1 ms for 10,000).
   bool Sync(JNIEnv* jni, bool build = false);
-  // The main environment's ClassPrepare went on or off (EventRequests, with
-  // its lock held, so one at a time): a scan made while it is on lists every
-  // class until it goes off.
-  void ClassPrepareSwitched(bool on);
   // True once, when the table is not built yet: the caller posts Sync(jni, true).
   bool TakeBuild();
   bool ready() const;
@@ -172,11 +163,6 @@ class ClassTable {
   std::vector<uint32_t> free_;
   std::unordered_multimap<std::string, uint32_t> by_signature_;
   uint64_t scan_ = 0;
-  // ClassPrepare's periods, counted: odd while it is on (ClassPrepareSwitched).
-  // `listed_in_`: the period the last full scan began in (mu_), 0 when off then:
-  // the table lists every prepared class while prepare_period_ still equals it.
-  std::atomic<uint64_t> prepare_period_{0};
-  uint64_t listed_in_ = 0;
   uint32_t first_listed_ = kNoEntry;  // the first entry the last full scan met
   // A scan's working lists, kept between scans (10,000s of items).
   struct Listing {

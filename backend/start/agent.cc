@@ -130,8 +130,7 @@ void Agent::DisableSessionEvents(JNIEnv* jni) {
     (void)ctx_.jvmti.SetEventMode(false, vmcore::Jvmti::kEventVirtualThreadEnd);
     (void)ctx_.jvmti.SetEventMode(false, vmcore::Jvmti::kEventVirtualThreadStart);
   }
-  // Listening on for the next debugger: ClassPrepare stays on (event_requests.h).
-  events_.requests().DeactivateSession(jni, ctx_.options.server && !dormant_after_session_ && !ctx_.vm_dead);
+  events_.requests().DeactivateSession(jni);
   session_events_ = false;
   Log().debug("session events off: no debugger attached");
 }

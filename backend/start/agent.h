@@ -107,10 +107,7 @@ class Agent : private SessionHost {
   // frame pops, virtual thread start/end; class prepares for unload tracking):
   // switched on at the handshake, off when the session ends, so that an agent
   // nobody is attached to (listening, or dormant) costs the VM nothing per
-  // thread or class. Class prepares stay on when the agent listens on after a
-  // session, as stock's do (EventRequests::DeactivateSession): the next
-  // handshake then finds every class tagged and listed. Idempotent; on Java
-  // or agent threads only (JVMTI calls).
+  // thread or class. Idempotent; on Java or agent threads only (JVMTI calls).
   bool EnableSessionEvents(JNIEnv* jni) override;
   void DisableSessionEvents(JNIEnv* jni) override;
   // SessionHost, the rest (session.h).
