@@ -85,6 +85,17 @@ struct Primitive {
   jvalue value{};
 };
 
+// An int-sized local (a JVMTI GetLocalInt or a slot's low 32 bits) as its type.
+Primitive IntSized(char code, int32_t v) {
+  Primitive p{code, {}};
+  if (code == 'Z') p.value.z = static_cast<jboolean>(v != 0);
+  else if (code == 'B') p.value.b = static_cast<jbyte>(v);
+  else if (code == 'C') p.value.c = static_cast<jchar>(v);
+  else if (code == 'S') p.value.s = static_cast<jshort>(v);
+  else p.value.i = v;
+  return p;
+}
+
 Node PrimitiveNode(int depth, std::string name, std::string type, const Primitive& p) {
   Node node{static_cast<uint8_t>(depth), NodeKind::kNumber, std::move(name), std::move(type), {}, 0};
   switch (p.code) {
@@ -215,15 +226,7 @@ class Capture {
       if ((ok = v.has_value())) p.value.d = *v; else error = v.error();
     } else {
       auto v = jvmti_.GetLocalInt(thread, depth, variable.slot);
-      if ((ok = v.has_value())) {
-        p.value.z = static_cast<jboolean>(*v != 0);
-        if (code == 'B') p.value.b = static_cast<jbyte>(*v);
-        else if (code == 'C') p.value.c = static_cast<jchar>(*v);
-        else if (code == 'S') p.value.s = static_cast<jshort>(*v);
-        else if (code != 'Z') p.value.i = *v;
-      } else {
-        error = v.error();
-      }
+      if ((ok = v.has_value())) p = IntSized(code, *v); else error = v.error();
     }
     if (ok) Add(PrimitiveNode(0, variable.name, type, p));
     else Add(Error(0, variable.name, Describe(error)));
@@ -242,16 +245,10 @@ class Capture {
     if (!bits) return false;
     const auto low = static_cast<int32_t>(static_cast<uint64_t>(*bits) & 0xffffffffu);
     Primitive p{code, {}};
-    switch (code) {
-      case 'J': p.value.j = *bits; break;
-      case 'D': p.value.d = std::bit_cast<double>(*bits); break;
-      case 'F': p.value.f = std::bit_cast<float>(low); break;
-      case 'Z': p.value.z = static_cast<jboolean>(low != 0); break;
-      case 'B': p.value.b = static_cast<jbyte>(low); break;
-      case 'C': p.value.c = static_cast<jchar>(low); break;
-      case 'S': p.value.s = static_cast<jshort>(low); break;
-      default: p.value.i = low; break;
-    }
+    if (code == 'J') p.value.j = *bits;
+    else if (code == 'D') p.value.d = std::bit_cast<double>(*bits);
+    else if (code == 'F') p.value.f = std::bit_cast<float>(low);
+    else p = IntSized(code, low);
     Add(PrimitiveNode(0, variable.name, type, p));
     return true;
   }
