@@ -3,7 +3,7 @@
 // a noisy machine): medians and quartiles over the runs.
 //
 //   java bench/AttachSteps.java --classes build/bench [--java <java>] [--runs N]
-//        [--mode raw|jdi|reraw] [--agent name=path/libjdwpx.so]...
+//        [--mode raw|jdi|reraw|rejdi|rejdi-listed] [--agent name=path/libjdwpx.so]...
 //
 // Every run launches BenchTarget with the agent (server=y,suspend=y,address=0)
 // and the JDK's own agent ("stock", always last in the table); --agent may be
@@ -14,6 +14,8 @@
 //   jdi    JDI's SocketAttach attach() itself (run.sh's "attach (first)" row)
 //   reraw  raw, on the second session: a first raw session disposes, the target
 //          listens again, and the second one is measured (a re-attach)
+//   rejdi  jdi, on the second session, after a first JDI session that disposes at once
+//   rejdi-listed  the same after a first session that lists a class (classesByName)
 // A last column gives the launch to the Listening line. Two warm-up runs per
 // agent come first (this JVM's JDI and socket code), not counted.
 import com.sun.jdi.Bootstrap;
@@ -91,6 +93,11 @@ public class AttachSteps {
 
   /** JDI's attach(): one figure. */
   static double[] jdiAttach(int port) throws Exception {
+    return jdiAttach(port, false);
+  }
+
+  /** JDI's attach(), then (listClasses) classesByName("java.lang.String") before the dispose (a suspend=y target has not loaded its own classes yet). */
+  static double[] jdiAttach(int port, boolean listClasses) throws Exception {
     AttachingConnector connector = Bootstrap.virtualMachineManager().attachingConnectors().stream()
         .filter(c -> c.name().equals("com.sun.jdi.SocketAttach")).findFirst().orElseThrow();
     Map<String, Connector.Argument> arguments = connector.defaultArguments();
@@ -99,6 +106,7 @@ public class AttachSteps {
     long start = System.nanoTime();
     VirtualMachine vm = connector.attach(arguments);
     double ms = (System.nanoTime() - start) / 1e6;
+    if (listClasses && vm.classesByName("java.lang.String").size() != 1) throw new IllegalStateException("no String");
     vm.dispose();
     return new double[] {ms};
   }
@@ -160,8 +168,14 @@ public class AttachSteps {
       case "reraw":
         rawAttach(port);
         return rawAttach(target.nextPort());
+      case "rejdi":
+        jdiAttach(port, false);
+        return jdiAttach(target.nextPort());
+      case "rejdi-listed":
+        jdiAttach(port, true);
+        return jdiAttach(target.nextPort());
       default:
-        throw new IllegalArgumentException("--mode raw|jdi|reraw, not " + mode);
+        throw new IllegalArgumentException("--mode raw|jdi|reraw|rejdi|rejdi-listed, not " + mode);
     }
   }
 
@@ -208,7 +222,7 @@ public class AttachSteps {
         }
       }
     }
-    String[] steps = mode.equals("jdi") ? new String[] {"attach()"} : RAW_STEPS;
+    String[] steps = mode.startsWith("jdi") || mode.startsWith("rejdi") ? new String[] {"attach()"} : RAW_STEPS;
     String[] labels = Arrays.copyOf(steps, steps.length + 1);
     labels[steps.length] = "launch to Listening";
     System.out.printf("%s, mode %s, %d runs: median (p25-p75) in ms, steps since the connect began%n", java, mode,
