@@ -146,6 +146,23 @@ class Probes(unittest.TestCase):
         self.tell(f"round {n}")
         return self.app.wait_for_output(rf"(?m)^round {self.rounds} (-?\d+)$").group(0)
 
+    def breakpoint_request(self, method: str, line: int | None = None) -> int:
+        """A SUSPEND_NONE breakpoint request in ProbeTarget.`method` at `line` (its first
+        instruction when None), set by the probe connection's client -> its ID."""
+        c = self.conn.client
+        klass = c.class_by_signature("LProbeTarget;")
+        method_id = c.method_named(klass, method)
+        index = 0 if line is None else c.code_index(klass, method_id, line)
+        at = bytes([ModKind.LocationOnly, TypeTag.CLASS]) + c.type_id(klass) + c.method_id(method_id) + i64(index)
+        return c.ok(EventRequest.Set, bytes([EventKind.BREAKPOINT, SuspendPolicy.NONE]) + i32(1) + at).int()
+
+    def next_breakpoint_request(self) -> int:
+        """The next event, which must be a breakpoint's -> its request ID."""
+        # suspendPolicy, count, then the first event's kind and request ID.
+        event = self.conn.client.read_event()
+        self.assertEqual(event[5], EventKind.BREAKPOINT)
+        return int.from_bytes(event[6:10], "big")
+
     def skip_on_stock(self):
         if self.cfg.agent == "stock":
             self.skipTest("probes are jdwpx's own; on stock only NOT_IMPLEMENTED is checked")
@@ -364,18 +381,12 @@ class Probes(unittest.TestCase):
         # The breakpoint callback skips the requests' matching where only
         # probes are (event_callbacks.cc): not where a request is too.
         self.skip_on_stock()
-        c = self.conn.client
-        klass = c.class_by_signature("LProbeTarget;")
-        work = c.method_named(klass, "work")
-        index = c.code_index(klass, work, LINE)
-        at_line = bytes([ModKind.LocationOnly, TypeTag.CLASS]) + c.type_id(klass) + c.method_id(work) + i64(index)
-        request = c.ok(EventRequest.Set, bytes([EventKind.BREAKPOINT, SuspendPolicy.NONE]) + i32(1) + at_line).int()
+        request = self.breakpoint_request("work", LINE)
         probe = self.conn.set_ok(ProbeKind.LOG, f"ProbeTarget:{LINE}", "{i}")
         self.round(3)
         self.assertEqual([line["message"] for line in self.conn.logs(3)], ["0", "1", "2"])
         for _ in range(3):
-            event = c.read_event()
-            self.assertEqual((event[5], int.from_bytes(event[6:10], "big")), (EventKind.BREAKPOINT, request))
+            self.assertEqual(self.next_breakpoint_request(), request)
         self.assertEqual(self.conn.list()[0]["probe"], probe)
 
     def test_a_debuggers_breakpoint_at_the_callers_first_instruction_outlives_the_probe_taken_out(self):
@@ -383,11 +394,7 @@ class Probes(unittest.TestCase):
         # breakpoint of the agent's own, set and cleared at their first
         # instruction (backend/probes/caller_sample.h): never where a debugger has one.
         self.skip_on_stock()
-        c = self.conn.client
-        klass = c.class_by_signature("LProbeTarget;")
-        outer = c.method_named(klass, "outer")
-        at_entry = bytes([ModKind.LocationOnly, TypeTag.CLASS]) + c.type_id(klass) + c.method_id(outer) + i64(0)
-        request = c.ok(EventRequest.Set, bytes([EventKind.BREAKPOINT, SuspendPolicy.NONE]) + i32(1) + at_entry).int()
+        request = self.breakpoint_request("outer")
         probe = self.conn.set_ok(ProbeKind.LOG, f"ProbeTarget:{HOT}", "{k}", condition="k < 0", budget_ppm=1)
         self.tell("outer 3000000")
         self.app.wait_for_output(r"(?m)^outer -?\d+$")
@@ -396,14 +403,9 @@ class Probes(unittest.TestCase):
         [info] = self.conn.list()
         self.assertEqual((info["state"], info["places"]), (ProbeState.PAUSED, 0))
 
-        def breakpoint_request(event: bytes) -> int:
-            # suspendPolicy, count, then the first event's kind and request ID.
-            self.assertEqual(event[5], EventKind.BREAKPOINT)
-            return int.from_bytes(event[6:10], "big")
-
-        self.assertEqual(breakpoint_request(c.read_event()), request)
+        self.assertEqual(self.next_breakpoint_request(), request)
         self.tell("outer 10")
-        self.assertEqual(breakpoint_request(c.read_event()), request)
+        self.assertEqual(self.next_breakpoint_request(), request)
 
     # -- the session's end --
 
