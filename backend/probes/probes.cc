@@ -103,8 +103,13 @@ void Probes::Disarm(Entry& entry) {
     requests_.RemoveProbePlace(place->place().method, place->place().location, place.get());
   // Code compiled while the breakpoints were set calls the probed methods
   // instead of inlining them, and would stay so (caller_sample.h).
+  // Each caller once: places of one probe (a file's classes) may share them, and
+  // each discard is two VM operations.
+  std::vector<jmethodID> callers;
   for (auto& place : entry.places)
-    for (jmethodID caller : place->Callers()) requests_.DiscardCompiledCode(caller);
+    for (jmethodID caller : place->Callers())
+      if (std::find(callers.begin(), callers.end(), caller) == callers.end()) callers.push_back(caller);
+  for (jmethodID caller : callers) requests_.DiscardCompiledCode(caller);
   entry.places.clear();
   entry.probe->places = 0;
 }
