@@ -457,5 +457,59 @@ class Probes(unittest.TestCase):
         self.assertEqual((line["message"], line["thread"]), ("-1 item--1", ""))
 
 
+
+class ProbesWhileTheCollectorMoves(unittest.TestCase):
+    """A probe reads a hit's locals straight from the interpreter's frame once
+    they have agreed with the JVM's own walk (hotspot/interpreter_frame.h); an
+    object local is handed to JNI by the address of its slot. Under a small
+    heap, every collector that moves objects moves them between hits, so each
+    line must still name the very values of its own call."""
+
+    COLLECTORS = ["-XX:+UseSerialGC", "-XX:+UseParallelGC", "-XX:+UseG1GC", "-XX:+UseZGC", "-XX:+UseShenandoahGC"]
+    ROUNDS, CALLS = 10, 1000
+
+    def run_with(self, collector: str):
+        cfg = harness.config()
+        # A thread that churns all the while brings collections between and
+        # during the hits, which move the labels that the frames hold.
+        with harness.Debuggee(cfg, "ProbeTarget", options=OPTIONS, stdin=True,
+                              jvm_args=[collector, "-Xmx24m"]) as app:
+            app.wait_for_output(r"(?m)^ready$")
+            conn = ProbeConnection(app.port)
+            try:
+                conn.set_ok(ProbeKind.LOG, f"ProbeTarget:{LINE}", "{i} {label} {total} {self.name} {label.length()}",
+                            rate=1_000_000)
+                app.proc.stdin.write(b"churn\n")
+                app.proc.stdin.flush()
+                app.wait_for_output(r"(?m)^churning$")
+                for r in range(self.ROUNDS):
+                    app.proc.stdin.write(f"round {self.CALLS}\n".encode())
+                    app.proc.stdin.flush()
+                    for n, line in enumerate(conn.logs(self.CALLS)):
+                        i = 1000 * r + n
+                        want = f"{i} item-{i} {3 * i} orders {len(f'item-{i}')}"
+                        self.assertEqual(line["message"], want, f"{collector}: round {r}, call {n}")
+                    app.wait_for_output(rf"(?m)^round {r + 1} ")
+                # Counted by the program: JDK 17's ZGC with -Xlog:gc can recurse
+                # to a stack overflow logging a relocation stall (seen here, in
+                # JavaThread::get_thread_name's load barrier, no agent frame).
+                app.proc.stdin.write(b"gcs\n")
+                app.proc.stdin.flush()
+                collections = int(app.wait_for_output(r"(?m)^gcs (\d+)$").group(1))
+            finally:
+                conn.close()
+                app.proc.stdin.write(b"quit\n")
+                app.proc.stdin.flush()
+            self.assertEqual(app.wait(60), 0, f"{collector}: the program's exit; its stderr ends:\n{app.stderr[-4000:]}")
+        return collections
+
+    def test_every_line_names_its_own_calls_values_under_each_moving_collector(self):
+        if harness.config().agent == "stock":
+            self.skipTest("probes are jdwpx's own")
+        for collector in self.COLLECTORS:
+            with self.subTest(collector=collector):
+                self.assertGreater(self.run_with(collector), 0, f"{collector}: no collection ran")
+
+
 if __name__ == "__main__":
     harness.main()

@@ -25,6 +25,39 @@ char ReturnKind(std::string_view signature) {
   return close == std::string_view::npos || close + 1 >= signature.size() ? 'V' : signature[close + 1];
 }
 
+bool TwoSlots(const expr::Type& type) {
+  return type.kind == expr::Type::Kind::kPrimitive && (type.prim == expr::Prim::kLong || type.prim == expr::Prim::kDouble);
+}
+
+// A primitive local from its slot's bits: an int-sized one in the low 32 bits.
+expr::Value PrimitiveValue(const expr::Type& type, uint64_t bits) {
+  expr::Value value;
+  value.type = type;
+  const auto low = static_cast<uint32_t>(bits);
+  switch (type.prim) {
+    case expr::Prim::kLong: value.prim.j = static_cast<int64_t>(bits); break;
+    case expr::Prim::kDouble: std::memcpy(&value.prim.d, &bits, sizeof(double)); break;
+    case expr::Prim::kFloat: std::memcpy(&value.prim.f, &low, sizeof(float)); break;
+    case expr::Prim::kBoolean: value.prim.z = low != 0; break;
+    case expr::Prim::kByte: value.prim.i = static_cast<int8_t>(low); break;
+    case expr::Prim::kChar: value.prim.i = static_cast<uint16_t>(low); break;
+    case expr::Prim::kShort: value.prim.i = static_cast<int16_t>(low); break;
+    case expr::Prim::kInt: value.prim.i = static_cast<int32_t>(low); break;
+  }
+  return value;
+}
+
+// The same primitive value, bit for bit (a NaN equals itself).
+bool SameBits(const expr::Value& a, const expr::Value& b) {
+  switch (a.type.prim) {
+    case expr::Prim::kLong: return a.prim.j == b.prim.j;
+    case expr::Prim::kDouble: return std::memcmp(&a.prim.d, &b.prim.d, sizeof(double)) == 0;
+    case expr::Prim::kFloat: return std::memcmp(&a.prim.f, &b.prim.f, sizeof(float)) == 0;
+    case expr::Prim::kBoolean: return a.prim.z == b.prim.z;
+    default: return a.prim.i == b.prim.i;
+  }
+}
+
 }  // namespace
 
 expr::Value ReferenceValue(jobject ref, const expr::Type& type) {
@@ -70,26 +103,57 @@ std::optional<expr::Value> JniHeap::ReadLiveLocal(const expr::LocalInfo& local) 
     if (!live_.Object(jni_, local.slot, ref)) return std::nullopt;
     return ReferenceValue(ref, type);
   }
-  const bool two_slots = type.prim == expr::Prim::kLong || type.prim == expr::Prim::kDouble;
-  auto bits = live_.Primitive(jni_, local.slot, two_slots);
+  auto bits = live_.Primitive(jni_, local.slot, TwoSlots(type));
   if (!bits) return std::nullopt;
-  expr::Value value;
-  value.type = type;
-  const auto low = static_cast<uint32_t>(static_cast<uint64_t>(*bits));
-  switch (type.prim) {
-    case expr::Prim::kLong: value.prim.j = *bits; break;
-    case expr::Prim::kDouble: std::memcpy(&value.prim.d, &*bits, sizeof(double)); break;
-    case expr::Prim::kFloat: std::memcpy(&value.prim.f, &low, sizeof(float)); break;
-    case expr::Prim::kBoolean: value.prim.z = low != 0; break;
-    case expr::Prim::kByte: value.prim.i = static_cast<int8_t>(low); break;
-    case expr::Prim::kChar: value.prim.i = static_cast<uint16_t>(low); break;
-    case expr::Prim::kShort: value.prim.i = static_cast<int16_t>(low); break;
-    case expr::Prim::kInt: value.prim.i = static_cast<int32_t>(low); break;
+  return PrimitiveValue(type, static_cast<uint64_t>(*bits));
+}
+
+const hotspot::InterpreterFrame* JniHeap::Frame() {
+  if (frame_state_ == FrameState::kUntried) {
+    frame_state_ = FrameState::kAbsent;
+    const hotspot::InterpreterFrames* frames = depth_ == 0 ? hotspot::InterpreterFrames::Get(jni_) : nullptr;
+    const hotspot::FrameShape* shape =
+        frames ? scope_.frame_slots().Shape(*frames, jni_, static_cast<int32_t>(scope_.location())) : nullptr;
+    if (auto frame = shape ? frames->Top(jni_, *shape) : std::nullopt) {
+      frame_ = *frame;
+      frame_state_ = FrameState::kFound;
+    }
   }
-  return value;
+  return frame_state_ == FrameState::kFound ? &frame_ : nullptr;
+}
+
+std::optional<expr::Value> JniHeap::ReadFromFrame(const expr::LocalInfo& local) {
+  using Verdict = FrameSlots::Verdict;
+  const expr::Type& type = local.type;
+  const bool object = type.kind != expr::Type::Kind::kPrimitive;
+  const Verdict kind = object ? Verdict::kObject : Verdict::kPrimitive;
+  FrameSlots& slots = scope_.frame_slots();
+  const Verdict verdict = slots.Of(local.slot);
+  if (verdict == Verdict::kRefused || local.slot < 0) return std::nullopt;
+  const hotspot::InterpreterFrame* frame = Frame();
+  const int32_t last = local.slot + (TwoSlots(type) ? 1 : 0);
+  if (!frame || last >= frame->max_locals()) return std::nullopt;
+  if (verdict == kind) {
+    if (object) return ReferenceValue(frame->Object(jni_, local.slot), type);
+    return PrimitiveValue(type, frame->SlotBits(last));
+  }
+  if (verdict != Verdict::kUnchecked) return std::nullopt;  // checked as the other kind
+  // Not checked yet: the walk's value, and the frame's slot trusted from now
+  // on when the walk says the slot holds this kind and both read the same.
+  // (The frame's object is read only once the walk has said it is one.)
+  auto walked = ReadLiveLocal(local);
+  if (!walked) {
+    if (live_state_ == Live::kRead) slots.Set(local.slot, Verdict::kRefused);  // the slot holds the other kind
+    return std::nullopt;
+  }
+  const bool same = object ? jni_->IsSameObject(frame->Object(jni_, local.slot), static_cast<jobject>(walked->ref))
+                           : SameBits(*walked, PrimitiveValue(type, frame->SlotBits(last)));
+  slots.Set(local.slot, same ? kind : Verdict::kRefused);
+  return walked;
 }
 
 expr::Result<expr::Value> JniHeap::ReadLocal(const expr::LocalInfo& local) {
+  if (auto from_frame = ReadFromFrame(local)) return *from_frame;
   if (auto live = ReadLiveLocal(local)) return *live;
   const expr::Type& type = local.type;
   if (type.kind != expr::Type::Kind::kPrimitive) {
@@ -129,9 +193,12 @@ expr::Result<expr::Value> JniHeap::ReadLocal(const expr::LocalInfo& local) {
 }
 
 expr::Result<expr::Value> JniHeap::This() try {
+  auto type = scope_.This();
+  // HotSpot's GetLocalInstance reads slot 0 of an instance method's frame.
+  if (type)
+    if (auto from_frame = ReadFromFrame(expr::LocalInfo{0, *type})) return *from_frame;
   auto ref = jvmti_.GetLocalInstance(thread_, depth_);
   if (!ref) return Fail("this: " + Describe(ref.error()));
-  auto type = scope_.This();
   return ReferenceValue(*ref, type ? *type : expr::Type::Reference(scope_.location_class()));
 } catch (...) {  // bad_alloc: this read fails, the program goes on
   jni_->ExceptionClear();

@@ -13,6 +13,7 @@
 #include <utility>
 
 #include "backend/probes/live_locals.h"
+#include "hotspot/interpreter_frame.h"
 #include "backend/probes/probe_scope.h"
 #include "expr/expr.h"
 #include "vmcore/jvmti.h"
@@ -66,6 +67,13 @@ class JniHeap : public expr::Heap {
   LiveLocals live_;
   enum class Live : uint8_t { kUntried, kRead, kFailed } live_state_ = Live::kUntried;
   std::optional<expr::Value> ReadLiveLocal(const expr::LocalInfo& local);
+  // The hitting frame read straight from the stack (frame_slots.h), for the
+  // slots already found to agree with the walk; a slot not yet checked is
+  // read through the walk and checked. None: read it another way.
+  std::optional<expr::Value> ReadFromFrame(const expr::LocalInfo& local);
+  const hotspot::InterpreterFrame* Frame();
+  enum class FrameState : uint8_t { kUntried, kFound, kAbsent } frame_state_ = FrameState::kUntried;
+  hotspot::InterpreterFrame frame_;
   // InstanceOf's answers for this hit: (runtime class name, asked name).
   std::map<std::pair<std::string, std::string>, bool, std::less<>> instance_of_;
 };

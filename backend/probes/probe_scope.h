@@ -15,6 +15,7 @@
 
 #include <tl/expected.hpp>
 
+#include "backend/probes/frame_slots.h"
 #include "expr/expr.h"
 #include "vmcore/jvmti.h"
 #include "vmcore/refs.h"
@@ -52,6 +53,9 @@ class JvmtiScope : public expr::Scope {
   // The method's name, read once here rather than at each hit.
   const std::string& method_name() const { return method_name_; }
   jlocation location() const { return location_; }
+  // Which of the place's slots a hit may read straight from its frame: learnt
+  // by the hits themselves (frame_slots.h), whatever thread they run in.
+  FrameSlots& frame_slots() const { return frame_slots_; }
 
  private:
   JvmtiScope(const vmcore::Jvmti& jvmti, JavaVM* vm) : jvmti_(jvmti), vm_(vm) {}
@@ -66,6 +70,7 @@ class JvmtiScope : public expr::Scope {
 
   vmcore::Jvmti jvmti_;
   JavaVM* vm_;
+  mutable FrameSlots frame_slots_;
   jmethodID method_ = nullptr;
   jlocation location_ = 0;
   std::string method_name_;

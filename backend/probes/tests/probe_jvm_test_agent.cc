@@ -25,12 +25,14 @@
 #include "backend/probes/probe_scope.h"
 #include "backend/probes/snapshot.h"
 #include "expr/java_string.h"
+#include "hotspot/interpreter_frame.h"
 #include "vmcore/jvmti.h"
 #include "vmcore/refs.h"
 
 namespace {
 
 using jdwpx::backend::probes::CaptureSnapshot;
+using jdwpx::backend::probes::FrameSlots;
 using jdwpx::backend::probes::JniHeap;
 using jdwpx::backend::probes::JvmtiScope;
 using jdwpx::backend::probes::LiveLocals;
@@ -108,6 +110,62 @@ expr::Value FieldValue(const JvmtiScope& scope, JniHeap& heap, expr::Ref object,
 }
 
 void ExpressionCase(const JvmtiScope& scope, JniHeap& heap);
+
+// The hitting frame read straight from the stack (hotspot/interpreter_frame.h),
+// and JniHeap's use of it once a slot has agreed with the walk (frame_slots.h).
+void FrameStraightFromTheStack(const jdwpx::vmcore::Jvmti& jvmti, JNIEnv* jni, jthread thread, const JvmtiScope& scope,
+                               JniHeap& first_heap, jlocation location) {
+  auto slot = [&](const char* name) { return scope.Local(name) ? scope.Local(name)->slot : -1; };
+  const auto* frames = jdwpx::hotspot::InterpreterFrames::Get(jni);
+  Check(frames != nullptr, "frame: InterpreterFrames knows this VM's layout (vmStructs, x86_64)");
+  if (!frames) return;
+  const auto bci = static_cast<int32_t>(location);
+  auto shape = frames->Learn(jni, bci);
+  Check(shape.has_value() && !frames->Learn(jni, bci + 1) && !frames->Learn(jni, bci - 1),
+        "frame: its shape is learnt at the breakpoint's bci, and not at the bci before or after");
+  auto frame = shape ? frames->Top(jni, *shape) : std::nullopt;
+  Check(frame && frame->max_locals() > slot("custom"), "frame: Top finds it, with every local's slot");
+  if (!frame) return;
+  Check(static_cast<int32_t>(frame->SlotBits(slot("i"))) == 123456 &&
+            static_cast<int64_t>(frame->SlotBits(slot("j") + 1)) == (int64_t{1} << 40) &&
+            static_cast<int16_t>(frame->SlotBits(slot("s"))) == 300 &&
+            static_cast<int8_t>(frame->SlotBits(slot("b"))) == -5,
+        "frame: slots read i == 123456, j == 1 << 40 (second slot), s == 300, b == -5");
+  jobject text = frame->Object(jni, slot("text"));
+  Check(text && jni->GetStringLength(static_cast<jstring>(text)) == 5, "frame: the String slot text reads a 5-char string");
+  jobject self = frame->Object(jni, 0);
+  auto this_by_jvmti = jvmti.GetLocalInstance(thread, 0);
+  Check(self && this_by_jvmti && jni->IsSameObject(self, *this_by_jvmti), "frame: slot 0 is JVMTI's `this`");
+  jdwpx::hotspot::FrameShape other = *shape;
+  other.bcp = static_cast<const char*>(other.bcp) + 1;
+  Check(!frames->Top(jni, other), "frame: Top refuses a shape of another bci");
+
+  // The heap of this hit read every slot through the walk and checked it.
+  FrameSlots& slots = scope.frame_slots();
+  Check(slots.Of(slot("i")) == FrameSlots::Verdict::kPrimitive && slots.Of(slot("d")) == FrameSlots::Verdict::kPrimitive &&
+            slots.Of(slot("text")) == FrameSlots::Verdict::kObject,
+        "frame: after one hit's reads, i and d are trusted as primitives, text as an object");
+  Check(first_heap.This() && slots.Of(0) == FrameSlots::Verdict::kObject, "frame: after Heap::This, slot 0 as an object");
+  // A later hit's heap reads them from the frame: the same values.
+  JniHeap heap(jvmti, jni, thread, scope);
+  Check(LocalValue(scope, heap, "i").prim.i == 123456 && LocalValue(scope, heap, "j").prim.j == (int64_t{1} << 40) &&
+            LocalValue(scope, heap, "f").prim.f == 1.5f && LocalValue(scope, heap, "d").prim.d == 2.25 &&
+            LocalValue(scope, heap, "z").prim.z && LocalValue(scope, heap, "c").prim.i == 'x',
+        "frame: a second heap reads i j f d z c from the frame");
+  Check(Text(heap, LocalValue(scope, heap, "text")) == "h\xc3\xa9llo", "frame: a second heap reads text from the frame");
+  auto again = heap.This();
+  Check(again && self && jni->IsSameObject(static_cast<jobject>(again->ref), self), "frame: a second heap's `this`");
+
+  // A slot asked for as the other kind (an int slot as an object) is refused,
+  // and never read from the frame at this place.
+  auto fresh = JvmtiScope::Make(jvmti, jni, scope.method(), location);
+  if (!fresh) return;
+  JniHeap wrong(jvmti, jni, thread, **fresh);
+  auto as_object = wrong.Local(expr::LocalInfo{slot("i"), expr::Type::Reference("java.lang.String")});
+  Check(!as_object && (*fresh)->frame_slots().Of(slot("i")) == FrameSlots::Verdict::kRefused,
+        "frame: an int slot asked for as an object is an error and refused for good: " +
+            (as_object ? std::string("a value") : as_object.error()));
+}
 
 void PrimitivesCase(const jdwpx::vmcore::Jvmti& jvmti, JNIEnv* jni, jthread thread, jmethodID method,
                     jlocation location) {
@@ -208,6 +266,8 @@ void PrimitivesCase(const jdwpx::vmcore::Jvmti& jvmti, JNIEnv* jni, jthread thre
   Check(heap.IdentityHash(me) == my_hash, "primitives: IdentityHash == System.identityHashCode");
   auto null_field = heap.GetField(nullptr, *secret);
   Check(!null_field, "primitives: an instance field of null is an error");
+
+  FrameStraightFromTheStack(jvmti, jni, thread, scope, heap, location);
 
   expr::Value array = LocalValue(scope, heap, "array");
   auto length = heap.ArrayLength(array.ref);
@@ -487,6 +547,14 @@ void VirtualCase(const jdwpx::vmcore::Jvmti& jvmti, JNIEnv* jni, jthread thread,
   JniHeap heap(jvmti, jni, thread, **made);
   Check(LocalValue(**made, heap, "doubled").prim.i == 42 && LocalValue(**made, heap, "n").prim.i == 21,
         "virtual: locals n == 21 and doubled == 42 read in the virtual thread");
+  {
+    JniHeap from_frame(jvmti, jni, thread, **made);
+    const int32_t doubled = (*made)->Local("doubled")->slot;
+    Check((*made)->frame_slots().Of(doubled) == FrameSlots::Verdict::kPrimitive &&
+              LocalValue(**made, from_frame, "doubled").prim.i == 42 &&
+              Text(from_frame, LocalValue(**made, from_frame, "label")) == "v21",
+          "virtual: a second heap reads doubled == 42 and label == \"v21\" from the virtual thread's frame");
+  }
   auto length = heap.Call(expr::MethodRef{"java/lang/String", "length", "()I"}, LocalValue(**made, heap, "label").ref, {},
                           expr::Type::Primitive(expr::Prim::kInt));
   Check(length && length->prim.i == 3, "virtual: Call String.length() on label \"v21\" == 3 in the virtual thread");
