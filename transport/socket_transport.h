@@ -15,6 +15,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -103,6 +104,10 @@ struct Session {
   // or the session ends (TakeRoomWaiter).
   std::function<void()> room_waiter;
   bool writing = false;      // the I/O thread's writer owns the socket's write side
+  // SendSoon's packets wait in the queue for flush_timer (I/O thread only),
+  // which starts the writer unless a Send did first.
+  bool flush_pending = false;
+  std::optional<asio::steady_timer> flush_timer;
   bool direct_ok = false;    // Run() serves the session: Send() may write directly
   bool close_when_drained = false;
   // Nothing more may be written: a direct write failed, or a packet in parts
@@ -145,6 +150,7 @@ class SocketTransport final : public Transport {
                                                   const std::function<void()>& waiting) override;
   void Run() override;
   void Send(uint64_t session, std::vector<uint8_t> packet) override;
+  void SendSoon(uint64_t session, std::vector<uint8_t> packet) override;
   using Transport::SendInParts;
   std::unique_ptr<PacketWriter> SendInParts(uint64_t session, size_t length, std::function<void()> on_room) override;
   bool Flush(std::chrono::milliseconds timeout) override;
@@ -170,7 +176,16 @@ class SocketTransport final : public Transport {
 
   void StartSession(std::shared_ptr<Socket> socket, const std::string& peer, std::chrono::nanoseconds handshake);
   void StartReader(const std::shared_ptr<Session>& session);
+  // The writer: writes what is queued, up to a batch of this many packets or
+  // bytes in one write, then the next batch, until the queue is empty.
+  static constexpr size_t kWriteBatchPackets = 64;
+  static constexpr size_t kWriteBatchBytes = size_t{256} << 10;
   void WriteNext(const std::shared_ptr<Session>& session);
+  // Send and SendSoon: queues (or writes) one packet, then holds a caller back
+  // while the debugger reads nothing (kSendWindow).
+  void SendPacket(uint64_t epoch, std::vector<uint8_t> packet, bool soon);
+  // On the I/O thread: starts the writer kSendSoonDelay from now.
+  void FlushSoon(const std::shared_ptr<Session>& session);
   // On the calling thread, `session` locked (write_mu): writes `out` now when
   // the writer is idle, else queues it.
   void SendLocked(const std::shared_ptr<Session>& session, Outgoing out);

@@ -31,7 +31,10 @@ namespace jdwpx::transport::dt_socket {
 
 void SocketTransport::WriteNext(const std::shared_ptr<Session>& session) {
   if (session->ended) return;
-  const uint8_t* data = nullptr;
+  // Everything queued, up to a batch, in one write: a debugger that reads
+  // slower than probes or events come costs one system call per batch rather
+  // than one per packet.
+  std::vector<asio::const_buffer> batch;
   size_t size = 0;
   {
     std::unique_lock lock(session->write_mu);
@@ -44,39 +47,45 @@ void SocketTransport::WriteNext(const std::shared_ptr<Session>& session) {
       return;
     }
     session->writing = true;
-    // The front element stays put while other threads push_back (a deque keeps
-    // references); only this thread pops it.
-    const Outgoing& front = session->queue.front();
-    data = front.bytes.data() + session->front_written;
-    size = front.bytes.size() - session->front_written;
+    // The elements stay put while other threads push_back (a deque keeps
+    // references); only this thread pops them.
+    for (const Outgoing& out : session->queue) {
+      const size_t skip = batch.empty() ? session->front_written : 0;
+      batch.emplace_back(out.bytes.data() + skip, out.bytes.size() - skip);
+      size += out.bytes.size() - skip;
+      if (batch.size() == kWriteBatchPackets || size >= kWriteBatchBytes) break;
+    }
   }
-  if (log_) log_->trace("-> packet len={}", size);
-  asio::async_write(session->socket, asio::buffer(data, size), [this, session, size](const asio::error_code& ec, size_t) {
+  if (log_) log_->trace("-> {} packet(s) len={}", batch.size(), size);
+  const size_t count = batch.size();
+  asio::async_write(session->socket, batch, [this, session, size, count](const asio::error_code& ec, size_t) {
     if (session->ended) return;
     if (ec) {
       EndSession(session, "send failed: " + ec.message());
       return;
     }
-    bool packet_done = false;
+    size_t packets_done = 0;
     std::function<void()> on_room;
     {
       std::lock_guard lock(session->write_mu);
-      // The last byte is written: the moment a protocol trace times a reply by.
-      const Outgoing& front = session->queue.front();
-      if (front.kind == Outgoing::Kind::kWhole) {
-        Notify([&] { listener_->OnWritten(session->epoch, front.bytes, front.bytes.size()); });
-      } else if (front.kind == Outgoing::Kind::kLastPart) {
-        Notify([&] { listener_->OnWritten(session->epoch, front.header, front.packet_length); });
+      for (size_t i = 0; i < count; ++i) {
+        // The last byte is written: the moment a protocol trace times a reply by.
+        const Outgoing& front = session->queue.front();
+        if (front.kind == Outgoing::Kind::kWhole) {
+          Notify([&] { listener_->OnWritten(session->epoch, front.bytes, front.bytes.size()); });
+        } else if (front.kind == Outgoing::Kind::kLastPart) {
+          Notify([&] { listener_->OnWritten(session->epoch, front.header, front.packet_length); });
+        }
+        if (front.kind != Outgoing::Kind::kPart) ++packets_done;
+        session->queue.pop_front();
+        session->front_written = 0;
       }
-      packet_done = front.kind != Outgoing::Kind::kPart;
       session->queued_bytes -= std::min(size, session->queued_bytes);
-      session->queue.pop_front();
-      session->front_written = 0;
       on_room = TakeRoomWaiterLocked(*session);
     }
     session->parts_cv.notify_all();
     if (on_room) Notify(on_room);
-    if (packet_done) PacketsDone(1);
+    PacketsDone(packets_done);
     WriteNext(session);
   });
 }
@@ -172,6 +181,14 @@ std::shared_ptr<Session> SocketTransport::AttachedSession(uint64_t epoch) {
 }
 
 void SocketTransport::Send(uint64_t epoch, std::vector<uint8_t> packet) {
+  SendPacket(epoch, std::move(packet), false);
+}
+
+void SocketTransport::SendSoon(uint64_t epoch, std::vector<uint8_t> packet) {
+  SendPacket(epoch, std::move(packet), true);
+}
+
+void SocketTransport::SendPacket(uint64_t epoch, std::vector<uint8_t> packet, bool soon) {
   try {
     const std::shared_ptr<Session> session = AttachedSession(epoch);
     if (!session) return;
@@ -186,6 +203,19 @@ void SocketTransport::Send(uint64_t epoch, std::vector<uint8_t> packet) {
       }
       session->held_bytes += packet.size();
       session->held.push_back(std::move(packet));
+    } else if (soon && session->direct_ok) {
+      // Queued: the writer takes it with whatever comes within the delay (or
+      // at once when it is writing already, or when a Send comes).
+      {
+        std::lock_guard count(unwritten_mu_);
+        ++unwritten_;
+      }
+      session->queued_bytes += packet.size();
+      session->queue.push_back(Outgoing{std::move(packet)});
+      if (!session->writing && !session->flush_pending) {
+        session->flush_pending = true;
+        asio::post(io_, [this, session] { FlushSoon(session); });
+      }
     } else {
       SendLocked(session, Outgoing{std::move(packet)});
     }
@@ -201,6 +231,25 @@ void SocketTransport::Send(uint64_t epoch, std::vector<uint8_t> packet) {
   } catch (...) {
     if (log_) log_->error("Send failed to queue a packet");
   }
+}
+
+void SocketTransport::FlushSoon(const std::shared_ptr<Session>& session) {
+  if (session->ended) return;
+  if (!session->flush_timer) session->flush_timer.emplace(io_);
+  session->flush_timer->expires_after(kSendSoonDelay);
+  session->flush_timer->async_wait([this, session](const asio::error_code&) {
+    bool start = false;
+    {
+      std::lock_guard lock(session->write_mu);
+      session->flush_pending = false;
+      // A Send may have started the writer meanwhile; it takes these along.
+      if (!session->writing && !session->queue.empty()) {
+        session->writing = true;
+        start = true;
+      }
+    }
+    if (start) WriteNext(session);
+  });
 }
 
 std::function<void()> SocketTransport::TakeRoomWaiterLocked(Session& session) {

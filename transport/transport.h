@@ -163,6 +163,8 @@ inline constexpr size_t kPartsWindow = size_t{1} << 20;
 // with its own event) add a packet a second; the backend holds the application
 // threads behind them (backend/events/event_reporter.h).
 inline constexpr size_t kSendWindow = size_t{4} << 20;
+// How long SendSoon's packet may wait for others to go with it.
+inline constexpr std::chrono::microseconds kSendSoonDelay{1000};
 inline constexpr std::chrono::milliseconds kSendHoldBack{1000};
 
 class Transport {
@@ -237,6 +239,13 @@ class Transport {
   // reply is never held: the debugger's commands bound them). A transport
   // library writes on the calling thread, as stock.
   virtual void Send(uint64_t session, std::vector<uint8_t> packet) = 0;
+  // Send for a packet that nobody waits on (probe output): it may wait up to
+  // kSendSoonDelay to go out in one write with the ones that follow it, so
+  // that a probe's thousands of lines a second cost a system call a batch
+  // rather than a trip through the TCP stack each. Same order, same drops,
+  // same hold-back as Send; a Send behind it takes it along at once. By
+  // default it is Send.
+  virtual void SendSoon(uint64_t session, std::vector<uint8_t> packet) { Send(session, std::move(packet)); }
 
   // Sends one packet of `length` bytes (header included) to connection
   // `session` as the parts given to the returned writer, contiguous on the

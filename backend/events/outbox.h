@@ -24,6 +24,9 @@ class Outbox {
   // debugger never reaches the next (probe output).
   virtual uint64_t connection(SessionSlot session) const = 0;
   virtual void SendTo(uint64_t connection, std::vector<uint8_t> packet) = 0;
+  // SendTo for a packet nobody waits on (probe output): it may wait a moment
+  // to go out in one write with those that follow (transport.h, SendSoon).
+  virtual void SendSoonTo(uint64_t connection, std::vector<uint8_t> packet) { SendTo(connection, std::move(packet)); }
   // Runs `task` on the command thread, in order with the commands.
   virtual void PostTask(std::function<void(JNIEnv*)> task) = 0;
 };

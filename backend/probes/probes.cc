@@ -298,7 +298,7 @@ void Probes::OnClassPrepared(JNIEnv* jni, jclass klass) {
 }
 
 void Probes::Send(const Probe& probe, jdwp::CommandId command, std::vector<uint8_t> body) {
-  outbox_.SendTo(probe.connection(), jdwp::MakeCommandPacket(next_packet_id_.fetch_add(1), command, body));
+  outbox_.SendSoonTo(probe.connection(), jdwp::MakeCommandPacket(next_packet_id_.fetch_add(1), command, body));
 }
 
 void Probes::Notice(const Probe& probe, NoticeKind kind, const std::string& message) {

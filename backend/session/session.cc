@@ -159,7 +159,7 @@ std::optional<SessionSlot> Session::SlotOf(uint64_t connection) const {
   return std::nullopt;
 }
 
-void Session::SendTo(uint64_t connection, std::vector<uint8_t> packet) {
+void Session::SendPacket(uint64_t connection, std::vector<uint8_t> packet, bool soon) {
   if (auto* log = PacketTraceLog()) {
     // With several debuggers, each line names the connection.
     if (ctx_.options.sessions > 1) {
@@ -168,7 +168,13 @@ void Session::SendTo(uint64_t connection, std::vector<uint8_t> packet) {
       log->trace("-> {}", jdwp::DescribePacket(packet));
     }
   }
-  if (transport::Transport* transport = host_.transport()) transport->Send(connection, std::move(packet));
+  transport::Transport* transport = host_.transport();
+  if (!transport) return;
+  if (soon) {
+    transport->SendSoon(connection, std::move(packet));
+  } else {
+    transport->Send(connection, std::move(packet));
+  }
 }
 
 void Session::BeginServing(uint64_t connection) {

@@ -109,7 +109,10 @@ class Session : public transport::Listener, public Outbox, public SessionControl
   void Send(SessionSlot slot, std::vector<uint8_t> packet) override { SendTo(served_[slot].load(), std::move(packet)); }
   uint64_t connection(SessionSlot slot) const override { return served_[slot].load(); }
   // Sends one packet to connection `connection` (dropped unless it is still attached).
-  void SendTo(uint64_t connection, std::vector<uint8_t> packet) override;
+  void SendTo(uint64_t connection, std::vector<uint8_t> packet) override { SendPacket(connection, std::move(packet), false); }
+  void SendSoonTo(uint64_t connection, std::vector<uint8_t> packet) override {
+    SendPacket(connection, std::move(packet), true);
+  }
   void PostTask(std::function<void(JNIEnv*)> task) override { Post({Message::kTask, {}, 0, false, std::move(task)}); }
 
   // The command thread's loop: returns once StopCommands was called and the
@@ -131,6 +134,8 @@ class Session : public transport::Listener, public Outbox, public SessionControl
   void FlushTrace(bool close);
 
  private:
+  // Send and SendSoon to one connection (dropped unless it is still attached), with the packet log.
+  void SendPacket(uint64_t connection, std::vector<uint8_t> packet, bool soon);
   struct Message {
     enum Kind { kPacket, kAttached, kDetached, kTask } kind;
     std::vector<uint8_t> bytes;

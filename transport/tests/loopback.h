@@ -292,6 +292,7 @@ class Harness {
   // To the latest connection attached.
   uint64_t LastSession() { return recorder.Locked([&] { return recorder.sessions.empty() ? 0 : recorder.sessions.back(); }); }
   void Send(std::vector<uint8_t> packet) { transport->Send(LastSession(), std::move(packet)); }
+  void SendSoon(std::vector<uint8_t> packet) { transport->SendSoon(LastSession(), std::move(packet)); }
   void CloseConnection() { transport->CloseConnection(LastSession()); }
   // Connects (by `connect`, else to the TCP port) and handshakes a debugger,
   // waiting until the transport reports it.

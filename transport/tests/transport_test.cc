@@ -738,6 +738,33 @@ TEST(Transport, SendFromAnotherThreadWhileReading) {
   });
 }
 
+// Threads sending at once, thread t's packet n being MakePacket(t << 16 | n,
+// payload(n), t + 1) through send(t, packet): the peer reads every packet
+// whole, each thread's in its order.
+template <typename Payload, typename SendBy>
+void ExpectEachThreadsOrder(Harness& h, uint32_t threads, uint32_t per_thread, Payload payload, SendBy send) {
+  h.StartRun();
+  Peer peer = h.AttachDebugger();
+  std::vector<std::thread> senders;
+  for (uint32_t t = 0; t < threads; ++t) {
+    senders.emplace_back([&, t] {
+      for (uint32_t n = 0; n < per_thread; ++n) send(t, MakePacket(t << 16 | n, payload(n), uint8_t(t + 1)));
+    });
+  }
+  std::vector<uint32_t> next(threads, 0);
+  for (uint32_t i = 0; i < threads * per_thread; ++i) {
+    auto packet = peer.ReadPacket();
+    ASSERT_TRUE(packet) << "packet " << i;
+    const uint32_t t = PacketId(*packet) >> 16;
+    ASSERT_LT(t, threads);
+    const uint32_t n = next[t]++;
+    ASSERT_EQ(*packet, MakePacket(t << 16 | n, payload(n), uint8_t(t + 1))) << "thread " << t << " packet " << n;
+  }
+  for (auto& sender : senders) sender.join();
+  EXPECT_TRUE(h.transport->Flush(std::chrono::seconds(10)));
+  EXPECT_TRUE(h.recorder.WaitFor([&] { return h.recorder.written.size() == threads * per_thread; }));
+}
+
 // Send() writes on the caller's thread when the writer is idle and queues
 // behind a write under way (a packet bigger than the socket buffer): threads
 // sending at once (the command thread's replies, the reporter's events) each
@@ -745,30 +772,50 @@ TEST(Transport, SendFromAnotherThreadWhileReading) {
 TEST(Transport, SendersOnSeveralThreadsKeepTheirOrderAcrossDirectAndQueuedWrites) {
   Harness h(Harness::Server());
   ASSERT_TRUE(h.transport);
-  h.StartRun();
-  Peer peer = h.AttachDebugger();
-  constexpr uint32_t kThreads = 3;
-  constexpr uint32_t kPerThread = 300;
   // Every 50th packet is 1 MB: cut short by the socket buffer, finished by the I/O thread.
   auto payload = [](uint32_t n) -> size_t { return n % 50 == 7 ? (1u << 20) : n % 40; };
-  std::vector<std::thread> senders;
-  for (uint32_t t = 0; t < kThreads; ++t) {
-    senders.emplace_back([&, t] {
-      for (uint32_t n = 0; n < kPerThread; ++n) h.Send(MakePacket(t << 16 | n, payload(n), uint8_t(t + 1)));
-    });
-  }
-  std::vector<uint32_t> next(kThreads, 0);
-  for (uint32_t i = 0; i < kThreads * kPerThread; ++i) {
+  ExpectEachThreadsOrder(h, 3, 300, payload, [&](uint32_t, std::vector<uint8_t> packet) { h.Send(std::move(packet)); });
+}
+
+// SendSoon (probe output) queues for the writer, which takes everything that
+// came within kSendSoonDelay in one write: a lone packet still goes out, in
+// order with the Sends around it, and a Send takes the waiting ones along.
+TEST(Transport, SendSoonPacketsGoOutInOrderWithTheSendsAroundThem) {
+  Harness h(Harness::Server());
+  ASSERT_TRUE(h.transport);
+  h.StartRun();
+  Peer peer = h.AttachDebugger();
+  h.SendSoon(MakePacket(1, 3));
+  auto lone = peer.ReadPacket();
+  ASSERT_TRUE(lone);
+  EXPECT_EQ(*lone, MakePacket(1, 3));
+  h.Send(MakePacket(2, 5));
+  for (uint32_t id = 3; id < 400; ++id) h.SendSoon(MakePacket(id, id % 30));
+  h.Send(MakePacket(400, 7));
+  h.SendSoon(MakePacket(401, 1));
+  for (uint32_t id = 2; id <= 401; ++id) {
     auto packet = peer.ReadPacket();
-    ASSERT_TRUE(packet) << "packet " << i;
-    const uint32_t t = PacketId(*packet) >> 16;
-    ASSERT_LT(t, kThreads);
-    const uint32_t n = next[t]++;
-    ASSERT_EQ(*packet, MakePacket(t << 16 | n, payload(n), uint8_t(t + 1))) << "thread " << t << " packet " << n;
+    ASSERT_TRUE(packet) << "packet " << id;
+    const size_t size = id == 2 ? 5 : id == 400 ? 7 : id == 401 ? 1 : id % 30;
+    ASSERT_EQ(*packet, MakePacket(id, size)) << "packet " << id;
   }
-  for (auto& sender : senders) sender.join();
   EXPECT_TRUE(h.transport->Flush(std::chrono::seconds(10)));
-  EXPECT_TRUE(h.recorder.WaitFor([&] { return h.recorder.written.size() == kThreads * kPerThread; }));
+  EXPECT_TRUE(h.recorder.WaitFor([&] { return h.recorder.written.size() == 401; }));
+}
+
+// Threads that SendSoon (probes' hitting threads) beside one that Sends (the
+// reporter): each keeps its order, nothing is torn or lost.
+TEST(Transport, SendSoonAndSendFromSeveralThreadsKeepEachThreadsOrder) {
+  Harness h(Harness::Server());
+  ASSERT_TRUE(h.transport);
+  ExpectEachThreadsOrder(h, 3, 2000, [](uint32_t n) -> size_t { return n % 25; },
+                         [&](uint32_t t, std::vector<uint8_t> packet) {
+                           if (t == 0) {
+                             h.Send(std::move(packet));
+                           } else {
+                             h.SendSoon(std::move(packet));
+                           }
+                         });
 }
 
 // A peer that has gone while packets are being sent: sends fail quietly, the
