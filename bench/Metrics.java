@@ -166,7 +166,11 @@ final class Metrics {
       new Metric("second thread's rate during a log probe (budget lifted) / without (goal >= 0.95)", "x",
           Metric.Better.HIGHER, "%.3f");
   static final Metric PROBE_OTHER_RATIO_LIFTED =
-      new Metric("  the same, budget and rate lifted (goal >= 0.95)", "x", Metric.Better.HIGHER, "%.3f");
+      new Metric("  the same, budget and rate lifted (the client on the same 2 cores)", "x", Metric.Better.HIGHER,
+          "%.3f");
+  static final Metric PROBE_OTHER_RATIO_NICED =
+      new Metric("  the same, the client's reader at nice 19 (as a client elsewhere) (goal >= 0.95)", "x",
+          Metric.Better.HIGHER, "%.3f");
   static final Metric PROBE_OTHER_GAP_WITHOUT =
       new Metric("  second thread's longest stall, no probe", "ms", Metric.Better.LOWER, "%.2f");
   static final Metric PROBE_OTHER_GAP_WITH =
@@ -229,7 +233,7 @@ final class Metrics {
       DISPOSE_SMALL, DISPOSE_LARGE, DISPOSE_GROWTH, DISPOSE_LARGE_BIG_BATCHES,
       PROBE_CONDITION_RATE, PROBE_NONE_NS, PROBE_FALSE_NS, PROBE_CONDITION_NS, PROBE_DISPATCH_NS,
       PROBE_EVALUATION_NS, PROBE_LOG_RATE, PROBE_BUDGET_WITHOUT, PROBE_BUDGET_WITH, PROBE_BUDGET_LOSS,
-      PROBE_OTHER_RATIO, PROBE_OTHER_RATIO_LIFTED,
+      PROBE_OTHER_RATIO, PROBE_OTHER_RATIO_LIFTED, PROBE_OTHER_RATIO_NICED,
       PROBE_OTHER_GAP_WITHOUT, PROBE_OTHER_GAP_WITH, PROBE_OTHER_GAP_LIFTED, PROBE_LEAF, PROBE_SNAPSHOT_PAUSE);
 
   static List<Metric> withThreadRows(Metric... metrics) {

@@ -27,8 +27,10 @@
 //                             default budget and rate, over without (A-B-A), 10 s each
 //   probes: other threads     ours only: a second thread's iterations/s while the loop
 //                             runs a log probe (budget lifted; default rate, then rate
-//                             lifted too), over without; and its longest gap between two
-//                             of its rounds (a few us each): how long it was ever stopped
+//                             lifted too, the client reading at its usual priority and
+//                             then at nice 19), over without; and its longest gap
+//                             between two of its rounds (a few us each): how long it
+//                             was ever stopped
 //   probes: snapshot pause    ours only: median time of the leaf call of a 20-deep
 //                             recursion with a snapshot probe at the leaf, minus without
 
@@ -108,7 +110,7 @@ final class ProbeScenarios extends Scenarios {
             Metrics.PROBE_BUDGET_LOSS), this::defaultBudget, "", null)));
     bench.runVariants("probes: other threads", rounds, "probes", List.of(
         new Bench.Variant("", List.of(Metrics.PROBE_OTHER_RATIO, Metrics.PROBE_OTHER_RATIO_LIFTED,
-            Metrics.PROBE_OTHER_GAP_WITHOUT, Metrics.PROBE_OTHER_GAP_WITH, Metrics.PROBE_OTHER_GAP_LIFTED),
+            Metrics.PROBE_OTHER_RATIO_NICED, Metrics.PROBE_OTHER_GAP_WITHOUT, Metrics.PROBE_OTHER_GAP_WITH, Metrics.PROBE_OTHER_GAP_LIFTED),
             this::otherThreads, "", null)));
     bench.runVariants("probes: snapshot pause", rounds, "probes", List.of(
         new Bench.Variant("", List.of(Metrics.PROBE_LEAF, Metrics.PROBE_SNAPSHOT_PAUSE), this::snapshotPause,
@@ -234,10 +236,20 @@ final class ProbeScenarios extends Scenarios {
       Loop lifted = Loop.of(debuggee.awaitReport("a loop with a second thread"));
       ours.checkNotPaused(unlimited, "log probe, rate lifted");
       ours.clear(unlimited);
+      // Again with the client's reader at nice 19: on this machine's two cores the
+      // client reading every line takes the core the second thread had, which a
+      // client on another machine would not; this shows what the agent alone does.
+      int niced = ours.set(KIND_LOG, probeLocation(), TEMPLATE, "", 0, LIFTED, BUDGET_LIFTED);
+      ours.tell("loop " + phaseMs() + " other");
+      ours.readLogsUntilEndAtLowestPriority(niced);
+      Loop nicedClient = Loop.of(debuggee.awaitReport("a loop with a second thread, the client at nice 19"));
+      ours.checkNotPaused(niced, "log probe, rate lifted, client at nice 19");
+      ours.clear(niced);
       Loop after = ours.loop(phaseMs(), true);
       double without = (before.otherRate() + after.otherRate()) / 2;
       return Map.of(Metrics.PROBE_OTHER_RATIO, with.otherRate() / without,
           Metrics.PROBE_OTHER_RATIO_LIFTED, lifted.otherRate() / without,
+          Metrics.PROBE_OTHER_RATIO_NICED, nicedClient.otherRate() / without,
           Metrics.PROBE_OTHER_GAP_WITHOUT, Math.max(before.otherGap(), after.otherGap()) / 1e6,
           Metrics.PROBE_OTHER_GAP_WITH, with.otherGap() / 1e6,
           Metrics.PROBE_OTHER_GAP_LIFTED, lifted.otherGap() / 1e6);
@@ -407,6 +419,35 @@ final class ProbeScenarios extends Scenarios {
         }
         return (count - 1) * 1e9 / (last - first);
       });
+    }
+
+    /**
+     * readLogsUntilEnd on a thread of its own at nice 19 (renice of its thread ID), so
+     * that the debuggee's threads get the cores first.
+     */
+    double readLogsUntilEndAtLowestPriority(int probe) throws Exception {
+      double[] rate = {0};
+      Exception[] failure = {null};
+      Thread reader = new Thread(() -> {
+        try {
+          String self = java.nio.file.Files.readSymbolicLink(java.nio.file.Path.of("/proc/thread-self")).toString();
+          String tid = self.substring(self.lastIndexOf('/') + 1);
+          Process renice = new ProcessBuilder("renice", "-n", "19", "-p", tid).redirectErrorStream(true).start();
+          renice.getInputStream().readAllBytes();
+          if (renice.waitFor() != 0) {
+            throw BenchFailure.measured("renice of the reading thread failed");
+          }
+          rate[0] = readLogsUntilEnd(probe);
+        } catch (Exception e) {
+          failure[0] = e;
+        }
+      }, "niced reader");
+      reader.start();
+      reader.join();
+      if (failure[0] != null) {
+        throw failure[0];
+      }
+      return rate[0];
     }
 
     /** The next Probe.Log message of {@code probe}; a pause notice fails the cell. */

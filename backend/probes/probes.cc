@@ -7,6 +7,7 @@
 #include "backend/ids/class_names.h"
 #include "backend/log.h"
 #include "backend/probes/live_locals.h"
+#include "hotspot/interpreter_frame.h"
 #include "jdwp/packet.h"
 
 namespace jdwpx::backend::probes {
@@ -152,6 +153,9 @@ jdwp::Probe::Set::Reply Probes::Set(JNIEnv* jni, const jdwp::Probe::Set::Request
   if (request.budget_ppm > 0) settings.budget_ppm = std::min(request.budget_ppm, CpuBudget::kMaxPpm);
 
   LiveLocals::Prepare(jni);
+  // Learnt here, on a platform thread, rather than at a first hit (which may be
+  // a virtual thread's, with no eetop of its own) on the probes' CPU budget.
+  hotspot::InterpreterFrames::Get(jni);
   std::lock_guard lock(mu_);
   auto probe = std::make_shared<Probe>(next_id_, outbox_.connection(session), std::move(settings));
   const ProbeSettings& s = probe->settings();

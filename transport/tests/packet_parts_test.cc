@@ -316,12 +316,25 @@ TEST(PacketParts, AMakerWithACallBackIsNeverHeldAndIsCalledBackWhenThereIsRoom) 
   EXPECT_GE(given, kPartsWindow);
   EXPECT_LE(given, bound);
   EXPECT_EQ(bell.rings(), 0) << "nothing was read";
-  // The debugger reads it all; each call back lets the maker go on.
+  // The debugger reads it all; each call back lets the maker go on. It reads
+  // in rounds of 8 MiB, and before each round waits until the maker has been
+  // told to stop again (or is done): the writer drains faster than the maker
+  // makes parts here, so a reader that never paused might never let the
+  // queue fill up a second time.
+  Bell stopped;
+  stopped.Callback()();
+  constexpr size_t kRound = size_t{8} << 20;
   auto read = std::async(std::launch::async, [&] {
     size_t received = 0;
+    size_t round_end = kRound;
+    int stops_seen = 1;
     bool pattern_ok = true;
     while (received < length) {
-      auto chunk = peer.Read(std::min<size_t>(64 * 1024, length - received));
+      if (received >= round_end) {
+        if (!stopped.WaitRung(++stops_seen)) return false;
+        round_end += kRound;
+      }
+      auto chunk = peer.Read(std::min({size_t{64} * 1024, length - received, round_end - received}));
       if (!chunk) return false;
       for (size_t k = 0; k < chunk->size(); ++k) {
         const size_t i = received + k;
@@ -339,10 +352,11 @@ TEST(PacketParts, AMakerWithACallBackIsNeverHeldAndIsCalledBackWhenThereIsRoom) 
       given += part.size();
       ASSERT_TRUE(writer->Write(std::move(part)));
     }
+    stopped.Callback()();  // told to stop, or its last part given
   }
   ASSERT_EQ(read.wait_for(kWait), std::future_status::ready);
   EXPECT_TRUE(read.get()) << "every byte in place";
-  EXPECT_GT(waits, 1) << "the maker stopped more than once on 64 MiB";
+  EXPECT_GE(waits, 7) << "the maker stopped again in every round of 8 MiB but the last";
   EXPECT_FALSE(writer->Full()) << "its last part given";
   EXPECT_TRUE(h.transport->Flush(kWait));
 }
