@@ -228,23 +228,13 @@ final class ProbeScenarios extends Scenarios {
       Loop with = ours.loop(phaseMs(), true);
       ours.checkNotPaused(probe, "log probe");
       ours.clear(probe);
-      // The same with the output rate lifted too: every line's values are read (a JVMTI
-      // GetLocal* each), so this shows what those reads cost the other threads.
-      int unlimited = ours.set(KIND_LOG, probeLocation(), TEMPLATE, "", 0, LIFTED, BUDGET_LIFTED);
-      ours.tell("loop " + phaseMs() + " other");
-      ours.readLogsUntilEnd(unlimited);
-      Loop lifted = Loop.of(debuggee.awaitReport("a loop with a second thread"));
-      ours.checkNotPaused(unlimited, "log probe, rate lifted");
-      ours.clear(unlimited);
+      // The same with the output rate lifted too: every line's values are read and
+      // sent, and the client reads them all.
+      Loop lifted = liftedPhase(debuggee, ours, false);
       // Again with the client's reader at nice 19: on this machine's two cores the
       // client reading every line takes the core the second thread had, which a
       // client on another machine would not; this shows what the agent alone does.
-      int niced = ours.set(KIND_LOG, probeLocation(), TEMPLATE, "", 0, LIFTED, BUDGET_LIFTED);
-      ours.tell("loop " + phaseMs() + " other");
-      ours.readLogsUntilEndAtLowestPriority(niced);
-      Loop nicedClient = Loop.of(debuggee.awaitReport("a loop with a second thread, the client at nice 19"));
-      ours.checkNotPaused(niced, "log probe, rate lifted, client at nice 19");
-      ours.clear(niced);
+      Loop nicedClient = liftedPhase(debuggee, ours, true);
       Loop after = ours.loop(phaseMs(), true);
       double without = (before.otherRate() + after.otherRate()) / 2;
       return Map.of(Metrics.PROBE_OTHER_RATIO, with.otherRate() / without,
@@ -254,6 +244,25 @@ final class ProbeScenarios extends Scenarios {
           Metrics.PROBE_OTHER_GAP_WITH, with.otherGap() / 1e6,
           Metrics.PROBE_OTHER_GAP_LIFTED, lifted.otherGap() / 1e6);
     }
+  }
+
+  /**
+   * A loop with a second thread under a log probe with the budget and the rate lifted;
+   * the client reads the lines at nice 19 when {@code niced}.
+   */
+  Loop liftedPhase(Debuggee debuggee, ProbeClient ours, boolean niced) throws Exception {
+    int probe = ours.set(KIND_LOG, probeLocation(), TEMPLATE, "", 0, LIFTED, BUDGET_LIFTED);
+    ours.tell("loop " + phaseMs() + " other");
+    if (niced) {
+      ours.readLogsUntilEndAtLowestPriority(probe);
+    } else {
+      ours.readLogsUntilEnd(probe);
+    }
+    String what = niced ? "log probe, rate lifted, client at nice 19" : "log probe, rate lifted";
+    Loop loop = Loop.of(debuggee.awaitReport("a loop with a second thread (" + what + ")"));
+    ours.checkNotPaused(probe, what);
+    ours.clear(probe);
+    return loop;
   }
 
   /** Row 6: the leaf call's median time with a 20-frame snapshot at each call, minus without. */
