@@ -187,8 +187,9 @@ class SocketTransport final : public Transport {
   // On the I/O thread: starts the writer kSendSoonDelay from now.
   void FlushSoon(const std::shared_ptr<Session>& session);
   // On the calling thread, `session` locked (write_mu): writes `out` now when
-  // the writer is idle, else queues it.
-  void SendLocked(const std::shared_ptr<Session>& session, Outgoing out);
+  // the writer is idle, else queues it; `soon` (SendSoon) always queues it and
+  // starts the writer kSendSoonDelay later (FlushSoon).
+  void SendLocked(const std::shared_ptr<Session>& session, Outgoing out, bool soon = false);
   // Attached connection `epoch` if the transport is not stopping (what Send and
   // SendInParts write to), else null. Any thread.
   std::shared_ptr<Session> AttachedSession(uint64_t epoch);

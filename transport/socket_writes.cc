@@ -90,9 +90,9 @@ void SocketTransport::WriteNext(const std::shared_ptr<Session>& session) {
   });
 }
 
-void SocketTransport::SendLocked(const std::shared_ptr<Session>& session, Outgoing out) {
+void SocketTransport::SendLocked(const std::shared_ptr<Session>& session, Outgoing out, bool soon) {
   size_t written = 0;
-  if (session->direct_ok && !session->writing && session->queue.empty()) {
+  if (!soon && session->direct_ok && !session->writing && session->queue.empty()) {
     const int fd = session->socket.native_handle();
     const std::vector<uint8_t>& bytes = out.bytes;
     int error = 0;
@@ -137,9 +137,15 @@ void SocketTransport::SendLocked(const std::shared_ptr<Session>& session, Outgoi
   }
   session->queued_bytes += out.bytes.size() - written;
   session->queue.push_back(std::move(out));
-  if (session->direct_ok && !session->writing) {
+  if (!session->direct_ok || session->writing) return;
+  if (!soon) {
     session->writing = true;
     asio::post(io_, [this, session] { WriteNext(session); });
+  } else if (!session->flush_pending) {
+    // The writer takes it with whatever comes within the delay (or at once
+    // when a Send comes first).
+    session->flush_pending = true;
+    asio::post(io_, [this, session] { FlushSoon(session); });
   }
 }
 
@@ -203,21 +209,8 @@ void SocketTransport::SendPacket(uint64_t epoch, std::vector<uint8_t> packet, bo
       }
       session->held_bytes += packet.size();
       session->held.push_back(std::move(packet));
-    } else if (soon && session->direct_ok) {
-      // Queued: the writer takes it with whatever comes within the delay (or
-      // at once when it is writing already, or when a Send comes).
-      {
-        std::lock_guard count(unwritten_mu_);
-        ++unwritten_;
-      }
-      session->queued_bytes += packet.size();
-      session->queue.push_back(Outgoing{std::move(packet)});
-      if (!session->writing && !session->flush_pending) {
-        session->flush_pending = true;
-        asio::post(io_, [this, session] { FlushSoon(session); });
-      }
     } else {
-      SendLocked(session, Outgoing{std::move(packet)});
+      SendLocked(session, Outgoing{std::move(packet)}, soon);
     }
     // A debugger that reads nothing (transport.h, kSendWindow). The I/O thread,
     // which drains, never waits.
