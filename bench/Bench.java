@@ -268,7 +268,7 @@ public final class Bench {
     unusable.clear();
     runRepeated("attach", settings.attachRuns(), List.of(Metrics.LAUNCH_TO_LISTEN, Metrics.ATTACH_TO_BREAKPOINT),
         breakpoints::attachToFirstBreakpoint);
-    runRepeated("re-attach", settings.attachRuns(), List.of(Metrics.ATTACH_FIRST, Metrics.REATTACH),
+    runRepeated("re-attach", settings.attachRuns(), List.of(Metrics.ATTACH_FIRST, Metrics.REATTACH, Metrics.REATTACH_FROM_DISPOSE),
         sessions::attachTimes);
     runRepeated("round trip", settings.rounds(), List.of(Metrics.ROUND_TRIP_MEDIAN, Metrics.ROUND_TRIP_MEAN),
         roundTrips::roundTrip);

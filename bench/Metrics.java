@@ -14,6 +14,10 @@ final class Metrics {
       new Metric("attach (first): JDI attach() (median)", "ms", Metric.Better.LOWER, "%.1f");
   static final Metric REATTACH =
       new Metric("re-attach after dispose: JDI attach() (median)", "ms", Metric.Better.LOWER, "%.1f");
+  // What a debugger that attaches again waits for: the agent listening again, then attach().
+  static final Metric REATTACH_FROM_DISPOSE =
+      new Metric("re-attach: from dispose() returning to attach() returning (median)", "ms", Metric.Better.LOWER,
+          "%.1f");
   static final Metric ROUND_TRIP_MEDIAN =
       new Metric("isCollected() round trip (median)", "us", Metric.Better.LOWER, "%.1f");
   static final Metric ROUND_TRIP_MEAN =
@@ -216,7 +220,7 @@ final class Metrics {
   static final List<ThreadRows> THREAD_ROWS = List.of(ThreadRows.of(100, false), ThreadRows.of(1_000, false),
       ThreadRows.of(4_000, false), ThreadRows.of(10_000, true));
 
-  static final List<Metric> METRICS = withThreadRows(LAUNCH_TO_LISTEN, ATTACH_TO_BREAKPOINT, ATTACH_FIRST, REATTACH,
+  static final List<Metric> METRICS = withThreadRows(LAUNCH_TO_LISTEN, ATTACH_TO_BREAKPOINT, ATTACH_FIRST, REATTACH, REATTACH_FROM_DISPOSE,
       ROUND_TRIP_MEDIAN, ROUND_TRIP_MEAN, RAW_ROUND_TRIP, BURST, BREAKPOINT_RATE, BREAKPOINT_RATE_ALL, BREAKPOINT_RATE_RAW,
       BREAKPOINT_RATE_ALL_RAW,
       TRACE_OFF_RATE, TRACE_ON_RATE, TRACE_RATIO, SESSIONS_ONE_RATE, SESSIONS_TWO_RATE, SESSIONS_RATIO,
