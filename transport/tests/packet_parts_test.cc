@@ -390,7 +390,9 @@ TEST(PacketParts, AStoppedMakerIsCalledBackWhenTheDebuggerLeavesOrTheTransportSt
     EXPECT_FALSE(writer->Write(part)) << "the connection is gone";
     writer.reset();
     EXPECT_EQ(bell.rings(), 1) << "called once";
-    if (!shutdown) ASSERT_TRUE(h.recorder.WaitDetached(1));
+    if (!shutdown) {
+      ASSERT_TRUE(h.recorder.WaitDetached(1));
+    }
   }
 }
 
