@@ -43,6 +43,9 @@ WAIT_S = 30
 # A command answered while another session's streamed reply is parked: well
 # within this (held behind it, it would wait for as long as that debugger reads nothing).
 PROMPT_S = 5.0
+# How long the flooding thread's count stays the same when the agent holds it back (it waits
+# a second at a time there), and no longer when it runs.
+HELD_S = 0.3
 # The reply to GetValues of the whole of Sessions.big: header, tag, count, the ints.
 BIG_REPLY = 11 + 1 + 4 + 4 * (8 << 20)
 
@@ -559,6 +562,41 @@ class SessionsTest(unittest.TestCase):
         self.assertEqual((chr(r.byte()), r.int()), ("I", 8 << 20))
         self.assertEqual(bytes(r.take(4 * (8 << 20))), big_bytes())
         self.wait_until_running(d)
+
+    def test_a_session_that_reads_no_events_holds_back_no_others_events(self):
+        """A floods its own connection with SUSPEND_NONE events and reads none of them; once
+        its connection and its share of the agent's queue are full (the flooding thread is held
+        back), B's breakpoint events still come at once, each."""
+        a, b = self.connect(), self.connect()
+        a.sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+        modifiers = bytes([7]) + self.location(a, "drop", "@drop-line")
+        a.ok(EventRequest.Set, bytes([EventKind.BREAKPOINT, SuspendPolicy.NONE]) + i32(1) + modifiers)
+        fields = b.fields(self.fixture)
+        b.ok(ClassType.SetValues, b.type_id(self.fixture) + i32(1) + b.field_id(fields["flood"].id) + b"\x01")
+        # A's events pile up unread until the agent holds the flooding thread back: its count,
+        # read again and again, stays the same for HELD_S (it counts thousands a second when it runs).
+        deadline = time.monotonic() + WAIT_S
+        floods, since = self.static(b, "floods"), time.monotonic()
+        while floods == 0 or time.monotonic() - since < HELD_S:
+            if time.monotonic() > deadline:
+                self.fail(f"the flooding thread was not held back within {WAIT_S}s (floods {floods})")
+            now = self.static(b, "floods")
+            if now != floods:
+                floods, since = now, time.monotonic()
+        tock = self.breakpoint(b, "tock", "@tock-line", SuspendPolicy.EVENT_THREAD)
+        other = b.thread_named("other")
+        b.sock.settimeout(PROMPT_S)
+        for n in range(5):
+            try:
+                policy, events = self.next_event(b)
+            except socket.timeout:
+                self.fail(f"B's event {n + 1} did not come within {PROMPT_S}s while A reads nothing")
+            self.assertEqual((policy, [(kind, request) for kind, request, _, _ in events]),
+                             (SuspendPolicy.EVENT_THREAD, [(EventKind.BREAKPOINT, tock)]))
+            b.ok(ThreadReference.Resume, b.object_id(other))
+        b.sock.settimeout(WAIT_S)
+        self.clear(b, EventKind.BREAKPOINT, tock)
+        b.ok(ClassType.SetValues, b.type_id(self.fixture) + i32(1) + b.field_id(fields["flood"].id) + b"\x00")
 
     def test_vm_death_goes_to_every_session(self):
         a, b = self.connect(), self.connect()

@@ -194,7 +194,18 @@ void SocketTransport::SendSoon(uint64_t epoch, std::vector<uint8_t> packet) {
   SendPacket(epoch, std::move(packet), true);
 }
 
-void SocketTransport::SendPacket(uint64_t epoch, std::vector<uint8_t> packet, bool soon) {
+void SocketTransport::SendUnheld(uint64_t epoch, std::vector<uint8_t> packet) {
+  SendPacket(epoch, std::move(packet), false, false);
+}
+
+bool SocketTransport::Backlogged(uint64_t epoch) {
+  const std::shared_ptr<Session> session = AttachedSession(epoch);
+  if (!session || !holding_back_) return false;
+  std::lock_guard lock(session->write_mu);
+  return !session->closed && !session->broken && session->queued_bytes + session->held_bytes > kSendWindow;
+}
+
+void SocketTransport::SendPacket(uint64_t epoch, std::vector<uint8_t> packet, bool soon, bool hold) {
   try {
     const std::shared_ptr<Session> session = AttachedSession(epoch);
     if (!session) return;
@@ -218,7 +229,7 @@ void SocketTransport::SendPacket(uint64_t epoch, std::vector<uint8_t> packet, bo
       return session->closed || session->broken || stopping_ || !holding_back_ ||
              session->queued_bytes + session->held_bytes <= kSendWindow;
     };
-    if (!reply && !within() && !io_.get_executor().running_in_this_thread()) {
+    if (hold && !reply && !within() && !io_.get_executor().running_in_this_thread()) {
       session->parts_cv.wait_for(lock, kSendHoldBack, within);
     }
   } catch (...) {

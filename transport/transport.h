@@ -246,6 +246,14 @@ class Transport {
   // same hold-back as Send; a Send behind it takes it along at once. By
   // default it is Send.
   virtual void SendSoon(uint64_t session, std::vector<uint8_t> packet) { Send(session, std::move(packet)); }
+  // Send that never holds its caller back, for a sender serving several
+  // debuggers (the event reporter with sessions=N), which asks Backlogged
+  // first and sends nothing more to a backlogged connection until it is not:
+  // one debugger that reads nothing then holds back none of the others' packets.
+  virtual void SendUnheld(uint64_t session, std::vector<uint8_t> packet) { Send(session, std::move(packet)); }
+  // Whether Send would hold its caller back now: more than kSendWindow bytes of
+  // connection `session` unwritten (never from the VM's death on). Any thread.
+  virtual bool Backlogged(uint64_t session) { return false; }
 
   // Sends one packet of `length` bytes (header included) to connection
   // `session` as the parts given to the returned writer, contiguous on the

@@ -63,7 +63,8 @@ struct EventReporter::Item {
   bool* done = nullptr;
 };
 
-EventReporter::EventReporter(Context& ctx, Outbox& outbox) : ctx_(ctx), outbox_(outbox) {}
+EventReporter::EventReporter(Context& ctx, Outbox& outbox)
+    : ctx_(ctx), outbox_(outbox), several_(ctx.options.sessions > 1) {}
 EventReporter::~EventReporter() = default;
 
 void EventReporter::Enqueue(std::unique_ptr<Item> item) {
@@ -72,7 +73,7 @@ void EventReporter::Enqueue(std::unique_ptr<Item> item) {
 }
 
 void EventReporter::PushLocked(std::unique_ptr<Item> item) {
-  queued_bytes_ += item->packet.size();
+  sessions_[item->session].queued_bytes += item->packet.size();
   queue_.push_back(std::move(item));
   queue_cv_.notify_all();
 }
@@ -82,7 +83,7 @@ void EventReporter::EnqueueWithinBacklog(std::unique_ptr<Item> item) {
   const uint64_t epoch = item->epoch;
   // Rechecked every second too: a session's end need not wake it.
   const SessionState& session = sessions_[item->session];
-  while (queued_bytes_ > kBacklogBytes && !stopping_ && !closed_.load() && session.attached.load() &&
+  while (session.queued_bytes > kBacklogBytes && !stopping_ && !closed_.load() && session.attached.load() &&
          epoch == session.epoch.load()) {
     queue_cv_.wait_for(lock, std::chrono::seconds(1));
   }
@@ -152,7 +153,7 @@ void EventReporter::Report(JNIEnv* jni, jthread thread, std::vector<ev::EventDat
     void* parking = direct_all ? ctx_.threads.SuspendAllForOwnEvent(jni, thread, listed, session)
                                : ctx_.threads.SuspendSelfForEvent(jni, thread, session);
     // From here until resumed this thread is suspended: no JNI or JVMTI calls.
-    outbox_.Send(session, std::move(packet));
+    SendOut(session, std::move(packet));
     EndDirect();
     LeaveReport();
     ctx_.threads.Park(jni, parking);
@@ -326,7 +327,34 @@ bool EventReporter::WaitsLocked(const Item& item) const {
   // invocation (whose reply stock sends at once) are no events.
   if (item.deferred_token || item.resuspend_after_invoke || item.invoke_reply) return false;
   const SessionState& s = sessions_[item.session];
-  return s.holding || s.blocked;
+  return s.holding || s.blocked || s.backlogged;
+}
+
+void EventReporter::SendOut(SessionSlot session, std::vector<uint8_t> packet) {
+  if (!several_) {
+    outbox_.Send(session, std::move(packet));
+    return;
+  }
+  outbox_.SendUnheld(session, std::move(packet));
+  if (outbox_.Backlogged(session)) {
+    std::lock_guard lock(queue_mu_);
+    sessions_[session].backlogged = true;
+  }
+}
+
+void EventReporter::RecheckBacklogs() {
+  std::array<bool, kMaxSessions> marked{};
+  {
+    std::lock_guard lock(queue_mu_);
+    bool any = false;
+    for (size_t i = 0; i < sessions_.size(); ++i) any |= marked[i] = sessions_[i].backlogged;
+    if (!any) return;
+  }
+  for (size_t i = 0; i < marked.size(); ++i) {
+    if (!marked[i] || outbox_.Backlogged(static_cast<SessionSlot>(i))) continue;
+    std::lock_guard lock(queue_mu_);
+    sessions_[i].backlogged = false;
+  }
 }
 
 std::deque<std::unique_ptr<EventReporter::Item>>::iterator EventReporter::NextItemLocked() {
@@ -338,18 +366,28 @@ std::deque<std::unique_ptr<EventReporter::Item>>::iterator EventReporter::NextIt
 
 void EventReporter::Run(JNIEnv* jni) {
   while (true) {
+    RecheckBacklogs();
     std::unique_ptr<Item> item;
     {
       std::unique_lock lock(queue_mu_);
       auto next = queue_.end();
-      queue_cv_.wait(lock, [&] {
+      auto ready = [&] {
         next = NextItemLocked();
         return stopping_ || next != queue_.end();
+      };
+      const bool backlogs = std::any_of(sessions_.begin(), sessions_.end(), [](const SessionState& s) {
+        return s.backlogged;
       });
+      if (!backlogs) {
+        queue_cv_.wait(lock, ready);
+      } else if (!queue_cv_.wait_for(lock, kBacklogPoll, ready)) {
+        continue;  // has a backlogged connection room again?
+      }
       if (next == queue_.end()) return;
       item = std::move(*next);
       queue_.erase(next);
-      queued_bytes_ -= std::min(item->packet.size(), queued_bytes_);
+      size_t& session_bytes = sessions_[item->session].queued_bytes;
+      session_bytes -= std::min(item->packet.size(), session_bytes);
       ++in_flight_;
     }
     const SessionState& session = sessions_[item->session];
@@ -367,7 +405,7 @@ void EventReporter::Run(JNIEnv* jni) {
         std::lock_guard lock(queue_mu_);
         sessions_[item->session].blocked = true;
       }
-      outbox_.Send(item->session, std::move(item->packet));
+      SendOut(item->session, std::move(item->packet));
     }
     {
       // Handed to the transport: no longer in flight, before its thread is let go,
@@ -430,6 +468,7 @@ void EventReporter::ReleaseAll() {
   for (SessionState& s : sessions_) {
     s.holding = false;
     s.blocked = false;
+    s.backlogged = false;
   }
   queue_cv_.notify_all();
 }
@@ -465,6 +504,7 @@ void EventReporter::LetGo(SessionSlot session) {
   std::lock_guard lock(queue_mu_);
   sessions_[session].holding = false;
   sessions_[session].blocked = false;
+  sessions_[session].backlogged = false;
   queue_cv_.notify_all();
 }
 

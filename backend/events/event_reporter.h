@@ -41,6 +41,15 @@
 // the reporter's stop: the VM's memory does not grow with the events a stalled
 // debugger leaves unread (its items take more than their packets' 4 MB).
 //
+// With several sessions the reporter is never held back by one of them: it
+// sends with Outbox::SendUnheld and, once a session's connection is backlogged
+// (Outbox::Backlogged: its debugger reads nothing), that session's events wait
+// in the queue, as held ones do, until the connection has room again (looked
+// at every kBacklogPoll), while the other sessions' events go on; the backlog
+// beyond which an application thread waits is each session's own; and the
+// direct path sends unheld too (its thread then parks until that session
+// resumes it, so each thread adds one packet at most).
+//
 // Sessions (sessions=N): every composite is one session's (ReportComposite
 // splits a hit's events by the session of their requests), is sent to that
 // session's connection and suspends in that session's name. Epochs, HoldEvents
@@ -145,6 +154,12 @@ class EventReporter {
  private:
   struct Item;
   static constexpr size_t kBacklogBytes = size_t{4} << 20;
+  static constexpr std::chrono::milliseconds kBacklogPoll{5};
+  // Sends a packet of `session`: held back by a debugger that reads nothing
+  // with one session, never with several (see the top).
+  void SendOut(SessionSlot session, std::vector<uint8_t> packet);
+  // Outside queue_mu_: the sessions marked backlogged whose connection has room again are no longer.
+  void RecheckBacklogs();
   void Enqueue(std::unique_ptr<Item> item);
   void PushLocked(std::unique_ptr<Item> item);  // queue_mu_ held: queues it (counted) and wakes the reporter
   // An application thread's event that suspends no thread: waits first while
@@ -170,19 +185,22 @@ class EventReporter {
   std::mutex queue_mu_;
   std::condition_variable queue_cv_;
   std::deque<std::unique_ptr<Item>> queue_;
-  size_t queued_bytes_ = 0;  // the packets of queue_'s items
   struct SessionState {
     // HoldEvents: as stock, events wait in the queue, in order, until
     // ReleaseEvents (their suspensions too); other items go on (queue_mu_).
     bool holding = false;
     // A SUSPEND_ALL composite was sent: events wait for a resume (see the top; queue_mu_).
     bool blocked = false;
+    // Several sessions: its connection was backlogged at the last send (queue_mu_).
+    bool backlogged = false;
+    size_t queued_bytes = 0;  // the packets of its items in queue_ (queue_mu_)
     std::atomic<uint64_t> epoch{1};
     std::atomic<bool> attached{false};
   };
   std::array<SessionState, kMaxSessions> sessions_;
-  // Whether an item of that session waits now (held or blocked; queue_mu_ held).
+  // Whether an item of that session waits now (held, blocked or backlogged; queue_mu_ held).
   bool WaitsLocked(const Item& item) const;
+  const bool several_;  // sessions= more than 1
   std::atomic<int> attached_count_{0};
   std::atomic<uint64_t> generation_{1};
   bool stopping_ = false;

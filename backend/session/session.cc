@@ -159,7 +159,17 @@ std::optional<SessionSlot> Session::SlotOf(uint64_t connection) const {
   return std::nullopt;
 }
 
-void Session::SendPacket(uint64_t connection, std::vector<uint8_t> packet, bool soon) {
+void Session::SendUnheld(SessionSlot slot, std::vector<uint8_t> packet) {
+  SendPacket(served_[slot].load(), std::move(packet), false, false);
+}
+
+bool Session::Backlogged(SessionSlot slot) {
+  transport::Transport* transport = host_.transport();
+  const uint64_t connection = served_[slot].load();
+  return transport && connection != 0 && transport->Backlogged(connection);
+}
+
+void Session::SendPacket(uint64_t connection, std::vector<uint8_t> packet, bool soon, bool hold) {
   if (auto* log = PacketTraceLog()) {
     // With several debuggers, each line names the connection.
     if (ctx_.options.sessions > 1) {
@@ -172,6 +182,8 @@ void Session::SendPacket(uint64_t connection, std::vector<uint8_t> packet, bool 
   if (!transport) return;
   if (soon) {
     transport->SendSoon(connection, std::move(packet));
+  } else if (!hold) {
+    transport->SendUnheld(connection, std::move(packet));
   } else {
     transport->Send(connection, std::move(packet));
   }

@@ -378,6 +378,31 @@ TEST(Transport, SendNeverHoldsAReplyBack) {
   ExpectReadInOrder(peer, replies);
 }
 
+// A sender serving several debuggers (the event reporter with sessions=N):
+// SendUnheld never waits, and Backlogged says when Send would have, until the
+// debugger has read enough; nothing is dropped.
+TEST(Transport, SendUnheldNeverHoldsItsCallerAndBackloggedSaysWhenSendWould) {
+  Harness h(Harness::Server());
+  ASSERT_TRUE(h.transport);
+  h.StartRun();
+  Peer peer = h.AttachDebugger();
+  const uint64_t session = h.LastSession();
+  EXPECT_FALSE(h.transport->Backlogged(session)) << "nothing unwritten yet";
+  const auto events = FullWindowThenMore(60, false);
+  auto sending = std::async(std::launch::async, [&] {
+    for (const auto& event : events) h.transport->SendUnheld(session, event);
+  });
+  EXPECT_EQ(sending.wait_for(kWellUnderTheHoldBacks), std::future_status::ready)
+      << "the debugger has read nothing, yet SendUnheld does not wait";
+  EXPECT_TRUE(h.transport->Backlogged(session)) << "more than the window unwritten";
+  EXPECT_FALSE(h.transport->Backlogged(session + 1)) << "no such connection";
+  ExpectReadInOrder(peer, events);
+  // The last write's completion (which counts it written) may run just after the peer read it.
+  const auto deadline = std::chrono::steady_clock::now() + kWellUnderTheHoldBacks;
+  while (h.transport->Backlogged(session) && std::chrono::steady_clock::now() < deadline) std::this_thread::yield();
+  EXPECT_FALSE(h.transport->Backlogged(session)) << "all of it read";
+}
+
 // VM death: after StopHoldingBack no packet holds its sender back (the one waiting
 // then is woken; this test only shows that none of the 30 after it waits), and nothing
 // is dropped (the debugger may still read it all).
