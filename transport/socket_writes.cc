@@ -202,7 +202,8 @@ bool SocketTransport::Backlogged(uint64_t epoch) {
   const std::shared_ptr<Session> session = AttachedSession(epoch);
   if (!session || !holding_back_) return false;
   std::lock_guard lock(session->write_mu);
-  return !session->closed && !session->broken && session->queued_bytes + session->held_bytes > kSendWindow;
+  return !session->closed && !session->broken && !session->close_when_drained &&
+         session->queued_bytes + session->held_bytes > kSendWindow;
 }
 
 void SocketTransport::SendPacket(uint64_t epoch, std::vector<uint8_t> packet, bool soon, bool hold) {

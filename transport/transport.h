@@ -248,7 +248,7 @@ class Transport {
   virtual void SendSoon(uint64_t session, std::vector<uint8_t> packet) { Send(session, std::move(packet)); }
   // Send that never holds its caller back, for a sender serving several
   // debuggers (the event reporter with sessions=N), which asks Backlogged
-  // first and sends nothing more to a backlogged connection until it is not:
+  // after each packet and sends nothing more to a backlogged connection until it is not:
   // one debugger that reads nothing then holds back none of the others' packets.
   virtual void SendUnheld(uint64_t session, std::vector<uint8_t> packet) { Send(session, std::move(packet)); }
   // Whether Send would hold its caller back now: more than kSendWindow bytes of

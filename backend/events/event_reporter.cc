@@ -74,7 +74,19 @@ void EventReporter::Enqueue(std::unique_ptr<Item> item) {
 
 void EventReporter::PushLocked(std::unique_ptr<Item> item) {
   sessions_[item->session].queued_bytes += item->packet.size();
+  // Only the reporter waits for a push, and only for an item it may take: one
+  // that waits (held, blocked, backlogged) would have it look through the
+  // queue for nothing, for every event a debugger that reads nothing leaves.
+  const bool takeable = stopping_ || !WaitsLocked(*item);
   queue_.push_back(std::move(item));
+  if (takeable) queue_cv_.notify_all();
+}
+
+void EventReporter::MarkBackloggedLocked(SessionState& s, bool backlogged) {
+  if (s.backlogged == backlogged) return;
+  s.backlogged = backlogged;
+  backlogged_count_ += backlogged ? 1 : -1;
+  // Marked: an idle reporter starts looking at the connections (Run); cleared: the session's items may go.
   queue_cv_.notify_all();
 }
 
@@ -325,8 +337,11 @@ bool EventReporter::WaitsLocked(const Item& item) const {
   // Held: an event waits, with its suspension (as stock, its thread waits in the
   // agent unsuspended); a thread's deferred suspension and the end of an
   // invocation (whose reply stock sends at once) are no events.
-  if (item.deferred_token || item.resuspend_after_invoke || item.invoke_reply) return false;
   const SessionState& s = sessions_[item.session];
+  if (item.deferred_token) return false;
+  // Nor do they wait for a HoldEvents or a block; behind a backlog they keep their place
+  // after the session's events (SendInvokeReply).
+  if (item.resuspend_after_invoke || item.invoke_reply) return s.backlogged;
   return s.holding || s.blocked || s.backlogged;
 }
 
@@ -338,23 +353,25 @@ void EventReporter::SendOut(SessionSlot session, std::vector<uint8_t> packet) {
   outbox_.SendUnheld(session, std::move(packet));
   if (outbox_.Backlogged(session)) {
     std::lock_guard lock(queue_mu_);
-    sessions_[session].backlogged = true;
+    MarkBackloggedLocked(sessions_[session], true);
   }
 }
 
-void EventReporter::RecheckBacklogs() {
+bool EventReporter::RecheckBacklogs() {
   std::array<bool, kMaxSessions> marked{};
   {
     std::lock_guard lock(queue_mu_);
-    bool any = false;
-    for (size_t i = 0; i < sessions_.size(); ++i) any |= marked[i] = sessions_[i].backlogged;
-    if (!any) return;
+    if (backlogged_count_ == 0) return false;
+    for (size_t i = 0; i < sessions_.size(); ++i) marked[i] = sessions_[i].backlogged;
   }
+  bool cleared = false;
   for (size_t i = 0; i < marked.size(); ++i) {
     if (!marked[i] || outbox_.Backlogged(static_cast<SessionSlot>(i))) continue;
     std::lock_guard lock(queue_mu_);
-    sessions_[i].backlogged = false;
+    MarkBackloggedLocked(sessions_[i], false);
+    cleared = true;
   }
+  return cleared;
 }
 
 std::deque<std::unique_ptr<EventReporter::Item>>::iterator EventReporter::NextItemLocked() {
@@ -366,22 +383,29 @@ std::deque<std::unique_ptr<EventReporter::Item>>::iterator EventReporter::NextIt
 
 void EventReporter::Run(JNIEnv* jni) {
   while (true) {
-    RecheckBacklogs();
     std::unique_ptr<Item> item;
     {
       std::unique_lock lock(queue_mu_);
       auto next = queue_.end();
-      auto ready = [&] {
-        next = NextItemLocked();
-        return stopping_ || next != queue_.end();
-      };
-      const bool backlogs = std::any_of(sessions_.begin(), sessions_.end(), [](const SessionState& s) {
-        return s.backlogged;
-      });
-      if (!backlogs) {
-        queue_cv_.wait(lock, ready);
-      } else if (!queue_cv_.wait_for(lock, kBacklogPoll, ready)) {
-        continue;  // has a backlogged connection room again?
+      // Looks through the queue when woken (an item it may take, a release, a
+      // stop...), and while a connection is backlogged asks it every kBacklogPoll
+      // whether it has room again, looking through the queue only if one has.
+      bool look = true;
+      while (true) {
+        if (look) {
+          next = NextItemLocked();
+          if (stopping_ || next != queue_.end()) break;
+        }
+        if (backlogged_count_ == 0) {
+          queue_cv_.wait(lock);
+          look = true;
+        } else if (queue_cv_.wait_for(lock, kBacklogPoll) == std::cv_status::no_timeout) {
+          look = true;
+        } else {
+          lock.unlock();
+          look = RecheckBacklogs();
+          lock.lock();
+        }
       }
       if (next == queue_.end()) return;
       item = std::move(*next);
@@ -468,7 +492,7 @@ void EventReporter::ReleaseAll() {
   for (SessionState& s : sessions_) {
     s.holding = false;
     s.blocked = false;
-    s.backlogged = false;
+    MarkBackloggedLocked(s, false);
   }
   queue_cv_.notify_all();
 }
@@ -488,6 +512,10 @@ void EventReporter::BeginSession(SessionSlot session) {
   s.epoch.fetch_add(1);
   generation_.fetch_add(1);
   if (!s.attached.exchange(true)) attached_count_.fetch_add(1);
+  {
+    std::lock_guard lock(queue_mu_);
+    MarkBackloggedLocked(s, false);  // left by a late send to the debugger before
+  }
   UnblockAfterResume(session);
 }
 
@@ -504,7 +532,7 @@ void EventReporter::LetGo(SessionSlot session) {
   std::lock_guard lock(queue_mu_);
   sessions_[session].holding = false;
   sessions_[session].blocked = false;
-  sessions_[session].backlogged = false;
+  MarkBackloggedLocked(sessions_[session], false);
   queue_cv_.notify_all();
 }
 

@@ -44,8 +44,9 @@
 // With several sessions the reporter is never held back by one of them: it
 // sends with Outbox::SendUnheld and, once a session's connection is backlogged
 // (Outbox::Backlogged: its debugger reads nothing), that session's events wait
-// in the queue, as held ones do, until the connection has room again (looked
-// at every kBacklogPoll), while the other sessions' events go on; the backlog
+// in the queue, as held ones do (and so do its invoke replies, which keep
+// their place behind them), until the connection has room again (looked at
+// every kBacklogPoll), while the other sessions' events go on; the backlog
 // beyond which an application thread waits is each session's own; and the
 // direct path sends unheld too (its thread then parks until that session
 // resumes it, so each thread adds one packet at most).
@@ -158,8 +159,9 @@ class EventReporter {
   // Sends a packet of `session`: held back by a debugger that reads nothing
   // with one session, never with several (see the top).
   void SendOut(SessionSlot session, std::vector<uint8_t> packet);
-  // Outside queue_mu_: the sessions marked backlogged whose connection has room again are no longer.
-  void RecheckBacklogs();
+  // Outside queue_mu_: the sessions marked backlogged whose connection has room
+  // again are no longer; returns whether any was.
+  bool RecheckBacklogs();
   void Enqueue(std::unique_ptr<Item> item);
   void PushLocked(std::unique_ptr<Item> item);  // queue_mu_ held: queues it (counted) and wakes the reporter
   // An application thread's event that suspends no thread: waits first while
@@ -198,6 +200,9 @@ class EventReporter {
     std::atomic<bool> attached{false};
   };
   std::array<SessionState, kMaxSessions> sessions_;
+  // Sets a session's backlogged mark, counted in backlogged_count_ (queue_mu_ held).
+  void MarkBackloggedLocked(SessionState& s, bool backlogged);
+  int backlogged_count_ = 0;  // sessions marked backlogged (queue_mu_)
   // Whether an item of that session waits now (held, blocked or backlogged; queue_mu_ held).
   bool WaitsLocked(const Item& item) const;
   const bool several_;  // sessions= more than 1
