@@ -150,7 +150,7 @@ class SocketTransport final : public Transport {
                                                   const std::function<void()>& waiting) override;
   void Run() override;
   void Send(uint64_t session, std::vector<uint8_t> packet) override;
-  void SendUnheld(uint64_t session, std::vector<uint8_t> packet) override;
+  bool SendUnheld(uint64_t session, std::vector<uint8_t> packet) override;
   bool Backlogged(uint64_t session) override;
   void SendSoon(uint64_t session, std::vector<uint8_t> packet) override;
   using Transport::SendInParts;
@@ -185,8 +185,8 @@ class SocketTransport final : public Transport {
   void WriteNext(const std::shared_ptr<Session>& session);
   // Send and SendSoon: queues (or writes) one packet, then holds a caller back
   // while the debugger reads nothing (kSendWindow).
-  // `hold`: false for SendUnheld.
-  void SendPacket(uint64_t epoch, std::vector<uint8_t> packet, bool soon, bool hold = true);
+  // `hold`: false for SendUnheld, which is answered whether the connection is backlogged now.
+  bool SendPacket(uint64_t epoch, std::vector<uint8_t> packet, bool soon, bool hold = true);
   // On the I/O thread: starts the writer kSendSoonDelay from now.
   void FlushSoon(const std::shared_ptr<Session>& session);
   // On the calling thread, `session` locked (write_mu): writes `out` now when

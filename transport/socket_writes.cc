@@ -194,8 +194,8 @@ void SocketTransport::SendSoon(uint64_t epoch, std::vector<uint8_t> packet) {
   SendPacket(epoch, std::move(packet), true);
 }
 
-void SocketTransport::SendUnheld(uint64_t epoch, std::vector<uint8_t> packet) {
-  SendPacket(epoch, std::move(packet), false, false);
+bool SocketTransport::SendUnheld(uint64_t epoch, std::vector<uint8_t> packet) {
+  return SendPacket(epoch, std::move(packet), false, false);
 }
 
 bool SocketTransport::Backlogged(uint64_t epoch) {
@@ -206,13 +206,13 @@ bool SocketTransport::Backlogged(uint64_t epoch) {
          session->queued_bytes + session->held_bytes > kSendWindow;
 }
 
-void SocketTransport::SendPacket(uint64_t epoch, std::vector<uint8_t> packet, bool soon, bool hold) {
+bool SocketTransport::SendPacket(uint64_t epoch, std::vector<uint8_t> packet, bool soon, bool hold) {
   try {
     const std::shared_ptr<Session> session = AttachedSession(epoch);
-    if (!session) return;
+    if (!session) return false;
     const bool reply = packet.size() > 8 && (packet[8] & jdwp::kReplyFlag) != 0;
     std::unique_lock lock(session->write_mu);
-    if (session->closed || session->close_when_drained || session->broken) return;
+    if (session->closed || session->close_when_drained || session->broken) return false;
     if (session->in_parts) {
       // After the packet in parts (EndPartsLocked).
       {
@@ -230,12 +230,14 @@ void SocketTransport::SendPacket(uint64_t epoch, std::vector<uint8_t> packet, bo
       return session->closed || session->broken || stopping_ || !holding_back_ ||
              session->queued_bytes + session->held_bytes <= kSendWindow;
     };
-    if (hold && !reply && !within() && !io_.get_executor().running_in_this_thread()) {
+    if (!hold) return !within();
+    if (!reply && !within() && !io_.get_executor().running_in_this_thread()) {
       session->parts_cv.wait_for(lock, kSendHoldBack, within);
     }
   } catch (...) {
     if (log_) log_->error("Send failed to queue a packet");
   }
+  return false;
 }
 
 void SocketTransport::FlushSoon(const std::shared_ptr<Session>& session) {

@@ -247,10 +247,14 @@ class Transport {
   // default it is Send.
   virtual void SendSoon(uint64_t session, std::vector<uint8_t> packet) { Send(session, std::move(packet)); }
   // Send that never holds its caller back, for a sender serving several
-  // debuggers (the event reporter with sessions=N), which asks Backlogged
-  // after each packet and sends nothing more to a backlogged connection until it is not:
-  // one debugger that reads nothing then holds back none of the others' packets.
-  virtual void SendUnheld(uint64_t session, std::vector<uint8_t> packet) { Send(session, std::move(packet)); }
+  // debuggers (the event reporter with sessions=N). Answers whether the
+  // connection is backlogged now (Backlogged), so that the sender sends it
+  // nothing more until it is not: one debugger that reads nothing then holds
+  // back none of the others' packets.
+  virtual bool SendUnheld(uint64_t session, std::vector<uint8_t> packet) {
+    Send(session, std::move(packet));
+    return false;
+  }
   // Whether Send would hold its caller back now: more than kSendWindow bytes of
   // connection `session` unwritten (never from the VM's death on). Any thread.
   virtual bool Backlogged(uint64_t session) { return false; }

@@ -350,8 +350,7 @@ void EventReporter::SendOut(SessionSlot session, std::vector<uint8_t> packet) {
     outbox_.Send(session, std::move(packet));
     return;
   }
-  outbox_.SendUnheld(session, std::move(packet));
-  if (outbox_.Backlogged(session)) {
+  if (outbox_.SendUnheld(session, std::move(packet))) {
     std::lock_guard lock(queue_mu_);
     MarkBackloggedLocked(sessions_[session], true);
   }

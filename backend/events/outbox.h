@@ -19,10 +19,14 @@ class Outbox {
   virtual ~Outbox() = default;
   // Sends one whole packet to the debugger of `session` (dropped when none is attached there).
   virtual void Send(SessionSlot session, std::vector<uint8_t> packet) = 0;
-  // Send that never waits for a debugger that reads nothing, and whether Send
-  // would wait now (transport.h, SendUnheld and Backlogged): for a sender that
-  // serves several sessions and must not be held by one of them.
-  virtual void SendUnheld(SessionSlot session, std::vector<uint8_t> packet) { Send(session, std::move(packet)); }
+  // Send that never waits for a debugger that reads nothing (answering whether
+  // its connection is backlogged now), and whether Send would wait now
+  // (transport.h, SendUnheld and Backlogged): for a sender that serves several
+  // sessions and must not be held by one of them.
+  virtual bool SendUnheld(SessionSlot session, std::vector<uint8_t> packet) {
+    Send(session, std::move(packet));
+    return false;
+  }
   virtual bool Backlogged(SessionSlot session) { return false; }
   // The transport connection `session` serves now (0: none), and sending to a
   // connection alone: dropped once it is gone, so that what belonged to one

@@ -159,8 +159,8 @@ std::optional<SessionSlot> Session::SlotOf(uint64_t connection) const {
   return std::nullopt;
 }
 
-void Session::SendUnheld(SessionSlot slot, std::vector<uint8_t> packet) {
-  SendPacket(served_[slot].load(), std::move(packet), false, false);
+bool Session::SendUnheld(SessionSlot slot, std::vector<uint8_t> packet) {
+  return SendPacket(served_[slot].load(), std::move(packet), false, false);
 }
 
 bool Session::Backlogged(SessionSlot slot) {
@@ -169,7 +169,7 @@ bool Session::Backlogged(SessionSlot slot) {
   return transport && connection != 0 && transport->Backlogged(connection);
 }
 
-void Session::SendPacket(uint64_t connection, std::vector<uint8_t> packet, bool soon, bool hold) {
+bool Session::SendPacket(uint64_t connection, std::vector<uint8_t> packet, bool soon, bool hold) {
   if (auto* log = PacketTraceLog()) {
     // With several debuggers, each line names the connection.
     if (ctx_.options.sessions > 1) {
@@ -179,14 +179,15 @@ void Session::SendPacket(uint64_t connection, std::vector<uint8_t> packet, bool 
     }
   }
   transport::Transport* transport = host_.transport();
-  if (!transport) return;
+  if (!transport) return false;
   if (soon) {
     transport->SendSoon(connection, std::move(packet));
   } else if (!hold) {
-    transport->SendUnheld(connection, std::move(packet));
+    return transport->SendUnheld(connection, std::move(packet));
   } else {
     transport->Send(connection, std::move(packet));
   }
+  return false;
 }
 
 void Session::BeginServing(uint64_t connection) {

@@ -108,7 +108,7 @@ class Session : public transport::Listener, public Outbox, public SessionControl
   // Outbox (the event path's way up): to the connection a slot serves now, and to the command thread.
   void Send(SessionSlot slot, std::vector<uint8_t> packet) override { SendTo(served_[slot].load(), std::move(packet)); }
   uint64_t connection(SessionSlot slot) const override { return served_[slot].load(); }
-  void SendUnheld(SessionSlot slot, std::vector<uint8_t> packet) override;
+  bool SendUnheld(SessionSlot slot, std::vector<uint8_t> packet) override;
   bool Backlogged(SessionSlot slot) override;
   // Sends one packet to connection `connection` (dropped unless it is still attached).
   void SendTo(uint64_t connection, std::vector<uint8_t> packet) override { SendPacket(connection, std::move(packet), false); }
@@ -137,8 +137,8 @@ class Session : public transport::Listener, public Outbox, public SessionControl
 
  private:
   // Send and SendSoon to one connection (dropped unless it is still attached), with the packet log.
-  // `soon`: Transport::SendSoon; `hold` false: Transport::SendUnheld.
-  void SendPacket(uint64_t connection, std::vector<uint8_t> packet, bool soon, bool hold = true);
+  // `soon`: Transport::SendSoon; `hold` false: Transport::SendUnheld, whose answer it returns.
+  bool SendPacket(uint64_t connection, std::vector<uint8_t> packet, bool soon, bool hold = true);
   struct Message {
     enum Kind { kPacket, kAttached, kDetached, kTask } kind;
     std::vector<uint8_t> bytes;

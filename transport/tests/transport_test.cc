@@ -379,8 +379,8 @@ TEST(Transport, SendNeverHoldsAReplyBack) {
 }
 
 // A sender serving several debuggers (the event reporter with sessions=N):
-// SendUnheld never waits, and Backlogged says when Send would have, until the
-// debugger has read enough; nothing is dropped.
+// SendUnheld never waits, and it and Backlogged say when Send would have, until
+// the debugger has read enough; nothing is dropped.
 TEST(Transport, SendUnheldNeverHoldsItsCallerAndBackloggedSaysWhenSendWould) {
   Harness h(Harness::Server());
   ASSERT_TRUE(h.transport);
@@ -389,11 +389,13 @@ TEST(Transport, SendUnheldNeverHoldsItsCallerAndBackloggedSaysWhenSendWould) {
   const uint64_t session = h.LastSession();
   EXPECT_FALSE(h.transport->Backlogged(session)) << "nothing unwritten yet";
   const auto events = FullWindowThenMore(60, false);
+  std::vector<bool> answers;
   auto sending = std::async(std::launch::async, [&] {
-    for (const auto& event : events) h.transport->SendUnheld(session, event);
+    for (const auto& event : events) answers.push_back(h.transport->SendUnheld(session, event));
   });
   EXPECT_EQ(sending.wait_for(kWellUnderTheHoldBacks), std::future_status::ready)
       << "the debugger has read nothing, yet SendUnheld does not wait";
+  EXPECT_EQ(answers, std::vector<bool>(events.size(), true)) << "each said the connection is backlogged";
   EXPECT_TRUE(h.transport->Backlogged(session)) << "more than the window unwritten";
   EXPECT_FALSE(h.transport->Backlogged(session + 1)) << "no such connection";
   ExpectReadInOrder(peer, events);
