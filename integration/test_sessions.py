@@ -93,14 +93,22 @@ class SessionsTest(unittest.TestCase):
 
     # -- helpers --
 
-    def connect(self) -> Client:
+    def connect(self, look_up: bool = True) -> Client:
+        """A client that, with `look_up`, is sent the fixture class's and the
+        worker thread's IDs itself: IDs are counted per session, and one a
+        session was never sent is freed when the sessions that were have gone."""
         c = Client(self.proc.port)
         self.clients.append(c)
+        if not look_up:
+            return c
+        fixture = c.class_by_signature("LSessions;")
+        worker = c.thread_named("worker")
         if not hasattr(self, "fixture"):
-            self.fixture = c.class_by_signature("LSessions;")
+            self.fixture = fixture
             self.method_ids = {m.name: m.id for m in c.methods(self.fixture)}
             self.counter_field = c.fields(self.fixture)["counter"].id
-            self.worker = c.thread_named("worker")
+            self.worker = worker
+        self.assertEqual((fixture, worker), (self.fixture, self.worker))  # one ID per object, whoever asked
         return c
 
     def location(self, c: Client, method: str, marker: str) -> bytes:
@@ -315,6 +323,62 @@ class SessionsTest(unittest.TestCase):
         b.ok(VirtualMachine.Dispose)
         self.assertEqual(a.ok((10, 1), a.object_id(name_id)).string(), "sessions")  # StringReference.Value
 
+    def assert_invalid(self, c: Client, object_id: int):
+        """The ID is freed: ObjectReference.ReferenceType answers INVALID_OBJECT."""
+        self.assertEqual(error_name(c.error((9, 1), c.object_id(object_id))), error_name(Error.INVALID_OBJECT))
+
+    def dispose(self, c: Client, object_id: int, count: int):
+        c.ok(VirtualMachine.DisposeObjects, i32(1) + c.object_id(object_id) + i32(count))
+
+    def test_an_id_is_freed_once_no_session_holds_it(self):
+        a, b = self.connect(), self.connect()
+        name_field = a.fields(self.fixture)["NAME"].id
+
+        def name_id(c: Client) -> int:
+            return c.static_values(self.fixture, [name_field])[0][1]
+
+        def value(c: Client, string_id: int) -> str:
+            return c.ok((10, 1), c.object_id(string_id)).string()  # StringReference.Value
+
+        # Sent to both, disposed by both: freed, as with one debugger. A's count,
+        # however big, takes off only what A was sent.
+        shared = name_id(a)
+        self.assertEqual(name_id(b), shared)
+        self.dispose(a, shared, 1_000_000)
+        self.assertEqual(value(b, shared), "sessions")
+        self.dispose(b, shared, 1)
+        self.assert_invalid(a, shared)
+        # Sent to B alone: B's end frees it (IDs are shared, so A may name it meanwhile).
+        b_only = name_id(b)
+        self.assertNotEqual(b_only, shared)  # never reused
+        self.assertEqual(value(a, b_only), "sessions")
+        b.ok(VirtualMachine.Dispose)
+        self.assert_invalid(a, b_only)
+        # The first debugger's end: what another holds stays, what it alone was sent goes.
+        c = self.connect()
+        kept = name_id(a)
+        self.assertEqual(name_id(c), kept)
+        group = a.ok(ThreadReference.ThreadGroup, a.object_id(self.worker)).id()  # sent to A only
+        self.assertEqual(c.ok((12, 1), c.object_id(group)).string(), "main")  # ThreadGroupReference.Name
+        a.ok(VirtualMachine.Dispose)
+        self.assertEqual(value(c, kept), "sessions")
+        self.assert_invalid(c, group)
+        # C alone now: its dispose frees, as with one debugger.
+        self.dispose(c, kept, 1)
+        self.assert_invalid(c, kept)
+
+    def test_an_events_ids_are_counted_for_the_session_it_goes_to(self):
+        # B looks nothing up: the worker's ID comes to it in its event alone.
+        a, b = self.connect(), self.connect(look_up=False)
+        bp = self.breakpoint(b, "tick", "@tick-line", SuspendPolicy.NONE, count=1)
+        self.assertEqual(self.next_event(b)[1], [(EventKind.BREAKPOINT, bp, self.worker,
+                                                  harness.fixture_line(SOURCE, "@tick-line"))])
+        # A disposes the worker's ID: B was sent it in its event and still holds it.
+        self.dispose(a, self.worker, 1_000_000)
+        self.assertEqual(b.ok(ThreadReference.Name, b.object_id(self.worker)).string(), "worker")
+        self.dispose(b, self.worker, 1)
+        self.assert_invalid(b, self.worker)
+
     def test_probes_are_the_sessions_own(self):
         a, b = self.connect(), self.connect()
         r = a.ok(Probe.Set, set_body(ProbeKind.LOG, "Sessions:" + str(harness.fixture_line(SOURCE, "@tick-line")),
@@ -486,7 +550,7 @@ class SessionsTest(unittest.TestCase):
         self.assertEqual(self.next_event(b)[1][0][:2], (EventKind.BREAKPOINT, bp_b))
         # The stream ended with A: a new session reads the array whole.
         c = self.connect()
-        r = c.ok(whole[0], c.object_id(big) + whole[1])
+        r = c.ok(whole[0], c.object_id(self.static(c, "big")) + whole[1])
         self.assertEqual((chr(r.byte()), r.int()), ("I", 8 << 20))
         self.assertEqual(len(r.take(4 * (8 << 20))), 4 * (8 << 20))
 
@@ -546,6 +610,7 @@ class SessionsTest(unittest.TestCase):
     def test_a_session_killed_while_its_streamed_reply_is_parked_disturbs_no_other(self):
         a, b = self.connect(), self.connect()
         big = self.static(a, "big")
+        self.assertEqual(self.static(b, "big"), big)  # B is sent the ID too (IDs are counted per session)
         self.start_big_reply(a, big)
         # Commands queued behind the parked reply, never answered: A goes.
         for _ in range(3):
@@ -558,7 +623,7 @@ class SessionsTest(unittest.TestCase):
         self.answered_promptly(b, big, rounds=2)
         # A's slot is free again (sessions=3: B and two more), and the VM runs on.
         c, d = self.connect(), self.connect()
-        r = c.ok(ArrayReference.GetValues, c.object_id(big) + i32(0) + i32(-1))
+        r = c.ok(ArrayReference.GetValues, c.object_id(self.static(c, "big")) + i32(0) + i32(-1))
         self.assertEqual((chr(r.byte()), r.int()), ("I", 8 << 20))
         self.assertEqual(bytes(r.take(4 * (8 << 20))), big_bytes())
         self.wait_until_running(d)

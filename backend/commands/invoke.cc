@@ -150,6 +150,7 @@ void RunPendingCall(Context& c, EventReporter& reporter, JNIEnv* tjni, const Pen
   std::vector<uint8_t> packet;
   {
     vmcore::LocalFrame frame(tjni, 32);
+    ObjectTable::CreditScope credit(call.session);  // the reply's IDs are the invoking session's
     InvokeResult result = CallMethod(c, tjni, call.thread, call.kind, call.obj, call.klass, call.method,
                                      *call.arguments.values, call.arguments.ret);
     Reply reply{};

@@ -268,9 +268,8 @@ class VirtualMachineHandlers : public HandlerBase {
   }
 
   jdwp::Result<VM::DisposeObjects::Reply> DisposeObjects(const VM::DisposeObjects::Request& req) {
-    // With several debuggers attached no ID is freed (ids.h): each may hold it.
-    const bool may_free = reporter_.attached_count() <= 1;
-    for (const auto& e : req.requests) ctx_.objects.Release(env(), e.object, e.ref_cnt, may_free);
+    // With several debuggers attached, each takes off no more than its own count (ids.h).
+    for (const auto& e : req.requests) ctx_.objects.Release(env(), e.object, e.ref_cnt, session());
     return VM::DisposeObjects::Reply{};
   }
 

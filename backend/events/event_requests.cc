@@ -11,6 +11,7 @@
 #include "backend/events/event_request.h"
 #include "backend/log.h"
 #include "backend/events/request_rules.h"
+#include "jdwp/object_ids.h"
 
 namespace jdwpx::backend {
 
@@ -532,11 +533,34 @@ void EventRequests::EndSession(JNIEnv* jni, SessionSlot session) {
   RefreshHooks(jni);
 }
 
+namespace {
+
+ObjectTable::SessionIds IdsOf(SessionSlot session, const std::vector<jdwp::events::EventData>& events) {
+  ObjectTable::SessionIds s{session, {}};
+  jdwp::ForEachObjectId(events, [&](uint64_t id) { s.ids.push_back(id); });
+  return s;
+}
+
+}  // namespace
+
+void EventRequests::SettleEventIds(JNIEnv* jni, SessionSlot session, const std::vector<jdwp::events::EventData>& events) {
+  if (!ctx_.objects.EventIdsToSettle()) return;  // one session: each ID was counted as it was made
+  ctx_.objects.SettleEventIds(jni, {IdsOf(session, events)});
+}
+
+void EventRequests::SettleEventIds(JNIEnv* jni, const std::vector<EventReporter::SessionComposite>& composites) {
+  if (!ctx_.objects.EventIdsToSettle()) return;
+  std::vector<ObjectTable::SessionIds> sent;
+  for (const auto& c : composites) sent.push_back(IdsOf(c.session, c.events));
+  ctx_.objects.SettleEventIds(jni, sent);
+}
+
 void ReportComposite(EventRequests& requests, EventReporter& reporter, JNIEnv* jni, jthread thread,
                      std::vector<ev::EventData> events, const Answers& answers) {
   // Before the event goes: what expired requests hold in the VM is let go.
   requests.ReleaseExpired(jni);
   if (answers.OneSession()) {
+    requests.SettleEventIds(jni, answers.session(), events);
     reporter.Report(jni, thread, std::move(events), answers.policy(), answers.session());
     return;
   }
@@ -552,6 +576,7 @@ void ReportComposite(EventRequests& requests, EventReporter& reporter, JNIEnv* j
     it->events.push_back(std::move(event));
     if (answer) it->policy = std::max(it->policy, answer->policy);
   }
+  requests.SettleEventIds(jni, composites);
   reporter.ReportEach(jni, thread, std::move(composites));
 }
 

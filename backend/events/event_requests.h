@@ -89,6 +89,11 @@ class EventRequests {
   // mu() not held; the method requests go to the command thread (Outbox::PostTask),
   // which changes the hooks as Clear does.
   void ReleaseExpired(JNIEnv* jni);
+  // The object IDs of the events this thread made, counted for every session
+  // when they were made, are settled on the sessions that get them
+  // (ObjectTable::SettleEventIds; nothing to do with one session).
+  void SettleEventIds(JNIEnv* jni, SessionSlot session, const std::vector<jdwp::events::EventData>& events);
+  void SettleEventIds(JNIEnv* jni, const std::vector<EventReporter::SessionComposite>& composites);
   // A breakpoint request or a probe is set at this place: its breakpoint
   // callback will come (mu() held).
   bool UserBreakpointAt(jmethodID method, jlocation location) {

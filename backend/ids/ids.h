@@ -10,11 +10,22 @@
 // accepted (INVALID_METHODID / INVALID_FIELDID otherwise).
 //
 // Sessions (sessions=N): the debuggers attached at once share the IDs (an
-// object has one ID whoever asked), and each ID's debugger count adds up what
-// all of them were sent; while several are attached no ID is freed (Release),
-// so no DisposeObjects of one frees an ID another holds. DisableCollection pins per session: an object stays
-// pinned while any session pins it. A session's end unpins what it pinned
-// (EndSession); the IDs themselves are forgotten once the last one has gone (Reset).
+// object has one ID whoever asked), and each ID's count is what all of them
+// were sent. While several are attached it is also counted per session, so
+// that one session's DisposeObjects takes off no more than that session was
+// sent, and a session's end takes off all it was sent: an ID is freed when no
+// session holds it any longer. The first session's part is the total less the
+// others' (`others_`), so that one debugger costs nothing more. Who an ID is
+// counted for: the session of the command being answered (CreditScope, on
+// the command thread and on an invoking thread). An event's IDs are made in
+// a JVMTI callback (EventScope) before it is known which sessions the event
+// goes to: they are counted at once for every session attached, as one
+// debugger's are counted at once, so that no DisposeObjects or session end
+// meanwhile frees them; once the events are split (SettleEventIds) the
+// sessions that got none of them are counted down again. An error in these
+// counts only ever keeps an ID longer, never frees one a session holds.
+// DisableCollection pins per session: an object stays pinned while any
+// session pins it, and a session's end unpins what it pinned.
 //
 // Locking: one mutex (rank: leaf) guards each table; no JVM call that can block
 // on another thread of ours is made while holding it. ObjectTable's mutex is
@@ -26,6 +37,7 @@
 
 #include <jni.h>
 
+#include <atomic>
 #include <cstdint>
 #include <mutex>
 #include <optional>
@@ -70,19 +82,57 @@ class ObjectTable {
   jdwp::Result<jobject> Resolve(JNIEnv* jni, jdwp::ObjectId id);
   bool IsCollected(JNIEnv* jni, jdwp::ObjectId id, bool* known);
 
-  // DisposeObjects: the ID is dropped when the debuggers' count reaches 0, if
-  // `may_free` (one debugger attached): with several, an ID is only counted
-  // down, and freed when the last one leaves (Reset), so that no session's
-  // DisposeObjects, whatever count it sends, invalidates an ID another holds.
-  void Release(JNIEnv* jni, jdwp::ObjectId id, int32_t count, bool may_free);
+  // DisposeObjects of `session`: the ID is freed when the debuggers' count
+  // reaches 0. With several sessions attached no more than `session`'s own
+  // count is taken off, whatever count it sends: it never frees an ID another holds.
+  void Release(JNIEnv* jni, jdwp::ObjectId id, int32_t count, SessionSlot session);
   jdwp::Result<void> DisableCollection(JNIEnv* jni, jdwp::ObjectId id, SessionSlot session);
   jdwp::Result<void> EnableCollection(JNIEnv* jni, jdwp::ObjectId id, SessionSlot session);
-  // A session ended while others stay: what it pinned is let go (unless another pins it too).
+  // A debugger attached in `session`.
+  void BeginSession(SessionSlot session);
+  // A session ended while others stay: what it pinned is let go (unless another
+  // pins it too), and the IDs that no other session holds are freed.
   void EndSession(JNIEnv* jni, SessionSlot session);
+  // The events this thread made are split: `sent` holds, for each session
+  // that gets some, the object IDs of its events. The IDs this thread made
+  // for events since its last settling were counted for every session then
+  // attached: those that got none of them are counted down; a session that
+  // gets one it was not counted for (attached meanwhile) is counted up.
+  struct SessionIds {
+    SessionSlot session;
+    std::vector<uint64_t> ids;
+  };
+  void SettleEventIds(JNIEnv* jni, const std::vector<SessionIds>& sent);
+  // Whether SettleEventIds has anything to do on this thread (several
+  // sessions attached, or IDs made for events while they were).
+  bool EventIdsToSettle() const;
+  // While alive, the IDs this thread gives out are an event's (a JVMTI callback).
+  class EventScope {
+   public:
+    EventScope();
+    ~EventScope();
+    EventScope(const EventScope&) = delete;
+    EventScope& operator=(const EventScope&) = delete;
 
-  // Forgets every ID (session end): frees all references.
+   private:
+    int previous_;
+  };
+  // While alive, the IDs this thread gives out are counted for `session` (a
+  // command's reply, an invocation's).
+  class CreditScope {
+   public:
+    explicit CreditScope(SessionSlot session);
+    ~CreditScope();
+    CreditScope(const CreditScope&) = delete;
+    CreditScope& operator=(const CreditScope&) = delete;
+
+   private:
+    int previous_;
+  };
+
+  // Forgets every ID (the end of `session`, the last one): frees all references.
   // IDs are still never reused: the next session's IDs continue the count.
-  void Reset(JNIEnv* jni);
+  void Reset(JNIEnv* jni, SessionSlot session);
   size_t size();
   // Bumped by Reset: an ID cached elsewhere is valid only in the generation
   // that issued it (ClassTable).
@@ -109,8 +159,22 @@ class ObjectTable {
   Added KnownOrAdd(JNIEnv* jni, jobject obj, uint32_t hash, jweak weak, int32_t sent);
   // A live ID's debugger count, saturating, plus `more` (mu_ held).
   void AddToCountLocked(uint64_t id, int64_t more);
+  // Counts `sent` for the session this thread gives IDs to (mu_ held): the
+  // total with one session attached; with several, that session's part too,
+  // and for an event's ID (EventScope) every session's, noted for SettleEventIds.
+  void CountLocked(uint64_t id, int32_t sent);
+  // `more` (may be negative) added to `session`'s part and the total (mu_ held, several attached).
+  void CreditLocked(uint64_t id, SessionSlot session, int64_t more);
+  // `session`'s part of a live ID's count (mu_ held, several attached).
+  int32_t OwnCountLocked(uint64_t id, SessionSlot session) const;
+  bool SeveralLocked() const { return (attached_ & (attached_ - 1)) != 0; }
+  bool AttachedLocked(SessionSlot session) const { return (attached_ >> session) & 1; }
+  // Forgets a live ID: unpins it and frees its reference (mu_ held).
+  void FreeLocked(JNIEnv* jni, uint64_t id);
   // Unpins `id` and frees its reference `ref` (mu_ held).
   void Drop(JNIEnv* jni, uint64_t id, jweak ref);
+  // Forgets every ID (mu_ held); returns how many there were.
+  size_t ResetLocked(JNIEnv* jni);
 
   vmcore::Jvmti jvmti_;
   std::mutex mu_;
@@ -121,6 +185,16 @@ class ObjectTable {
     uint32_t sessions = 0;
   };
   std::unordered_map<uint64_t, Pin> pinned_;
+  // Several sessions: the parts of an ID's count that sessions other than
+  // `primary_` were sent (no entry: none; never 0).
+  struct Part {
+    SessionSlot session;
+    int32_t count;
+  };
+  std::unordered_map<uint64_t, std::vector<Part>> others_;
+  uint32_t attached_ = 0;  // a bit per session attached
+  std::atomic<bool> several_{false};  // SeveralLocked(), for EventIdsToSettle()
+  SessionSlot primary_ = 0;  // whose part of each count is the total less others_
   uint64_t next_id_ = 1;
   uint64_t generation_ = 1;  // mu_
 };

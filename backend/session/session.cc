@@ -138,7 +138,7 @@ void Session::OnAttached(const std::string& peer, uint64_t connection, std::chro
   } else {
     Log().info("debugger attached from {}", peer);
   }
-  if (slot) events_.BeginSession(*slot);
+  if (slot) BeginSlot(*slot);
   Post({Message::kAttached, {}, connection});
 }
 
@@ -204,7 +204,12 @@ void Session::BeginServing(uint64_t connection) {
     if (transport::Transport* transport = host_.transport()) transport->CloseConnection(connection);
     return;
   }
-  events_.BeginSession(*slot);
+  BeginSlot(*slot);
+}
+
+void Session::BeginSlot(SessionSlot slot) {
+  ctx_.objects.BeginSession(slot);
+  events_.BeginSession(slot);
 }
 
 void Session::OnPacket(uint64_t connection, std::vector<uint8_t> packet) {
@@ -384,6 +389,7 @@ void Session::ContinueParked(JNIEnv* jni, SessionSlot slot) {
   if (!parked.reply) return;  // a late ring, its reply done or dropped
   {
     vmcore::LocalFrame frame(jni, 64);
+    ObjectTable::CreditScope credit(slot);
     if (parked.reply->Continue()) return;
   }
   // Done: its debugger's messages that waited run now, in order, until one
@@ -489,6 +495,7 @@ void Session::HandlePacket(JNIEnv* jni, const std::vector<uint8_t>& bytes, Sessi
   vmcore::LocalFrame frame(jni, 64);
   uint32_t id = packet->id;
   command_slot_ = slot;
+  ObjectTable::CreditScope credit(slot);  // the IDs of the reply are this session's
   if (!LeavesSuspensionsPending(*packet)) ctx_.threads.ApplyPendingSuspensions();
   if (!GoesOnStepping(*packet)) ctx_.single_steps.DropLingers(jni);
   dispatcher_.Dispatch(*packet, ctx_.vm_dead.load(),
@@ -537,12 +544,12 @@ void Session::EndSession(JNIEnv* jni, SessionSlot slot) {
   bool last = true;
   for (int s = 0; s < ctx_.options.sessions; ++s) last = last && (s == slot || served_[s].load() == 0);
   if (last) {
-    ctx_.objects.Reset(jni);
+    ctx_.objects.Reset(jni, slot);
     host_.DisableSessionEvents(jni);
     // Off the next debugger's path: its first class scan finds the IDs given.
     if (!ctx_.vm_dead) ctx_.classes.ReserveIds(jni);
   } else {
-    // The others keep every ID: only what this one pinned is let go (ids.h).
+    // The others keep their IDs: what this one alone held and pinned is let go (ids.h).
     ctx_.objects.EndSession(jni, slot);
   }
   std::lock_guard lock(mu_);

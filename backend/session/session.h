@@ -158,6 +158,8 @@ class Session : public transport::Listener, public Outbox, public SessionControl
   // Session end: clear its requests and probes, resume what its debugger
   // suspended, forget its IDs (all of them once no other debugger is
   // attached); then the slot is free for the next attach.
+  // A debugger begins in `slot`: its IDs and events.
+  void BeginSlot(SessionSlot slot);
   void EndSession(JNIEnv* jni, SessionSlot slot);
   // Flushes and closes one debugger connection, waiting (bounded) for its detach.
   void CloseConnectionAndWait(uint64_t connection);

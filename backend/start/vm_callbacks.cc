@@ -17,8 +17,11 @@ Agent* g_agent = nullptr;
 namespace {
 
 // Every JVMTI callback enters through Guard: no C++ exception reaches the JVM.
+// The IDs it makes are an event's, even on a thread answering a session (an
+// invocation's, the command thread's ClassPrepare): ObjectTable::EventScope.
 template <class Fn>
 void Guard(const char* what, Fn fn) {
+  ObjectTable::EventScope event_ids;
   try {
     if (g_agent) fn(*g_agent);
   } catch (const std::exception& e) {
