@@ -377,6 +377,23 @@ class Probes(unittest.TestCase):
         self.assertLess(info["hits"], 3000000)
         self.assertGreater(info["hits"], 0)
 
+    def test_a_client_that_reads_nothing_never_holds_the_program_back(self):
+        """A probe's client that stops reading (a stalled `kubectl exec`, say): once its
+        connection is backlogged, the probe's lines are dropped and counted as suppressed;
+        the hitting thread is never made to wait for the client."""
+        self.skip_on_stock()
+        hits = 2_000_000  # some 100 MB of lines: far beyond the socket buffers and the agent's window
+        probe = self.conn.set_ok(ProbeKind.LOG, f"ProbeTarget:{HOT}", "{k} {acc}", rate=1_000_000,
+                                 budget_ppm=64_000_000)
+        self.tell(f"hot {hits}")
+        # Held back, each hit beyond the window would wait up to a second.
+        self.app.wait_for_output(r"(?m)^hot \d+ -?\d+$", 60)
+        [info] = self.conn.list()  # reads what was sent meanwhile, then the reply
+        self.assertEqual((info["probe"], info["state"], info["hits"], info["matched"]),
+                         (probe, ProbeState.ARMED, hits, hits))
+        self.assertGreater(info["suppressed"], 0)
+        self.assertLess(info["suppressed"], hits)
+
     def test_a_probe_and_a_breakpoint_request_at_one_line_both_see_every_hit(self):
         # The breakpoint callback skips the requests' matching where only
         # probes are (event_callbacks.cc): not where a request is too.

@@ -152,7 +152,7 @@ class SocketTransport final : public Transport {
   void Send(uint64_t session, std::vector<uint8_t> packet) override;
   bool SendUnheld(uint64_t session, std::vector<uint8_t> packet) override;
   bool Backlogged(uint64_t session) override;
-  void SendSoon(uint64_t session, std::vector<uint8_t> packet) override;
+  bool SendSoon(uint64_t session, std::vector<uint8_t> packet) override;
   using Transport::SendInParts;
   std::unique_ptr<PacketWriter> SendInParts(uint64_t session, size_t length, std::function<void()> on_room) override;
   bool Flush(std::chrono::milliseconds timeout) override;
@@ -183,9 +183,9 @@ class SocketTransport final : public Transport {
   static constexpr size_t kWriteBatchPackets = 64;
   static constexpr size_t kWriteBatchBytes = size_t{256} << 10;
   void WriteNext(const std::shared_ptr<Session>& session);
-  // Send and SendSoon: queues (or writes) one packet, then holds a caller back
-  // while the debugger reads nothing (kSendWindow).
-  // `hold`: false for SendUnheld, which is answered whether the connection is backlogged now.
+  // Send: queues (or writes) one packet, then holds a caller back while the
+  // debugger reads nothing (kSendWindow). `hold` false (SendUnheld, SendSoon):
+  // never holds, and answers whether the connection is backlogged now.
   bool SendPacket(uint64_t epoch, std::vector<uint8_t> packet, bool soon, bool hold = true);
   // On the I/O thread: starts the writer kSendSoonDelay from now.
   void FlushSoon(const std::shared_ptr<Session>& session);

@@ -190,8 +190,8 @@ void SocketTransport::Send(uint64_t epoch, std::vector<uint8_t> packet) {
   SendPacket(epoch, std::move(packet), false);
 }
 
-void SocketTransport::SendSoon(uint64_t epoch, std::vector<uint8_t> packet) {
-  SendPacket(epoch, std::move(packet), true);
+bool SocketTransport::SendSoon(uint64_t epoch, std::vector<uint8_t> packet) {
+  return SendPacket(epoch, std::move(packet), true, false);
 }
 
 bool SocketTransport::SendUnheld(uint64_t epoch, std::vector<uint8_t> packet) {

@@ -242,10 +242,15 @@ class Transport {
   // Send for a packet that nobody waits on (probe output): it may wait up to
   // kSendSoonDelay to go out in one write with the ones that follow it, so
   // that a probe's thousands of lines a second cost a system call a batch
-  // rather than a trip through the TCP stack each. Same order, same drops,
-  // same hold-back as Send; a Send behind it takes it along at once. By
-  // default it is Send.
-  virtual void SendSoon(uint64_t session, std::vector<uint8_t> packet) { Send(session, std::move(packet)); }
+  // rather than a trip through the TCP stack each. Same order and drops as
+  // Send; a Send behind it takes it along at once. It never holds its caller
+  // back (a thread of the program, hitting a probe): it answers whether the
+  // connection is backlogged now, as SendUnheld does, so that the sender
+  // sends no more until it is not. By default it is Send.
+  virtual bool SendSoon(uint64_t session, std::vector<uint8_t> packet) {
+    Send(session, std::move(packet));
+    return false;
+  }
   // Send that never holds its caller back, for a sender serving several
   // debuggers (the event reporter with sessions=N). Answers whether the
   // connection is backlogged now (Backlogged), so that the sender sends it

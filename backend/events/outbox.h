@@ -35,7 +35,14 @@ class Outbox {
   virtual void SendTo(uint64_t connection, std::vector<uint8_t> packet) = 0;
   // SendTo for a packet nobody waits on (probe output): it may wait a moment
   // to go out in one write with those that follow (transport.h, SendSoon).
-  virtual void SendSoonTo(uint64_t connection, std::vector<uint8_t> packet) { SendTo(connection, std::move(packet)); }
+  // Never holds its caller back; answers whether the connection is backlogged
+  // now (transport::Transport::SendSoon).
+  virtual bool SendSoonTo(uint64_t connection, std::vector<uint8_t> packet) {
+    SendTo(connection, std::move(packet));
+    return false;
+  }
+  // Whether a send to `connection` would hold its caller back now.
+  virtual bool ConnectionBacklogged(uint64_t connection) { return false; }
   // Runs `task` on the command thread, in order with the commands.
   virtual void PostTask(std::function<void(JNIEnv*)> task) = 0;
 };

@@ -99,6 +99,15 @@ bool ProbeAtPlace::ConditionHolds(JNIEnv* jni, jthread thread, std::optional<Jni
 }
 
 void ProbeAtPlace::SendOutput(JNIEnv* jni, jthread thread, std::optional<JniHeap>& heap, int64_t now_ns) {
+  // A client that reads nothing (stalled) never holds this thread back: while
+  // its connection is backlogged the output is dropped, and said so once a minute.
+  if (probe_->backlogged.load(std::memory_order_relaxed) && owner_.StillBacklogged(*probe_)) {
+    probe_->suppressed.fetch_add(1, std::memory_order_relaxed);
+    if (probe_->NoticeDue(probe_->last_rate_notice_ns, now_ns))
+      owner_.Notice(*probe_, NoticeKind::kRateLimited,
+                    "the client reads too slowly: lines dropped while its connection is backlogged");
+    return;
+  }
   if (!probe_->output().TrySpend(1, now_ns)) {
     probe_->suppressed.fetch_add(1, std::memory_order_relaxed);
     if (probe_->NoticeDue(probe_->last_rate_notice_ns, now_ns))

@@ -56,7 +56,11 @@ class Probe {
   std::atomic<jdwp::Probe::State> state{jdwp::Probe::State::kDeferred};
   std::atomic<int64_t> hits{0};        // evaluated
   std::atomic<int64_t> matched{0};     // the condition held
-  std::atomic<int64_t> suppressed{0};  // dropped by the budget or the output rate
+  std::atomic<int64_t> suppressed{0};  // dropped by the budget, the output rate or a backlog
+  // Its connection was backlogged at its last send (a client that reads
+  // nothing): its lines are dropped until the connection has room again.
+  // Set by any send, notices too (Probes::Send takes the probe as const).
+  mutable std::atomic<bool> backlogged{false};
   std::atomic<int32_t> places{0};
   TokenBucket& output() { return output_; }
   // Notices of one kind at most once a minute: answers whether one may go now.

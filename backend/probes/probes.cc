@@ -302,7 +302,16 @@ void Probes::OnClassPrepared(JNIEnv* jni, jclass klass) {
 }
 
 void Probes::Send(const Probe& probe, jdwp::CommandId command, std::vector<uint8_t> body) {
-  outbox_.SendSoonTo(probe.connection(), jdwp::MakeCommandPacket(next_packet_id_.fetch_add(1), command, body));
+  // Never waits for the client: a thread of the program sends it.
+  if (outbox_.SendSoonTo(probe.connection(), jdwp::MakeCommandPacket(next_packet_id_.fetch_add(1), command, body))) {
+    probe.backlogged.store(true, std::memory_order_relaxed);
+  }
+}
+
+bool Probes::StillBacklogged(const Probe& probe) {
+  if (outbox_.ConnectionBacklogged(probe.connection())) return true;
+  probe.backlogged.store(false, std::memory_order_relaxed);
+  return false;
 }
 
 void Probes::Notice(const Probe& probe, NoticeKind kind, const std::string& message) {

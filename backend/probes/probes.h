@@ -56,7 +56,10 @@ class Probes : public ClassPrepareListener {
   // For the hits (probe.cc).
   Context& ctx() { return ctx_; }
   CpuBudget& budget() { return budget_; }
+  // Probe output and notices; they never wait for the client (Outbox::SendSoonTo).
   void Send(const Probe& probe, jdwp::CommandId command, std::vector<uint8_t> body);
+  // A probe whose connection was backlogged: whether it still is (else its mark is cleared).
+  bool StillBacklogged(const Probe& probe);
   void Notice(const Probe& probe, jdwp::Probe::NoticeKind kind, const std::string& message);
   // Takes a probe out of the VM (paused or done), on the command thread: a hit
   // cannot clear the breakpoint it stands on.

@@ -169,6 +169,11 @@ bool Session::Backlogged(SessionSlot slot) {
   return transport && connection != 0 && transport->Backlogged(connection);
 }
 
+bool Session::ConnectionBacklogged(uint64_t connection) {
+  transport::Transport* transport = host_.transport();
+  return transport && connection != 0 && transport->Backlogged(connection);
+}
+
 bool Session::SendPacket(uint64_t connection, std::vector<uint8_t> packet, bool soon, bool hold) {
   if (auto* log = PacketTraceLog()) {
     // With several debuggers, each line names the connection.
@@ -181,7 +186,7 @@ bool Session::SendPacket(uint64_t connection, std::vector<uint8_t> packet, bool 
   transport::Transport* transport = host_.transport();
   if (!transport) return false;
   if (soon) {
-    transport->SendSoon(connection, std::move(packet));
+    return transport->SendSoon(connection, std::move(packet));
   } else if (!hold) {
     return transport->SendUnheld(connection, std::move(packet));
   } else {

@@ -112,9 +112,10 @@ class Session : public transport::Listener, public Outbox, public SessionControl
   bool Backlogged(SessionSlot slot) override;
   // Sends one packet to connection `connection` (dropped unless it is still attached).
   void SendTo(uint64_t connection, std::vector<uint8_t> packet) override { SendPacket(connection, std::move(packet), false); }
-  void SendSoonTo(uint64_t connection, std::vector<uint8_t> packet) override {
-    SendPacket(connection, std::move(packet), true);
+  bool SendSoonTo(uint64_t connection, std::vector<uint8_t> packet) override {
+    return SendPacket(connection, std::move(packet), true, false);
   }
+  bool ConnectionBacklogged(uint64_t connection) override;
   void PostTask(std::function<void(JNIEnv*)> task) override { Post({Message::kTask, {}, 0, false, std::move(task)}); }
 
   // The command thread's loop: returns once StopCommands was called and the
@@ -137,7 +138,7 @@ class Session : public transport::Listener, public Outbox, public SessionControl
 
  private:
   // Send and SendSoon to one connection (dropped unless it is still attached), with the packet log.
-  // `soon`: Transport::SendSoon; `hold` false: Transport::SendUnheld, whose answer it returns.
+  // `soon`: Transport::SendSoon; `hold` false: Transport::SendUnheld. Either one answers whether the connection is backlogged.
   bool SendPacket(uint64_t connection, std::vector<uint8_t> packet, bool soon, bool hold = true);
   struct Message {
     enum Kind { kPacket, kAttached, kDetached, kTask } kind;

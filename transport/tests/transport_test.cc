@@ -405,6 +405,27 @@ TEST(Transport, SendUnheldNeverHoldsItsCallerAndBackloggedSaysWhenSendWould) {
   EXPECT_FALSE(h.transport->Backlogged(session)) << "all of it read";
 }
 
+// SendSoon (a probe's output, sent by a thread of the program) is never held
+// back either, and says when the connection is backlogged: the probe then drops
+// its lines rather than waiting for a client that reads nothing.
+TEST(Transport, SendSoonNeverHoldsItsCallerAndSaysWhenBacklogged) {
+  Harness h(Harness::Server());
+  ASSERT_TRUE(h.transport);
+  h.StartRun();
+  Peer peer = h.AttachDebugger();
+  const uint64_t session = h.LastSession();
+  const auto lines = FullWindowThenMore(60, false);
+  std::vector<bool> answers;
+  auto sending = std::async(std::launch::async, [&] {
+    for (const auto& line : lines) answers.push_back(h.transport->SendSoon(session, line));
+  });
+  EXPECT_EQ(sending.wait_for(kWellUnderTheHoldBacks), std::future_status::ready)
+      << "the debugger has read nothing, yet SendSoon does not wait";
+  EXPECT_TRUE(answers.back()) << "the last one said the connection is backlogged";
+  EXPECT_TRUE(h.transport->Backlogged(session));
+  ExpectReadInOrder(peer, lines);
+}
+
 // VM death: after StopHoldingBack no packet holds its sender back (the one waiting
 // then is woken; this test only shows that none of the 30 after it waits), and nothing
 // is dropped (the debugger may still read it all).
