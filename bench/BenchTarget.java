@@ -255,6 +255,7 @@ public final class BenchTarget {
    *   loop MS [other]  probeLoop for MS ms (with a second thread counting its own
    *                    iterations if "other"): "loop <iterations> <ns> <other iterations>
    *                    <the other thread's longest time between two rounds, ns>"
+   *   loop-calls MS C  the same loop for MS ms in calls of C ms each: "loop <iterations> <ns> 0 0"
    *   snap K           K calls down a SNAPSHOT_DEPTH-deep recursion, the leaf call timed
    *                    in each: "snap <median ns> <min ns> <max ns>"
    */
@@ -278,6 +279,12 @@ public final class BenchTarget {
           long[] phase = loopPhase(Long.parseLong(words[1]), words.length > 2 && words[2].equals("other"));
           sink += probed(-1, "end");  // the phase's end, for the probe's client (after the timing)
           System.out.println(REPORT_PREFIX + "loop " + phase[0] + " " + phase[1] + " " + phase[2] + " " + phase[3]);
+        }
+        case "loop-calls" -> {
+          // "loop-calls MS CALL_MS": the same loop as "loop", in calls of CALL_MS each (a service's requests, say).
+          long[] phase = callsPhase(Long.parseLong(words[1]), Long.parseLong(words[2]));
+          sink += probed(-1, "end");
+          System.out.println(REPORT_PREFIX + "loop " + phase[0] + " " + phase[1] + " 0 0");
         }
         case "snap" -> {
           // Every call's time, for a profile of where a snapshot's time goes.
@@ -332,6 +339,17 @@ public final class BenchTarget {
       other.join();
     }
     return new long[] {iterations, nanos, otherIterations, otherGap};
+  }
+
+  /** probeLoop in calls of {@code callMs} ms for about {@code ms} ms; returns {iterations, ns}. */
+  static long[] callsPhase(long ms, long callMs) {
+    long start = System.nanoTime();
+    long end = start + ms * 1_000_000;
+    long iterations = 0;
+    do {
+      iterations += probeLoop(callMs);
+    } while (System.nanoTime() < end);
+    return new long[] {iterations, System.nanoTime() - start};
   }
 
   /** Calls probed() for about {@code ms} ms; returns the calls made (the probed line's hits). */

@@ -103,7 +103,8 @@
 #                                        lines/s of a probe `{i} {label}` (budget and rate lifted)
 #                                        against a JDI logpoint; ours only: the loop's throughput
 #                                        loss under a log probe at the default budget (10 s, 2 s
-#                                        with --quick), a second thread's rate during a probe
+#                                        with --quick; the loop in 1 s calls, then in 10 ms
+#                                        calls), a second thread's rate during a probe
 #                                        over without, and a 20-frame snapshot's pause of the
 #                                        hitting thread. Goals in the rows' names. Probe
 #                                        commands go only to an agent whose Version names jdwpx.
