@@ -224,6 +224,7 @@ void EventReporter::ReportEach(JNIEnv* jni, jthread thread, std::vector<SessionC
   // Every item made before the thread counts as parked: from then on it makes no JNI call.
   std::vector<std::unique_ptr<Item>> items;
   int parking_items = 0;
+  bool direct = thread != nullptr && !vm_death;
   for (SessionComposite& c : composites) {
     SuspendPolicy policy = c.policy;
     // As Report: an agent thread is never suspended, and a set that names no thread suspends all.
@@ -235,9 +236,25 @@ void EventReporter::ReportEach(JNIEnv* jni, jthread thread, std::vector<SessionC
     item->packet = CompositePacket(policy, std::move(c.events));
     item->policy = AppliedPolicy(policy, names_a_thread);
     item->blocks_events = item->policy == SuspendPolicy::kAll;
-    if (thread) item->thread = jni->NewGlobalRef(thread);
     if (thread && item->policy != SuspendPolicy::kNone) ++parking_items;
+    direct = direct && item->policy == SuspendPolicy::kEventThread;
     items.push_back(std::move(item));
+  }
+  // Each session's SUSPEND_EVENT_THREAD set, as Report's direct path: this
+  // thread counts its own suspension for each session and sends them all.
+  if (direct && BeginDirectEach(items)) {
+    std::array<SessionSlot, kMaxSessions> slots{};
+    for (size_t i = 0; i < items.size(); ++i) slots[i] = items[i]->session;
+    void* parking = ctx_.threads.SuspendSelfForEvent(jni, thread, std::span(slots.data(), items.size()));
+    // From here until every session has resumed it, this thread is suspended: no JNI or JVMTI calls.
+    for (auto& item : items) SendOut(item->session, std::move(item->packet));
+    EndDirect();
+    LeaveReport();
+    ctx_.threads.Park(jni, parking);
+    return;
+  }
+  if (thread) {
+    for (auto& item : items) item->thread = jni->NewGlobalRef(thread);
   }
   if (parking_items == 0) {
     for (auto& item : items) {
@@ -267,19 +284,32 @@ void EventReporter::ReportEach(JNIEnv* jni, jthread thread, std::vector<SessionC
   ctx_.threads.Park(jni, parking);
 }
 
+bool EventReporter::DirectAllowedLocked(SessionSlot session, uint64_t epoch) const {
+  const SessionState& s = sessions_[session];
+  // Held or blocked events wait in the queue (this one after them); an event
+  // of an ended session is the reporter's to drop.
+  return !s.holding && !s.blocked && s.attached.load() && epoch == s.epoch.load();
+}
+
 bool EventReporter::BeginDirect(SessionSlot session, uint64_t epoch, bool blocks_events) {
   std::lock_guard lock(queue_mu_);
-  SessionState& s = sessions_[session];
-  // Anything queued or on its way goes first; held or blocked events wait in
-  // the queue (this one after them); an event of an ended session is the
-  // reporter's to drop.
-  if (!queue_.empty() || in_flight_ > 0 || s.holding || s.blocked || stopping_ || !s.attached.load() ||
-      epoch != s.epoch.load())
-    return false;
+  // Anything queued or on its way goes first.
+  if (!queue_.empty() || in_flight_ > 0 || stopping_ || !DirectAllowedLocked(session, epoch)) return false;
   ++in_flight_;  // Drain (a session's end) waits for it
   direct_ = true;  // the reporter takes no item meanwhile: events keep their order
   // A SUSPEND_ALL composite: set before it is sent, as the reporter does (Run).
-  if (blocks_events) s.blocked = true;
+  if (blocks_events) sessions_[session].blocked = true;
+  return true;
+}
+
+bool EventReporter::BeginDirectEach(const std::vector<std::unique_ptr<Item>>& items) {
+  std::lock_guard lock(queue_mu_);
+  if (!queue_.empty() || in_flight_ > 0 || stopping_) return false;
+  for (const auto& item : items) {
+    if (!DirectAllowedLocked(item->session, item->epoch)) return false;
+  }
+  ++in_flight_;
+  direct_ = true;
   return true;
 }
 

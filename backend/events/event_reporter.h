@@ -58,7 +58,9 @@
 // session's held or blocked events never hold back another's. A hit that
 // answers several sessions (ReportEach) sends each its composite and parks its
 // thread once, until every one of them has been handled and no session holds
-// it suspended.
+// it suspended. When every one of them is SUSPEND_EVENT_THREAD and the way is
+// clear for each session (BeginDirectEach), the thread sends them itself, as
+// on the direct path, and counts its suspension for each session.
 //
 // Locks: queue_mu_ is a leaf (nothing else is taken under it); an event
 // thread's wait for its item is on a lock of its own.
@@ -178,6 +180,10 @@ class EventReporter {
   // take it (and then holds the reporter off until EndDirect).
   // `blocks_events`: a SUSPEND_ALL composite (its session's `blocked` is set with it).
   bool BeginDirect(SessionSlot session, uint64_t epoch, bool blocks_events);
+  // BeginDirect for one hit's SUSPEND_EVENT_THREAD sets to several sessions (ReportEach).
+  bool BeginDirectEach(const std::vector<std::unique_ptr<Item>>& items);
+  // Whether `session`'s event may go directly, queue aside (queue_mu_ held).
+  bool DirectAllowedLocked(SessionSlot session, uint64_t epoch) const;
   // An Event.Composite packet with the next packet ID.
   std::vector<uint8_t> CompositePacket(jdwp::SuspendPolicy policy, std::vector<jdwp::events::EventData> events);
   void EndDirect();

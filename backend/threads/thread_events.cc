@@ -173,13 +173,13 @@ void ThreadControl::AfterOwnSuspendAll(JNIEnv* jni, std::vector<jthread>& listed
   FreeGraveyard(jni);
 }
 
-void* ThreadControl::SuspendSelfForEvent(JNIEnv* jni, jthread self, SessionSlot slot) {
+void* ThreadControl::SuspendSelfForEvent(JNIEnv* jni, jthread self, std::span<const SessionSlot> slots) {
   State* s = SelfState(jni, self);
   std::lock_guard lock(mu_);
   s->parked = true;
   s->event_pending = false;
   const bool counted_before = s->count > 0;
-  CountLocked(*s, slot);
+  for (SessionSlot slot : slots) CountLocked(*s, slot);
   // Suspended already (a virtual thread met under SuspendAllVirtualThreads) or
   // pending: nothing more. A suspension deferred to this callback's end
   // (VirtualMachine.Suspend meanwhile) is pending as well, as at an invoke's end.

@@ -115,6 +115,7 @@
 #include <list>
 #include <memory>
 #include <mutex>
+#include <span>
 #include <unordered_map>
 #include <utility>
 #include <vector>
@@ -211,7 +212,11 @@ class ThreadControl {
   // JVMTI suspension left pending as at the end of a single-threaded invoke
   // (see the top). Returns the token for Park. Makes its JNI calls (its State)
   // before it counts itself: from then on it makes none until Park returns.
-  void* SuspendSelfForEvent(JNIEnv* jni, jthread self, SessionSlot slot);
+  void* SuspendSelfForEvent(JNIEnv* jni, jthread self, SessionSlot slot) {
+    return SuspendSelfForEvent(jni, self, std::span<const SessionSlot>(&slot, 1));
+  }
+  // The same for one hit's events to several sessions: one count of each.
+  void* SuspendSelfForEvent(JNIEnv* jni, jthread self, std::span<const SessionSlot> slots);
   // The same for its own SUSPEND_ALL event (a platform thread in a callback,
   // includevirtualthreads=n): suspends every other debuggee thread as SuspendAll
   // does (JVMTI-suspended, or deferred to the end of their callbacks) and counts
