@@ -79,7 +79,7 @@ void EventReporter::PushLocked(std::unique_ptr<Item> item) {
   // queue for nothing, for every event a debugger that reads nothing leaves.
   const bool takeable = stopping_ || !WaitsLocked(*item);
   queue_.push_back(std::move(item));
-  if (takeable) queue_cv_.notify_all();
+  if (takeable) WakeLocked();
 }
 
 void EventReporter::MarkBackloggedLocked(SessionState& s, bool backlogged) {
@@ -87,7 +87,7 @@ void EventReporter::MarkBackloggedLocked(SessionState& s, bool backlogged) {
   s.backlogged = backlogged;
   backlogged_count_ += backlogged ? 1 : -1;
   // Marked: an idle reporter starts looking at the connections (Run); cleared: the session's items may go.
-  queue_cv_.notify_all();
+  WakeLocked();
 }
 
 void EventReporter::EnqueueWithinBacklog(std::unique_ptr<Item> item) {
@@ -127,14 +127,14 @@ bool EventReporter::EnterReport(bool vm_death) {
 void EventReporter::LeaveReport() {
   if (reporting_.fetch_sub(1) == 1 && closed_.load()) {
     std::lock_guard lock(queue_mu_);
-    queue_cv_.notify_all();
+    WakeLocked();
   }
 }
 
 void EventReporter::CloseForVmDeath() {
   closed_.store(true);
   std::unique_lock lock(queue_mu_);
-  queue_cv_.notify_all();  // a thread held back by the backlog goes on (its event is queued)
+  WakeLocked();  // a thread held back by the backlog goes on (its event is queued)
   queue_cv_.wait_for(lock, std::chrono::seconds(2), [&] { return reporting_.load() == 0; });
 }
 
@@ -319,7 +319,7 @@ void EventReporter::EndDirect() {
   direct_ = false;
   // The idle reporter is not woken for nothing: only for items queued meanwhile,
   // a Drain, or its stop.
-  if (!queue_.empty() || drain_waiters_ > 0 || stopping_) queue_cv_.notify_all();
+  if (!queue_.empty() || drain_waiters_ > 0 || stopping_) WakeLocked();
 }
 
 void EventReporter::SendAfterInvoke(JNIEnv* jni, jthread thread, std::vector<uint8_t> packet, SessionSlot session) {
@@ -352,7 +352,7 @@ void EventReporter::SendInvokeReply(SessionSlot session, uint64_t epoch, std::ve
     outbox_.Send(session, std::move(packet));
   std::lock_guard lock(queue_mu_);
   --in_flight_;
-  queue_cv_.notify_all();
+  WakeLocked();
 }
 
 void EventReporter::SuspendDeferred(JNIEnv* jni, void* token) {
@@ -419,21 +419,27 @@ void EventReporter::Run(JNIEnv* jni) {
       // Looks through the queue when woken (an item it may take, a release, a
       // stop...), and while a connection is backlogged asks it every kBacklogPoll
       // whether it has room again, looking through the queue only if one has.
+      // A wake that comes while it asks them (queue_mu_ released) is not
+      // lost: `wakes_` has changed since it last looked.
       bool look = true;
+      uint64_t seen = wakes_;
+      auto woken = [&] { return wakes_ != seen; };
       while (true) {
         if (look) {
+          seen = wakes_;
           next = NextItemLocked();
           if (stopping_ || next != queue_.end()) break;
         }
         if (backlogged_count_ == 0) {
-          queue_cv_.wait(lock);
+          queue_cv_.wait(lock, woken);
           look = true;
-        } else if (queue_cv_.wait_for(lock, kBacklogPoll) == std::cv_status::no_timeout) {
+        } else if (queue_cv_.wait_for(lock, kBacklogPoll, woken)) {
           look = true;
         } else {
           lock.unlock();
-          look = RecheckBacklogs();
+          const bool cleared = RecheckBacklogs();
           lock.lock();
+          look = cleared || woken();
         }
       }
       if (next == queue_.end()) return;
@@ -466,7 +472,7 @@ void EventReporter::Run(JNIEnv* jni) {
       // (and queue behind it: the direct path would then be lost for good).
       std::lock_guard lock(queue_mu_);
       --in_flight_;
-      queue_cv_.notify_all();
+      WakeLocked();
     }
     if (item->thread) jni->DeleteGlobalRef(item->thread);
     // A hit reported to several sessions parks once: the last of its items lets it go on.
@@ -483,7 +489,7 @@ void EventReporter::Run(JNIEnv* jni) {
 void EventReporter::Stop() {
   std::lock_guard lock(queue_mu_);
   stopping_ = true;
-  queue_cv_.notify_all();
+  WakeLocked();
 }
 
 void EventReporter::Drain(int timeout_ms) {
@@ -513,7 +519,7 @@ void EventReporter::Hold(SessionSlot session) {
 void EventReporter::Release(SessionSlot session) {
   std::lock_guard lock(queue_mu_);
   sessions_[session].holding = false;
-  queue_cv_.notify_all();
+  WakeLocked();
 }
 
 void EventReporter::ReleaseAll() {
@@ -523,7 +529,7 @@ void EventReporter::ReleaseAll() {
     s.blocked = false;
     MarkBackloggedLocked(s, false);
   }
-  queue_cv_.notify_all();
+  WakeLocked();
 }
 
 void EventReporter::UnblockAfterResume(SessionSlot session) {
@@ -533,7 +539,7 @@ void EventReporter::UnblockAfterResume(SessionSlot session) {
   SessionState& s = sessions_[session];
   if (!s.blocked) return;
   s.blocked = false;
-  if (!queue_.empty()) queue_cv_.notify_all();
+  if (!queue_.empty()) WakeLocked();
 }
 
 void EventReporter::BeginSession(SessionSlot session) {
@@ -562,7 +568,7 @@ void EventReporter::LetGo(SessionSlot session) {
   sessions_[session].holding = false;
   sessions_[session].blocked = false;
   MarkBackloggedLocked(sessions_[session], false);
-  queue_cv_.notify_all();
+  WakeLocked();
 }
 
 }  // namespace jdwpx::backend

@@ -192,6 +192,15 @@ class EventReporter {
   Outbox& outbox_;  // where packets go: the session's (outbox.h)
   std::mutex queue_mu_;
   std::condition_variable queue_cv_;
+  // Wakes queue_cv_'s waiters (queue_mu_ held) and counts the wake in `wakes_`,
+  // which the reporter compares with what it saw when it last looked through
+  // the queue: a wake while it was not waiting (asking the backlogged
+  // connections, RecheckBacklogs) is not lost.
+  void WakeLocked() {
+    ++wakes_;
+    queue_cv_.notify_all();
+  }
+  uint64_t wakes_ = 0;  // queue_mu_
   std::deque<std::unique_ptr<Item>> queue_;
   struct SessionState {
     // HoldEvents: as stock, events wait in the queue, in order, until
