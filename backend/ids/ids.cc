@@ -30,8 +30,8 @@ struct Made {
   uint32_t sessions;
 };
 thread_local std::vector<Made> t_made;
-// A thread that makes IDs and reports no event (none matched) forgets the
-// oldest beyond this: they stay counted for all, kept longer, never freed early.
+// A callback that makes IDs for more events than this before it settles
+// forgets them: they stay counted for all, kept longer, never freed early.
 constexpr size_t kMaxMade = 1024;
 
 }  // namespace
@@ -40,9 +40,17 @@ ObjectTable::CreditScope::CreditScope(SessionSlot session) : previous_(t_credit)
 
 ObjectTable::CreditScope::~CreditScope() { t_credit = previous_; }
 
-ObjectTable::EventScope::EventScope() : previous_(t_credit) { t_credit = -1; }
+// A callback settles only the IDs it made itself: what an earlier one made and
+// did not settle (an event reported another way) stays counted for all.
+ObjectTable::EventScope::EventScope() : previous_(t_credit) {
+  t_credit = -1;
+  t_made.clear();
+}
 
-ObjectTable::EventScope::~EventScope() { t_credit = previous_; }
+ObjectTable::EventScope::~EventScope() {
+  t_credit = previous_;
+  t_made.clear();
+}
 
 std::optional<jdwp::ObjectId> ObjectTable::Known(JNIEnv* jni, jobject obj, uint32_t hash, int32_t sent) {
   // A collected object's weak reference is the same as no live object: its ID

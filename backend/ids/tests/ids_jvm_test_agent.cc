@@ -2,10 +2,10 @@
 // with -agentpath, this agent runs its cases at VMInit on strings the JVM
 // makes (real weak references and identity hashes), prints one line per check
 // and "N passed, M failed", and exits with 0 only when every check passed.
-// Each case is a sequence of what the command thread (CreditScope), a JVMTI
-// callback (EventScope) and the event split (SettleEventIds) do, in an order
-// that the threads can take; "held" means ObjectReference commands on the ID
-// still find its object.
+// Each case is a sequence of what the command thread (CreditScope) and a JVMTI
+// callback (EventScope: it makes an event's IDs, then settles them when the
+// events are split, SettleEventIds) do, in an order that the threads can
+// take; "held" means ObjectReference commands on the ID still find its object.
 #include <jni.h>
 #include <jvmti.h>
 
@@ -51,11 +51,9 @@ struct Case {
     ObjectTable::CreditScope credit(session);
     return table.IdOf(jni, object);
   }
-  // The ID as a JVMTI callback makes it for an event.
-  ObjectId MadeForAnEvent() {
-    ObjectTable::EventScope event;
-    return table.IdOf(jni, object);
-  }
+  // The ID as a JVMTI callback makes it for an event (within the callback's EventScope).
+  ObjectId MadeForAnEvent() { return table.IdOf(jni, object); }
+  // The callback's events split: who gets the ID.
   void Settle(std::vector<ObjectTable::SessionIds> sent) { table.SettleEventIds(jni, sent); }
   bool Held(ObjectId id) {
     auto local = table.Resolve(jni, id);
@@ -112,9 +110,12 @@ void JNICALL OnVmInit(jvmtiEnv*, JNIEnv* jni, jthread) {
     // An event for B on its way while A, which holds the ID too, leaves.
     Case c(jni, {kA, kB});
     ObjectId id = c.SentTo(kA);
-    c.MadeForAnEvent();
-    c.table.EndSession(jni, kA);
-    c.Settle({{kB, {id.value}}});
+    {
+      ObjectTable::EventScope callback;
+      c.MadeForAnEvent();
+      c.table.EndSession(jni, kA);  // on the command thread, meanwhile
+      c.Settle({{kB, {id.value}}});
+    }
     Check(c.Held(id), "an event's ID stays for B when A leaves before the event is split");
     c.table.Release(jni, id, 1, kB);
     Check(!c.Held(id), "and B's dispose of the one it got frees it");
@@ -123,9 +124,12 @@ void JNICALL OnVmInit(jvmtiEnv*, JNIEnv* jni, jthread) {
     // A disposes what it had while its own event with the ID is on its way.
     Case c(jni, {kA, kB});
     ObjectId id = c.SentTo(kA);
-    c.MadeForAnEvent();
-    c.table.Release(jni, id, 1, kA);
-    c.Settle({{kA, {id.value}}});
+    {
+      ObjectTable::EventScope callback;
+      c.MadeForAnEvent();
+      c.table.Release(jni, id, 1, kA);  // on the command thread, meanwhile
+      c.Settle({{kA, {id.value}}});
+    }
     Check(c.Held(id), "A's dispose while its event is on its way leaves the event's count");
     c.table.Release(jni, id, 1, kA);
     Check(!c.Held(id), "and A's dispose of that one frees it");
@@ -133,9 +137,13 @@ void JNICALL OnVmInit(jvmtiEnv*, JNIEnv* jni, jthread) {
   {
     // Several at the making, one left at the split; a newcomer's dispose then.
     Case c(jni, {kA, kB});
-    ObjectId id = c.MadeForAnEvent();
-    c.table.EndSession(jni, kB);
-    c.Settle({{kA, {id.value}}});
+    ObjectId id;
+    {
+      ObjectTable::EventScope callback;
+      id = c.MadeForAnEvent();
+      c.table.EndSession(jni, kB);
+      c.Settle({{kA, {id.value}}});
+    }
     c.table.BeginSession(kC);
     c.SentTo(kC);
     c.table.Release(jni, id, 1, kC);
@@ -143,15 +151,23 @@ void JNICALL OnVmInit(jvmtiEnv*, JNIEnv* jni, jthread) {
   }
   {
     Case c(jni, {kA, kB});
-    ObjectId id = c.MadeForAnEvent();
-    c.Settle({{kB, {id.value}}});
+    ObjectId id;
+    {
+      ObjectTable::EventScope callback;
+      id = c.MadeForAnEvent();
+      c.Settle({{kB, {id.value}}});
+    }
     c.table.Release(jni, id, 1, kB);
     Check(!c.Held(id), "an event for B alone: A's count from the making is taken back");
   }
   {
     Case c(jni, {kA, kB});
-    ObjectId id = c.MadeForAnEvent();
-    c.Settle({{kA, {id.value}}, {kB, {id.value}}});
+    ObjectId id;
+    {
+      ObjectTable::EventScope callback;
+      id = c.MadeForAnEvent();
+      c.Settle({{kA, {id.value}}, {kB, {id.value}}});
+    }
     c.table.Release(jni, id, 1, kB);
     Check(c.Held(id), "an event for both: B's dispose leaves A's");
     c.table.Release(jni, id, 1, kA);
@@ -159,8 +175,12 @@ void JNICALL OnVmInit(jvmtiEnv*, JNIEnv* jni, jthread) {
   }
   {
     Case c(jni, {kA, kB});
-    ObjectId id = c.MadeForAnEvent();
-    c.Settle({});
+    ObjectId id;
+    {
+      ObjectTable::EventScope callback;
+      id = c.MadeForAnEvent();
+      c.Settle({});
+    }
     Check(!c.Held(id), "made for an event that went to nobody: freed when settled");
   }
   {
@@ -169,11 +189,28 @@ void JNICALL OnVmInit(jvmtiEnv*, JNIEnv* jni, jthread) {
     ObjectId id;
     {
       ObjectTable::CreditScope invoking(kB);
+      ObjectTable::EventScope callback;
       id = c.MadeForAnEvent();
+      c.Settle({{kA, {id.value}}});
     }
-    c.Settle({{kA, {id.value}}});
     c.table.Release(jni, id, 1, kA);
     Check(!c.Held(id), "an event made on B's invoking thread, for A: freed by A's dispose");
+  }
+  {
+    // An event reported without a split (to A, say) leaves its IDs counted for
+    // all; a later callback settles only the IDs it made itself.
+    Case c(jni, {kA, kB});
+    ObjectId id = c.SentTo(kA);
+    {
+      ObjectTable::EventScope callback;
+      c.MadeForAnEvent();
+    }
+    {
+      ObjectTable::EventScope later_callback;
+      c.Settle({});
+    }
+    c.table.Release(jni, id, 1, kA);
+    Check(c.Held(id), "a later callback's split leaves an earlier callback's event IDs counted");
   }
   std::printf("%d passed, %d failed\n", g_passed, g_failed);
   std::fflush(stdout);
