@@ -173,11 +173,13 @@ class SessionsClients(unittest.TestCase):
         self.jdb.send(command)
         return self.jdb.expect(regex, WAIT_S)
 
-    def jdb_stop(self, kind: str, line: int):
+    def jdb_stop(self, kind: str, line: int, interleaved: str = ""):
         """Waits for jdb's '<kind>: "thread=other", Sessions.tock(), line=<line>' and the
         source line it prints; then makes "other" jdb's current thread (a
-        SUSPEND_EVENT_THREAD hit does not)."""
-        m = self.jdb.expect(rf'{kind}: "thread=other", Sessions\.tock\(\), line=(\d+) bci=\d+', WAIT_S)
+        SUSPEND_EVENT_THREAD hit does not). `interleaved`: a command's answer that jdb's
+        input loop may print in the middle of that line (after '<kind>: ')."""
+        between = f"(?:{interleaved})?" if interleaved else ""
+        m = self.jdb.expect(rf'{kind}: {between}"thread=other", Sessions\.tock\(\), line=(\d+) bci=\d+', WAIT_S)
         self.assertEqual(int(m.group(1)), line, m.group(0))
         self.jdb.expect(rf"{line}\s+{re.escape(SOURCE_LINES[line - 1].strip())}\n", WAIT_S)
         if self.other_id is None:
@@ -226,8 +228,11 @@ class SessionsClients(unittest.TestCase):
         self.jdb = jdb = harness.Jdb(self.cfg, port, args=["-sourcepath", harness.FIXTURES_SRC])
         jdb.expect(r"Initializing jdb", WAIT_S)
         # `stop thread`: a SUSPEND_EVENT_THREAD breakpoint (jdb's plain `stop` would stop every thread).
-        self.jdb_do(f"stop thread at Sessions:{TOCK}", rf"Set breakpoint Sessions:{TOCK}")
-        self.jdb_stop("Breakpoint hit", TOCK)
+        # Its first hit may come before jdb's input loop prints the command's answer, which then
+        # lands in the middle of the hit's line ('Breakpoint hit: Set breakpoint ...\n> "thread=...').
+        jdb.send(f"stop thread at Sessions:{TOCK}")
+        self.jdb_stop("Breakpoint hit", TOCK, interleaved=rf"Set breakpoint Sessions:{TOCK}\n> ")
+        self.assertIn(f"Set breakpoint Sessions:{TOCK}\n", jdb.output)
         i, variables = self.jdb_locals()
         self.assertEqual(variables, "", "tripled is not assigned yet at the breakpoint")
 
