@@ -138,7 +138,6 @@ class EventReporter {
   void LetGo(SessionSlot session);
   // Whether any debugger is attached / this one.
   bool attached() const { return attached_count_.load() > 0; }
-  int attached_count() const { return attached_count_.load(); }
   bool attached(SessionSlot session) const { return sessions_[session].attached.load(); }
   uint64_t epoch(SessionSlot session) const { return sessions_[session].epoch.load(); }
   // Changes whenever any session begins or ends (events kept back across

@@ -163,11 +163,7 @@ bool Session::SendUnheld(SessionSlot slot, std::vector<uint8_t> packet) {
   return SendPacket(served_[slot].load(), std::move(packet), false, false);
 }
 
-bool Session::Backlogged(SessionSlot slot) {
-  transport::Transport* transport = host_.transport();
-  const uint64_t connection = served_[slot].load();
-  return transport && connection != 0 && transport->Backlogged(connection);
-}
+bool Session::Backlogged(SessionSlot slot) { return ConnectionBacklogged(served_[slot].load()); }
 
 bool Session::ConnectionBacklogged(uint64_t connection) {
   transport::Transport* transport = host_.transport();
