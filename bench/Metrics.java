@@ -161,16 +161,18 @@ final class Metrics {
       new Metric("log probe `{i} {label}`, budget+rate lifted: lines/s received; stock: JDI logpoint"
           + " (goal ours/stock >= 100)", "lines/s", Metric.Better.HIGHER, "%.0f");
   static final Metric PROBE_BUDGET_WITHOUT =
-      new Metric("hot loop in 1 s calls, no probe (before and after)", "it/s", Metric.Better.HIGHER, "%.3g");
+      new Metric("hot loop in 1 s calls, 10 s runs without (either side of each run with)", "it/s", Metric.Better.HIGHER, "%.3g");
   static final Metric PROBE_BUDGET_WITH =
-      new Metric("hot loop in 1 s calls, log probe at the default budget (1%) and rate", "it/s",
+      new Metric("hot loop in 1 s calls, 10 s with a log probe at the default budget (1%) and rate;"
+          + " stock: a breakpoint deleted at its first hit", "it/s",
           Metric.Better.HIGHER, "%.3g");
   static final Metric PROBE_BUDGET_LOSS =
       new Metric("  throughput loss: 1 - with/without (goal <= 0.02)", "x", Metric.Better.LOWER, "%.3f");
   static final Metric PROBE_BUDGET_SHORT_WITHOUT =
-      new Metric("hot loop in 10 ms calls, no probe (before and after)", "it/s", Metric.Better.HIGHER, "%.3g");
+      new Metric("hot loop in 10 ms calls, 10 s runs without (either side of each run with)", "it/s", Metric.Better.HIGHER, "%.3g");
   static final Metric PROBE_BUDGET_SHORT_WITH =
-      new Metric("hot loop in 10 ms calls, log probe at the default budget (1%) and rate", "it/s",
+      new Metric("hot loop in 10 ms calls, 10 s with a log probe at the default budget (1%) and rate;"
+          + " stock: a breakpoint deleted at its first hit", "it/s",
           Metric.Better.HIGHER, "%.3g");
   static final Metric PROBE_BUDGET_SHORT_LOSS =
       new Metric("  throughput loss: 1 - with/without (goal <= 0.02) ", "x", Metric.Better.LOWER, "%.3f");

@@ -23,8 +23,11 @@
 //   probes: log rate          lines/s the client receives: ours a log probe `{i} {label}`
 //                             (budget and rate lifted), stock a JDI logpoint (read both
 //                             locals, format, resume)
-//   probes: default budget    ours only: the loop's throughput with a log probe at the
-//                             default budget and rate, over without (A-B-A), 10 s each
+//   probes: default budget    the loop's throughput loss over 10 s runs: ours with a log
+//                             probe at the default budget and rate, stock with a JDI
+//                             breakpoint deleted at its first hit (the JVM's own cost of
+//                             any breakpoint there), each against the runs without on
+//                             either side of it; in 1 s calls and in 10 ms calls
 //   probes: other threads     ours only: a second thread's iterations/s while the loop
 //                             runs a log probe (budget lifted; default rate, then rate
 //                             lifted too, the client reading at its usual priority and
@@ -51,6 +54,7 @@ import com.sun.jdi.request.EventRequest;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 
@@ -109,10 +113,10 @@ final class ProbeScenarios extends Scenarios {
         new Bench.Variant("", Metrics.PROBE_LOG_RATE, this::logRate)));
     bench.runVariants("probes: default budget", settings.quick() ? 1 : 3, "probes", List.of(
         new Bench.Variant("", List.of(Metrics.PROBE_BUDGET_WITHOUT, Metrics.PROBE_BUDGET_WITH,
-            Metrics.PROBE_BUDGET_LOSS), debuggee -> defaultBudget(debuggee, 0), "", null)));
+            Metrics.PROBE_BUDGET_LOSS), debuggee -> defaultBudget(debuggee, 0))));
     bench.runVariants("probes: default budget, short calls", settings.quick() ? 1 : 3, "probes", List.of(
         new Bench.Variant("", List.of(Metrics.PROBE_BUDGET_SHORT_WITHOUT, Metrics.PROBE_BUDGET_SHORT_WITH,
-            Metrics.PROBE_BUDGET_SHORT_LOSS), debuggee -> defaultBudget(debuggee, SHORT_CALL_MS), "", null)));
+            Metrics.PROBE_BUDGET_SHORT_LOSS), debuggee -> defaultBudget(debuggee, SHORT_CALL_MS))));
     bench.runVariants("probes: other threads", rounds, "probes", List.of(
         new Bench.Variant("", List.of(Metrics.PROBE_OTHER_RATIO, Metrics.PROBE_OTHER_RATIO_LIFTED,
             Metrics.PROBE_OTHER_RATIO_NICED, Metrics.PROBE_OTHER_GAP_WITHOUT, Metrics.PROBE_OTHER_GAP_WITH, Metrics.PROBE_OTHER_GAP_LIFTED),
@@ -128,6 +132,7 @@ final class ProbeScenarios extends Scenarios {
   Map<Metric, Double> conditionRate(Debuggee debuggee) throws Exception {
     if (debuggee.agent.isStock()) {
       try (StockClient stock = new StockClient(debuggee)) {
+        stock.breakpoint();
         LocalVariable i = stock.local("i");
         long[] matched = {0};
         BreakpointHandler test = (hit, frame) -> {
@@ -173,6 +178,7 @@ final class ProbeScenarios extends Scenarios {
   Map<Metric, Double> logRate(Debuggee debuggee) throws Exception {
     if (debuggee.agent.isStock()) {
       try (StockClient stock = new StockClient(debuggee)) {
+        stock.breakpoint();
         LocalVariable i = stock.local("i");
         LocalVariable label = stock.local("label");
         List<LocalVariable> both = List.of(i, label);
@@ -204,32 +210,178 @@ final class ProbeScenarios extends Scenarios {
   }
 
   /**
-   * Row 4: the loop's throughput with a log probe at the default budget and rate, over without
-   * (A-B-A). With {@code callMs} 0 each tenth of the run is one call of the loop: the call that
-   * is running when the probe is set or paused finishes in the loop's on-stack-replacement code
-   * (HotSpot's, about half as fast here), which no agent can choose. With {@code callMs} > 0 the
-   * loop runs in calls of that length, as a service's requests do.
+   * Row 4: the loop's throughput loss over a 10 s run (ten 1 s phases) under a log probe at the
+   * default budget and rate, against 10 s runs without it in the same debuggee: without, with,
+   * without, ... ({@link #budgetCycles} runs with, each a fresh probe), each run with compared
+   * with the mean of the runs without on either side of it, so that a drift of the machine's
+   * speed cancels. This machine's speed wanders by a few percent between 10 s runs with no probe
+   * at all; the pairs and repetitions are what lets the row resolve a loss of 2%.
+   *
+   * Stock runs the same cycles with the least a JVMTI agent can do at that line: a JDI
+   * breakpoint that is deleted at its first hit. The JVM discards the compiled code that has the
+   * line when a breakpoint is set there, and the loop runs its replacement code until it is
+   * compiled again; stock's loss is that floor, which no breakpoint-based probe can go under.
+   *
+   * With {@code callMs} 0 each phase is one call of the loop: the call that is running when the
+   * breakpoint is set finishes in the loop's on-stack-replacement code (HotSpot's, about 0.7 as
+   * fast here), and so may the next one or two calls, when HotSpot compiles the loop's method
+   * again only at the next call. With {@code callMs} > 0 the loop runs in calls of that length,
+   * as a service's requests do.
    */
   Map<Metric, Double> defaultBudget(Debuggee debuggee, long callMs) throws Exception {
-    try (ProbeClient ours = new ProbeClient(debuggee)) {
-      long tenthMs = budgetRunMs() / 10;
-      Loop before = ours.loop(budgetRunMs(), callMs);
-      int probe = ours.set(KIND_LOG, probeLocation(), TEMPLATE, "", 0, 0, 0);
-      // In tenths, so that the stderr lines show when the program got its speed back.
-      Loop with = ours.loop(tenthMs, callMs);
-      for (int tenth = 1; tenth < 10; tenth++) {
-        with = with.plus(ours.loop(tenthMs, callMs));
+    BudgetRun runs = debuggee.agent.isStock() ? new StockBreakpointRun(debuggee, callMs) : new OursProbeRun(debuggee, callMs);
+    try (runs) {
+      List<Loop> without = new ArrayList<>();
+      List<Loop> with = new ArrayList<>();
+      List<double[]> withTenths = new ArrayList<>();
+      without.add(budgetRun(runs, null));
+      for (int cycle = 0; cycle < budgetCycles(); cycle++) {
+        double[] tenths = new double[10];
+        with.add(budgetRun(runs, tenths));
+        withTenths.add(tenths);
+        without.add(budgetRun(runs, null));
       }
-      Info info = ours.info(probe);
+      double lossSum = 0;
+      double withSum = 0;
+      double withoutSum = 0;
+      for (int cycle = 0; cycle < with.size(); cycle++) {
+        double around = (without.get(cycle).rate() + without.get(cycle + 1).rate()) / 2;
+        double loss = 1 - with.get(cycle).rate() / around;
+        StringBuilder profile = new StringBuilder();
+        for (double tenth : withTenths.get(cycle)) {
+          profile.append(String.format(" %.3f", tenth / around));
+        }
+        System.err.printf("bench:   default budget: pair %d: loss %.4f; each tenth of the run, with / without:%s%n", cycle + 1,
+            loss, profile);
+        lossSum += loss;
+        withSum += with.get(cycle).rate();
+        withoutSum += around;
+      }
+      int pairs = with.size();
+      boolean single = callMs == 0;
+      return Map.of(single ? Metrics.PROBE_BUDGET_WITHOUT : Metrics.PROBE_BUDGET_SHORT_WITHOUT, withoutSum / pairs,
+          single ? Metrics.PROBE_BUDGET_WITH : Metrics.PROBE_BUDGET_SHORT_WITH, withSum / pairs,
+          single ? Metrics.PROBE_BUDGET_LOSS : Metrics.PROBE_BUDGET_SHORT_LOSS, lossSum / pairs);
+    }
+  }
+
+  int budgetCycles() {
+    return settings.quick() ? 1 : 2;
+  }
+
+  /**
+   * One 10 s run in tenths, under a fresh probe (or breakpoint) when {@code tenths} is given;
+   * each tenth's rate goes there, so the stderr lines show when the program got its speed back.
+   */
+  Loop budgetRun(BudgetRun runs, double[] tenths) throws Exception {
+    long tenthMs = budgetRunMs() / 10;
+    if (tenths != null) {
+      runs.start();
+    }
+    Loop run = null;
+    for (int tenth = 0; tenth < 10; tenth++) {
+      Loop one = runs.tenth(tenthMs);
+      if (tenths != null) {
+        tenths[tenth] = one.rate();
+      }
+      run = run == null ? one : run.plus(one);
+    }
+    if (tenths != null) {
+      runs.end();
+    }
+    return run;
+  }
+
+  /** What a default-budget row's runs are under, per agent. */
+  interface BudgetRun extends AutoCloseable {
+    void start() throws Exception;
+
+    Loop tenth(long ms) throws Exception;
+
+    void end() throws Exception;
+
+    @Override
+    void close();
+  }
+
+  /** Ours: a log probe at the default budget and rate, set at a run's start and cleared at its end. */
+  final class OursProbeRun implements BudgetRun {
+    final ProbeClient client;
+    final long callMs;
+    int probe;
+
+    OursProbeRun(Debuggee debuggee, long callMs) throws Exception {
+      this.client = new ProbeClient(debuggee);
+      this.callMs = callMs;
+    }
+
+    @Override
+    public void start() throws Exception {
+      probe = client.set(KIND_LOG, probeLocation(), TEMPLATE, "", 0, 0, 0);
+    }
+
+    @Override
+    public Loop tenth(long ms) throws Exception {
+      return client.loop(ms, callMs);
+    }
+
+    @Override
+    public void end() throws Exception {
+      Info info = client.info(probe);
       System.err.printf("bench:   default budget: probe state %d, hits %d, matched %d, suppressed %d%n",
           info.state(), info.hits(), info.matched(), info.suppressed());
-      ours.clear(probe);
-      Loop after = ours.loop(budgetRunMs(), callMs);
-      double without = (before.rate() + after.rate()) / 2;
-      boolean single = callMs == 0;
-      return Map.of(single ? Metrics.PROBE_BUDGET_WITHOUT : Metrics.PROBE_BUDGET_SHORT_WITHOUT, without,
-          single ? Metrics.PROBE_BUDGET_WITH : Metrics.PROBE_BUDGET_SHORT_WITH, with.rate(),
-          single ? Metrics.PROBE_BUDGET_LOSS : Metrics.PROBE_BUDGET_SHORT_LOSS, 1 - with.rate() / without);
+      if (info.state() != STATE_PAUSED) {
+        throw BenchFailure.measured("the probe was not paused by the default budget (state " + info.state() + ")");
+      }
+      client.clear(probe);
+    }
+
+    @Override
+    public void close() {
+      client.close();
+    }
+  }
+
+  /** Stock: a SUSPEND_EVENT_THREAD breakpoint on the line, deleted at its first hit. */
+  final class StockBreakpointRun implements BudgetRun {
+    final StockClient client;
+    final long callMs;
+    BreakpointRequest breakpoint;
+    int hits;
+
+    StockBreakpointRun(Debuggee debuggee, long callMs) throws Exception {
+      this.client = new StockClient(debuggee);
+      this.callMs = callMs;
+    }
+
+    @Override
+    public void start() {
+      hits = 0;
+      breakpoint = client.breakpoint();
+    }
+
+    @Override
+    public Loop tenth(long ms) throws Exception {
+      return client.loop(callMs == 0 ? "loop " + ms : "loop-calls " + ms + " " + callMs, (hit, frame) -> {
+        hits++;
+        debuggee().vm.eventRequestManager().deleteEventRequest(hit.request());
+      });
+    }
+
+    Debuggee debuggee() {
+      return client.debuggee;
+    }
+
+    @Override
+    public void end() throws Exception {
+      if (hits != 1) {
+        throw BenchFailure.measured("the breakpoint was hit " + hits + " times, expected once");
+      }
+    }
+
+    @Override
+    public void close() {
+      client.close();
     }
   }
 
@@ -591,9 +743,14 @@ final class ProbeScenarios extends Scenarios {
         throw new BenchFailure("no code on line " + line, false);
       }
       location = locations.get(0);
+    }
+
+    /** Sets the breakpoint on the probed line (SUSPEND_EVENT_THREAD). */
+    BreakpointRequest breakpoint() {
       BreakpointRequest breakpoint = debuggee.vm.eventRequestManager().createBreakpointRequest(location);
       breakpoint.setSuspendPolicy(EventRequest.SUSPEND_EVENT_THREAD);
       breakpoint.enable();
+      return breakpoint;
     }
 
     LocalVariable local(String name) throws Exception {
@@ -606,7 +763,12 @@ final class ProbeScenarios extends Scenarios {
 
     /** One loop phase, each breakpoint hit handed to {@code handler} and its set resumed. */
     Loop loop(long ms, BreakpointHandler handler) throws Exception {
-      debuggee.tell("loop " + ms);
+      return loop("loop " + ms, handler);
+    }
+
+    /** A phase ("loop MS", "loop-calls MS C"), each breakpoint hit handed to {@code handler} and its set resumed. */
+    Loop loop(String phase, BreakpointHandler handler) throws Exception {
+      debuggee.tell(phase);
       debuggee.phase = "serving breakpoint hits";
       while (true) {
         String[] report = debuggee.pollReport();

@@ -101,10 +101,11 @@
 #                                        resumes at a SUSPEND_EVENT_THREAD breakpoint (stock);
 #                                        ns per hit: no probe, --if `false`, --if `i < 0`; log
 #                                        lines/s of a probe `{i} {label}` (budget and rate lifted)
-#                                        against a JDI logpoint; ours only: the loop's throughput
-#                                        loss under a log probe at the default budget (10 s, 2 s
-#                                        with --quick; the loop in 1 s calls, then in 10 ms
-#                                        calls), a second thread's rate during a probe
+#                                        against a JDI logpoint; the loop's throughput loss under
+#                                        a log probe at the default budget against stock's JDI
+#                                        breakpoint deleted at its first hit (10 s runs, 2 s with
+#                                        --quick, between runs without; the loop in 1 s calls,
+#                                        then in 10 ms calls); ours only: a second thread's rate during a probe
 #                                        over without, and a 20-frame snapshot's pause of the
 #                                        hitting thread. Goals in the rows' names. Probe
 #                                        commands go only to an agent whose Version names jdwpx.
