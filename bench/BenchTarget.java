@@ -256,6 +256,7 @@ public final class BenchTarget {
    *                    iterations if "other"): "loop <iterations> <ns> <other iterations>
    *                    <the other thread's longest time between two rounds, ns>"
    *   loop-calls MS C  the same loop for MS ms in calls of C ms each: "loop <iterations> <ns> 0 0"
+   *   end N            one more end hit, probed(-1, "endN"); no report
    *   snap K           K calls down a SNAPSHOT_DEPTH-deep recursion, the leaf call timed
    *                    in each: "snap <median ns> <min ns> <max ns>"
    */
@@ -285,6 +286,11 @@ public final class BenchTarget {
           long[] phase = callsPhase(Long.parseLong(words[1]), Long.parseLong(words[2]));
           sink += probed(-1, "end");
           System.out.println(REPORT_PREFIX + "loop " + phase[0] + " " + phase[1] + " 0 0");
+        }
+        case "end" -> {
+          // "end N": the probed line's end hit again, for a client whose end line was dropped
+          // (ProbeScenarios.loggedPhase); no report.
+          sink += probed(-1, "end" + words[1]);
         }
         case "snap" -> {
           // Every call's time, for a profile of where a snapshot's time goes.

@@ -198,12 +198,8 @@ final class ProbeScenarios extends Scenarios {
     }
     try (ProbeClient ours = new ProbeClient(debuggee)) {
       int probe = ours.set(KIND_LOG, probeLocation(), TEMPLATE, "", 0, LIFTED, BUDGET_LIFTED);
-      ours.tell("loop " + warmMs());
-      ours.readLogsUntilEnd(probe);
-      debuggee.awaitReport("the warm-up loop");
-      ours.tell("loop " + phaseMs());
-      double rate = ours.readLogsUntilEnd(probe);
-      debuggee.awaitReport("the logged loop");
+      ours.loggedPhase("loop " + warmMs(), "the warm-up loop", probe, false);
+      double rate = ours.loggedPhase("loop " + phaseMs(), "the logged loop", probe, false).rate();
       ours.checkNotPaused(probe, "log probe");
       return Map.of(Metrics.PROBE_LOG_RATE, rate);
     }
@@ -418,14 +414,9 @@ final class ProbeScenarios extends Scenarios {
    */
   Loop liftedPhase(Debuggee debuggee, ProbeClient ours, boolean niced) throws Exception {
     int probe = ours.set(KIND_LOG, probeLocation(), TEMPLATE, "", 0, LIFTED, BUDGET_LIFTED);
-    ours.tell("loop " + phaseMs() + " other");
-    if (niced) {
-      ours.readLogsUntilEndAtLowestPriority(probe);
-    } else {
-      ours.readLogsUntilEnd(probe);
-    }
     String what = niced ? "log probe, rate lifted, client at nice 19" : "log probe, rate lifted";
-    Loop loop = Loop.of(debuggee.awaitReport("a loop with a second thread (" + what + ")"));
+    Loop loop = ours.loggedPhase("loop " + phaseMs() + " other", "a loop with a second thread (" + what + ")", probe,
+        niced).loop();
     ours.checkNotPaused(probe, what);
     ours.clear(probe);
     return loop;
@@ -485,6 +476,9 @@ final class ProbeScenarios extends Scenarios {
   }
 
   record Info(int state, long hits, long matched, long suppressed) {}
+
+  /** A loop phase under a log probe: its report, and the lines a second the client received. */
+  record LoggedPhase(Loop loop, double rate) {}
 
   /** Ours: the raw client that sets probes and reads their output. */
   final class ProbeClient implements AutoCloseable {
@@ -581,8 +575,52 @@ final class ProbeScenarios extends Scenarios {
       return Loop.of(debuggee.awaitReport("a " + ms + " ms loop"));
     }
 
-    /** Reads log lines until the phase's end line ("-1 end"); lines a second from the first to the last before it. */
-    double readLogsUntilEnd(int probe) throws Exception {
+    /** Log phases run so far: the end lines a phase is told to hit carry its number. */
+    int loggedPhases;
+
+    /**
+     * One loop phase ({@code phase}: "loop MS [other]") under a log probe, its lines read as they
+     * come on a thread of its own (at nice 19 when {@code niced}, so that the debuggee's threads
+     * get the cores first); returns the phase's report and the lines a second received.
+     *
+     * The phase ends with one hit probed(-1, "end"), but the agent drops a hit's line while the
+     * connection is backlogged (the client reading too slowly, as a client on these two cores
+     * may), and that line too. So once the phase has reported, the target is told to hit the
+     * line again ("end N", N this phase's number) until the reader has an end line.
+     */
+    LoggedPhase loggedPhase(String phase, String what, int probe, boolean niced) throws Exception {
+      int number = ++loggedPhases;
+      double[] rate = {0};
+      Exception[] failure = {null};
+      Thread reader = new Thread(() -> {
+        try {
+          if (niced) {
+            reniceThisThread();
+          }
+          rate[0] = readLogsUntilEnd(probe, "-1 end" + number);
+        } catch (Exception e) {
+          failure[0] = e;
+        }
+      }, "log reader");
+      reader.setDaemon(true);  // ends with the debuggee's socket if this thread gives up first
+      reader.start();
+      tell(phase);
+      Loop loop = Loop.of(debuggee.awaitReport(what));
+      while (reader.isAlive()) {
+        tell("end " + number);
+        reader.join(100);
+      }
+      if (failure[0] != null) {
+        throw failure[0];
+      }
+      return new LoggedPhase(loop, rate[0]);
+    }
+
+    /**
+     * Reads log lines until the phase's own end line ("-1 end") or {@code toldEnd}; lines a
+     * second from the first to the last before it. Told end lines of earlier phases are skipped.
+     */
+    double readLogsUntilEnd(int probe, String toldEnd) throws Exception {
       return measure(debuggee, "reading log lines", () -> {
         long count = 0;
         long first = 0;
@@ -590,8 +628,11 @@ final class ProbeScenarios extends Scenarios {
         while (true) {
           String message = nextLine(probe);
           long now = System.nanoTime();
-          if (message.startsWith("-1 ")) {
+          if (message.equals("-1 end") || message.equals(toldEnd)) {
             break;
+          }
+          if (message.startsWith("-1 end")) {
+            continue;
           }
           if (count++ == 0) {
             first = now;
@@ -605,33 +646,15 @@ final class ProbeScenarios extends Scenarios {
       });
     }
 
-    /**
-     * readLogsUntilEnd on a thread of its own at nice 19 (renice of its thread ID), so
-     * that the debuggee's threads get the cores first.
-     */
-    double readLogsUntilEndAtLowestPriority(int probe) throws Exception {
-      double[] rate = {0};
-      Exception[] failure = {null};
-      Thread reader = new Thread(() -> {
-        try {
-          String self = java.nio.file.Files.readSymbolicLink(java.nio.file.Path.of("/proc/thread-self")).toString();
-          String tid = self.substring(self.lastIndexOf('/') + 1);
-          Process renice = new ProcessBuilder("renice", "-n", "19", "-p", tid).redirectErrorStream(true).start();
-          renice.getInputStream().readAllBytes();
-          if (renice.waitFor() != 0) {
-            throw BenchFailure.measured("renice of the reading thread failed");
-          }
-          rate[0] = readLogsUntilEnd(probe);
-        } catch (Exception e) {
-          failure[0] = e;
-        }
-      }, "niced reader");
-      reader.start();
-      reader.join();
-      if (failure[0] != null) {
-        throw failure[0];
+    /** renice 19 of the calling thread (its thread ID). */
+    void reniceThisThread() throws Exception {
+      String self = java.nio.file.Files.readSymbolicLink(java.nio.file.Path.of("/proc/thread-self")).toString();
+      String tid = self.substring(self.lastIndexOf('/') + 1);
+      Process renice = new ProcessBuilder("renice", "-n", "19", "-p", tid).redirectErrorStream(true).start();
+      renice.getInputStream().readAllBytes();
+      if (renice.waitFor() != 0) {
+        throw BenchFailure.measured("renice of the reading thread failed");
       }
-      return rate[0];
     }
 
     /** The next Probe.Log message of {@code probe}; a pause notice fails the cell. */
