@@ -329,7 +329,8 @@ void Probes::TakeOut(const std::shared_ptr<Probe>& probe, State state) {
                        "--budget)",
                        budget_.ppm() / 10000.0));
   else
-    Notice(*probe, NoticeKind::kDone, fmt::format("{} hits: done", probe->settings().max_hits));
+    Notice(*probe, NoticeKind::kDone,
+           fmt::format("after {} {}", probe->settings().max_hits, probe->settings().max_hits == 1 ? "hit" : "hits"));
   std::weak_ptr<Probe> weak = probe;
   outbox_.PostTask([this, weak](JNIEnv* jni) {
     auto p = weak.lock();
