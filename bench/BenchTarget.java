@@ -290,7 +290,7 @@ public final class BenchTarget {
         case "end" -> {
           // "end N": the probed line's end hit again, for a client whose end line was dropped
           // (ProbeScenarios.loggedPhase); no report.
-          sink += probed(-1, "end" + words[1]);
+          sink += probed(-1, "end" + (words.length > 1 ? words[1] : ""));
         }
         case "snap" -> {
           // Every call's time, for a profile of where a snapshot's time goes.

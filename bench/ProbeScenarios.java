@@ -209,20 +209,22 @@ final class ProbeScenarios extends Scenarios {
    * Row 4: the loop's throughput loss over a 10 s run (ten 1 s phases) under a log probe at the
    * default budget and rate, against 10 s runs without it in the same debuggee: without, with,
    * without, ... ({@link #budgetCycles} runs with, each a fresh probe), each run with compared
-   * with the mean of the runs without on either side of it, so that a drift of the machine's
-   * speed cancels. This machine's speed wanders by a few percent between 10 s runs with no probe
-   * at all; the pairs and repetitions are what lets the row resolve a loss of 2%.
+   * with the mean of the runs without on either side of it, so that a steady drift of the
+   * machine's speed cancels. This machine's speed wanders by a few percent between 10 s runs with
+   * no probe at all; the pairs and repetitions are what lets the row tell a loss of about 0.5%
+   * from one of 2%, not one of 1.5% from 2%.
    *
    * Stock runs the same cycles with the least a JVMTI agent can do at that line: a JDI
    * breakpoint that is deleted at its first hit. The JVM discards the compiled code that has the
    * line when a breakpoint is set there, and the loop runs its replacement code until it is
-   * compiled again; stock's loss is that floor, which no breakpoint-based probe can go under.
+   * compiled again; stock's loss is the floor to expect of any probe made of breakpoints.
    *
-   * With {@code callMs} 0 each phase is one call of the loop: the call that is running when the
-   * breakpoint is set finishes in the loop's on-stack-replacement code (HotSpot's, about 0.7 as
-   * fast here), and so may the next one or two calls, when HotSpot compiles the loop's method
-   * again only at the next call. With {@code callMs} > 0 the loop runs in calls of that length,
-   * as a service's requests do.
+   * With {@code callMs} 0 each phase is one call of the loop. The probe (or breakpoint) is set
+   * between two calls here, so the next call starts in the interpreter, the method's code thrown
+   * away, and goes on in the loop's on-stack-replacement code (HotSpot's, about 0.7 as fast
+   * here) to its end, as a call that is running when a probe is set does; and so may the next
+   * one or two calls, when HotSpot compiles the method itself again only at a call. With
+   * {@code callMs} > 0 the loop runs in calls of that length, as a service's requests do.
    */
   Map<Metric, Double> defaultBudget(Debuggee debuggee, long callMs) throws Exception {
     BudgetRun runs = debuggee.agent.isStock() ? new StockBreakpointRun(debuggee, callMs) : new OursProbeRun(debuggee, callMs);
@@ -237,7 +239,6 @@ final class ProbeScenarios extends Scenarios {
         withTenths.add(tenths);
         without.add(budgetRun(runs, null));
       }
-      double lossSum = 0;
       double withSum = 0;
       double withoutSum = 0;
       for (int cycle = 0; cycle < with.size(); cycle++) {
@@ -249,7 +250,6 @@ final class ProbeScenarios extends Scenarios {
         }
         System.err.printf("bench:   default budget: pair %d: loss %.4f; each tenth of the run, with / without:%s%n", cycle + 1,
             loss, profile);
-        lossSum += loss;
         withSum += with.get(cycle).rate();
         withoutSum += around;
       }
@@ -257,7 +257,7 @@ final class ProbeScenarios extends Scenarios {
       boolean single = callMs == 0;
       return Map.of(single ? Metrics.PROBE_BUDGET_WITHOUT : Metrics.PROBE_BUDGET_SHORT_WITHOUT, withoutSum / pairs,
           single ? Metrics.PROBE_BUDGET_WITH : Metrics.PROBE_BUDGET_SHORT_WITH, withSum / pairs,
-          single ? Metrics.PROBE_BUDGET_LOSS : Metrics.PROBE_BUDGET_SHORT_LOSS, lossSum / pairs);
+          single ? Metrics.PROBE_BUDGET_LOSS : Metrics.PROBE_BUDGET_SHORT_LOSS, 1 - withSum / withoutSum);
     }
   }
 
@@ -598,20 +598,24 @@ final class ProbeScenarios extends Scenarios {
             reniceThisThread();
           }
           rate[0] = readLogsUntilEnd(probe, "-1 end" + number);
-        } catch (Exception e) {
-          failure[0] = e;
+        } catch (Throwable e) {
+          failure[0] = e instanceof Exception checked ? checked : new RuntimeException(e);
         }
       }, "log reader");
       reader.setDaemon(true);  // ends with the debuggee's socket if this thread gives up first
       reader.start();
       tell(phase);
       Loop loop = Loop.of(debuggee.awaitReport(what));
-      while (reader.isAlive()) {
+      // The connection drains within a second or so once the phase is over: give it 10.
+      for (int told = 0; reader.isAlive() && told < 100; told++) {
         tell("end " + number);
         reader.join(100);
       }
       if (failure[0] != null) {
         throw failure[0];
+      }
+      if (reader.isAlive()) {
+        throw BenchFailure.measured("no end line of phase " + number + " within 10 s of its end");
       }
       return new LoggedPhase(loop, rate[0]);
     }
