@@ -342,7 +342,6 @@ final class ProbeScenarios extends Scenarios {
   final class StockBreakpointRun implements BudgetRun {
     final StockClient client;
     final long callMs;
-    BreakpointRequest breakpoint;
     int hits;
 
     StockBreakpointRun(Debuggee debuggee, long callMs) throws Exception {
@@ -353,7 +352,7 @@ final class ProbeScenarios extends Scenarios {
     @Override
     public void start() {
       hits = 0;
-      breakpoint = client.breakpoint();
+      client.breakpoint();
     }
 
     @Override
