@@ -251,7 +251,7 @@ class Probes(unittest.TestCase):
         self.round(5)
         self.assertEqual([line["message"] for line in self.conn.logs(2)], ["0", "1"])
         notice = self.conn.next_notice()
-        self.assertEqual((notice["probe"], notice["kind"]), (probe, NoticeKind.DONE))
+        self.assertEqual((notice["probe"], notice["kind"], notice["message"]), (probe, NoticeKind.DONE, "after 2 hits"))
         [info] = self.conn.list()
         self.assertEqual((info["state"], info["matched"], info["places"]), (ProbeState.DONE, 2, 0))
 
