@@ -359,12 +359,8 @@ final class ProbeScenarios extends Scenarios {
     public Loop tenth(long ms) throws Exception {
       return client.loop(callMs == 0 ? "loop " + ms : "loop-calls " + ms + " " + callMs, (hit, frame) -> {
         hits++;
-        debuggee().vm.eventRequestManager().deleteEventRequest(hit.request());
+        client.debuggee.vm.eventRequestManager().deleteEventRequest(hit.request());
       });
-    }
-
-    Debuggee debuggee() {
-      return client.debuggee;
     }
 
     @Override
